@@ -1,0 +1,286 @@
+//! The two traits every agent module implements: [`Provider`] (shaped like Paseo's
+//! `ProviderRegistration`) and [`AgentSession`] (one live native session).
+//!
+//! The core owns the protocol: it answers requests, emits `session.opened` / `session.ready`,
+//! the user message, `session.prompt_result`, `session.turn` and `session.closed`, keeps the
+//! timeline snapshot store and the pending permissions, and guarantees every invariant of the
+//! wire contract. An agent module only drives its CLI and reports what happened through its
+//! [`SessionSink`] as [`AgentEvent`]s.
+//!
+//! Rules for implementors:
+//! - `AgentSession` methods must return promptly (write to the CLI, then return). They must not
+//!   wait for the CLI to finish a turn, and must not `await` on the sink inside the method (the
+//!   session actor drains the sink only between method calls). Report progress from a task of
+//!   your own (e.g. the CLI's stdout reader) through the sink.
+//! - A turn is started by [`AgentSession::start_turn`] with a core-made `turn_id`; end it by
+//!   sending [`AgentEvent::TurnEnded`] with that id. Ends for a turn that is not the active one
+//!   are ignored, so a stale `result` after an interrupt is harmless.
+//! - When the CLI dies, send [`AgentEvent::RuntimeFailed`]; the core fails the active turn.
+
+use crate::supervisor::LaunchOverride;
+use agent_bridge_protocol::{
+    Capability, HistoryMode, ItemBody, ProviderAvailability, ProviderCatalog, ProviderCatalogOptions,
+    ProviderCommand, ProviderConfigChanges, ProviderConfigState, ProviderError, ProviderNotice,
+    ProviderPermissionRequest, ProviderPermissionResponse, ProviderPersistence, ProviderPrompt,
+    ProviderSessionConfig, ProviderSessionSummary, ProviderUsage, TimelineItem,
+};
+use async_trait::async_trait;
+use std::path::PathBuf;
+use tokio::sync::mpsc;
+
+/// Static facts about a provider, from `plugin.json` and the agent module.
+#[derive(Debug, Clone)]
+pub struct ProviderDescriptor {
+    pub id: String,
+    pub label: String,
+    pub description: Option<String>,
+    pub icon: Option<String>,
+}
+
+/// Everything a provider call may need from its environment.
+#[derive(Debug, Clone, Default)]
+pub struct ProviderContext {
+    /// The command + argument prefix + env that launch the vendor CLI: the connect request's
+    /// `launch` when given, else the provider's `command` from `plugin.json`, else the agent's
+    /// default. `None` fields mean "use the agent's default".
+    pub launch: LaunchOverride,
+    /// The plugin's data folder (`initialize.plugin.dataDir`), for agents that keep state.
+    pub data_dir: Option<PathBuf>,
+    /// The plugin folder.
+    pub plugin_dir: Option<PathBuf>,
+}
+
+/// What the host asked of a catalog or session list.
+#[derive(Debug, Clone, Default)]
+pub struct CatalogQuery {
+    pub cwd: Option<String>,
+    pub provider_options: serde_json::Map<String, serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SessionsQuery {
+    pub cwd: Option<String>,
+    pub query: Option<String>,
+    pub limit: Option<u32>,
+    pub provider_options: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A `session.open`, as the core hands it to a provider.
+#[derive(Debug, Clone)]
+pub struct OpenRequest {
+    pub session_id: String,
+    pub config: ProviderSessionConfig,
+    pub persistence: Option<ProviderPersistence>,
+    pub history: HistoryMode,
+}
+
+/// What a provider returns from a successful open.
+pub struct OpenedSession {
+    pub session: Box<dyn AgentSession>,
+    /// The committed config the native agent selected (not a copy of the request).
+    pub config: ProviderConfigState,
+    pub persistence: Option<ProviderPersistence>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    /// Replayed history (only when `history` was `replay`), in provider order. Emitted before
+    /// `session.ready`.
+    pub replay: Vec<TimelineItem>,
+    /// Child sessions restored with the parent (`restoration: "parent"`), each with its replay.
+    pub children: Vec<ChildSession>,
+    pub commands: Vec<ProviderCommand>,
+    /// Capabilities this session supports, a subset of the provider's; `None` = all of them.
+    pub capabilities: Option<Vec<Capability>>,
+}
+
+impl OpenedSession {
+    pub fn new(session: Box<dyn AgentSession>, config: ProviderConfigState) -> Self {
+        Self {
+            session,
+            config,
+            persistence: None,
+            title: None,
+            description: None,
+            replay: Vec::new(),
+            children: Vec::new(),
+            commands: Vec::new(),
+            capabilities: None,
+        }
+    }
+}
+
+/// A provider-owned child session (a sub-agent).
+#[derive(Debug, Clone)]
+pub struct ChildSession {
+    pub session_id: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub cwd: String,
+    pub items: Vec<TimelineItem>,
+}
+
+/// One agent family (Claude Code, Codex, the demo agent, ...).
+#[async_trait]
+pub trait Provider: Send + Sync + 'static {
+    /// Capabilities this provider implements; a connection gets offered ∩ these.
+    fn capabilities(&self) -> Vec<Capability>;
+
+    /// Probes the native runtime without opening a session.
+    async fn availability(&self, ctx: &ProviderContext, options: &ProviderCatalogOptions) -> ProviderAvailability;
+
+    /// Equal keys share discovery. `None` = no caching.
+    async fn catalog_cache_key(&self, ctx: &ProviderContext, options: &ProviderCatalogOptions) -> Option<String>;
+
+    async fn catalog(&self, ctx: &ProviderContext, query: CatalogQuery) -> Result<ProviderCatalog, ProviderError>;
+
+    /// Native sessions for `session.list`. Only called when the provider declares `session.list`.
+    async fn list_sessions(
+        &self,
+        ctx: &ProviderContext,
+        query: SessionsQuery,
+    ) -> Result<Vec<ProviderSessionSummary>, ProviderError> {
+        let _ = (ctx, query);
+        Ok(Vec::new())
+    }
+
+    /// Opens (or resumes, when `persistence` is set) a native session. Events from the session
+    /// go through `sink`.
+    async fn open(
+        &self,
+        ctx: &ProviderContext,
+        request: OpenRequest,
+        sink: SessionSink,
+    ) -> Result<OpenedSession, ProviderError>;
+}
+
+/// A prompt, as handed to the agent when a turn starts.
+#[derive(Debug, Clone)]
+pub struct TurnRequest {
+    pub turn_id: String,
+    pub prompt: ProviderPrompt,
+    /// The prompt as plain text (text parts and attachments).
+    pub text: String,
+}
+
+/// What running a command did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CommandOutcome {
+    /// The command started a normal turn (the agent will end it with `TurnEnded`).
+    Turn,
+    /// The command finished as a side effect, without a turn.
+    Completed,
+}
+
+/// One live native session.
+#[async_trait]
+pub trait AgentSession: Send + 'static {
+    /// Starts a turn with a message prompt. Return an error if the turn could not start.
+    async fn start_turn(&mut self, turn: TurnRequest) -> Result<(), ProviderError>;
+
+    /// Adds input to the active turn `turn_id`. Only called when the provider declares
+    /// `prompt.steer`.
+    async fn steer(&mut self, turn_id: &str, turn: TurnRequest) -> Result<(), ProviderError> {
+        let _ = (turn_id, turn);
+        Err(ProviderError::new("steering is not supported by this agent"))
+    }
+
+    /// Runs a slash command. `turn.turn_id` is the id to use if the command starts a turn.
+    async fn run_command(&mut self, name: &str, arguments: &str, turn: TurnRequest) -> Result<CommandOutcome, ProviderError> {
+        let _ = (name, arguments, turn);
+        Err(ProviderError::new("commands are not supported by this agent"))
+    }
+
+    /// Asks the native agent to stop the active turn. The agent then ends the turn as
+    /// `Canceled`; the core ends it itself if the agent does not within a grace period.
+    async fn interrupt(&mut self, turn_id: &str) -> Result<(), ProviderError>;
+
+    /// Answers a permission request the agent raised.
+    async fn respond_permission(
+        &mut self,
+        permission_id: &str,
+        response: ProviderPermissionResponse,
+    ) -> Result<(), ProviderError>;
+
+    /// Applies every change or none; returns the committed config.
+    async fn configure(&mut self, changes: ProviderConfigChanges) -> Result<ProviderConfigState, ProviderError>;
+
+    /// True when releasing the runtime would lose nothing the agent knows of (background
+    /// shells, sub-agents, queued work). The core already checks turns and permissions.
+    async fn can_stop_runtime(&mut self) -> bool {
+        true
+    }
+
+    /// Stops the native session and releases its processes (graceful, then forced).
+    async fn close(&mut self);
+}
+
+/// How a turn ended, as the agent reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnOutcome {
+    Completed,
+    Failed(ProviderError),
+    Canceled,
+}
+
+/// What an agent reports about its session.
+#[derive(Debug, Clone)]
+pub enum AgentEvent {
+    /// Insert or replace a timeline row (complete snapshot) of this session.
+    Item(TimelineItem),
+    /// Insert or replace a row in a child session.
+    ChildItem { child_session_id: String, item: TimelineItem },
+    /// A provider-owned child session appeared (e.g. a sub-agent started).
+    ChildOpened(ChildSession),
+    /// A child session ended.
+    ChildClosed { child_session_id: String },
+    /// The turn `turn_id` ended.
+    TurnEnded { turn_id: String, outcome: TurnOutcome },
+    Usage { turn_id: Option<String>, usage: ProviderUsage },
+    Config(ProviderConfigState),
+    Commands(Vec<ProviderCommand>),
+    Permission(ProviderPermissionRequest),
+    /// The agent withdrew or settled a permission request itself.
+    PermissionResolved { permission_id: String },
+    Notice(ProviderNotice),
+    Persistence(ProviderPersistence),
+    /// The native runtime died; the active turn fails with this error.
+    RuntimeFailed(ProviderError),
+}
+
+/// The agent's handle for reporting events. Bounded: a slow host slows the agent down
+/// (backpressure) instead of growing a queue.
+#[derive(Debug, Clone)]
+pub struct SessionSink {
+    tx: mpsc::Sender<AgentEvent>,
+}
+
+/// Capacity of each session's event queue.
+pub const SESSION_QUEUE: usize = 256;
+
+impl SessionSink {
+    pub fn channel() -> (SessionSink, mpsc::Receiver<AgentEvent>) {
+        let (tx, rx) = mpsc::channel(SESSION_QUEUE);
+        (SessionSink { tx }, rx)
+    }
+
+    /// Sends an event; returns false when the session is gone (closed), which the agent may
+    /// take as a signal to stop.
+    pub async fn send(&self, event: AgentEvent) -> bool {
+        self.tx.send(event).await.is_ok()
+    }
+
+    pub async fn item(&self, item: TimelineItem) -> bool {
+        self.send(AgentEvent::Item(item)).await
+    }
+
+    pub async fn item_body(&self, id: impl Into<String>, body: ItemBody) -> bool {
+        self.send(AgentEvent::Item(TimelineItem::new(id, body))).await
+    }
+
+    pub async fn turn_ended(&self, turn_id: impl Into<String>, outcome: TurnOutcome) -> bool {
+        self.send(AgentEvent::TurnEnded { turn_id: turn_id.into(), outcome }).await
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+}

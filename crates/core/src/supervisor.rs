@@ -1,0 +1,357 @@
+//! Process supervisor for vendor CLIs.
+//!
+//! - spawned without a shell, in a process group of its own;
+//! - environment = the bridge's own, replaced by `launch.env` when given, overlaid with the
+//!   session's `config.env`;
+//! - on Linux the child gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with the bridge even when
+//!   the bridge is SIGKILLed;
+//! - stdout is read with a bounded line codec; the last stderr lines are kept for diagnostics;
+//! - [`ManagedChild::shutdown`]: close stdin, SIGTERM to the group after 1.5 s, SIGKILL 1.5 s
+//!   later. Dropping a `ManagedChild` SIGKILLs its group.
+
+use crate::codec::{BoundedLineCodec, Line, MAX_LINE};
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use futures_util::StreamExt;
+use tokio_util::codec::FramedRead;
+
+/// Grace period between the stop steps (stdin close -> SIGTERM -> SIGKILL).
+pub const STOP_GRACE: Duration = Duration::from_millis(1500);
+/// How many stderr lines are kept for a failure diagnostic.
+pub const STDERR_TAIL_LINES: usize = 40;
+
+/// A provider launch override: the connect request's `launch`, or `plugin.json`'s `command`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LaunchOverride {
+    /// Program to run instead of the agent's default.
+    pub command: Option<String>,
+    /// Argument prefix placed before the agent's own arguments (only with `command`).
+    pub args: Vec<String>,
+    /// The full base environment (replaces the bridge's own).
+    pub env: Option<BTreeMap<String, String>>,
+}
+
+impl LaunchOverride {
+    /// Builds the spawn spec of a CLI: the override's command and prefix, or the default.
+    pub fn spec(&self, default_program: &str, args: Vec<String>) -> SpawnSpec {
+        let (program, mut all) = match &self.command {
+            Some(cmd) => (cmd.clone(), self.args.clone()),
+            None => (default_program.to_string(), Vec::new()),
+        };
+        all.extend(args);
+        SpawnSpec {
+            program,
+            args: all,
+            cwd: None,
+            base_env: self.env.clone(),
+            env: BTreeMap::new(),
+            env_remove: Vec::new(),
+        }
+    }
+
+    /// The program this launch runs, for availability probes.
+    pub fn program<'a>(&'a self, default_program: &'a str) -> &'a str {
+        self.command.as_deref().unwrap_or(default_program)
+    }
+
+    /// The `PATH` to search: the launch env's when it replaces the environment.
+    pub fn path_var(&self) -> Option<String> {
+        match &self.env {
+            Some(env) => env.get("PATH").cloned(),
+            None => std::env::var("PATH").ok(),
+        }
+    }
+
+    /// Resolves the program to an absolute path the way the spawn will.
+    pub fn resolve(&self, default_program: &str) -> Result<PathBuf, SpawnError> {
+        let program = self.program(default_program);
+        resolve_program(program, self.path_var().as_deref())
+    }
+}
+
+/// Finds a program on a PATH (or checks an explicit path).
+pub fn resolve_program(program: &str, path_var: Option<&str>) -> Result<PathBuf, SpawnError> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    which::which_in(program, path_var, cwd).map_err(|_| SpawnError::NotFound {
+        program: program.to_string(),
+        searched: path_var.unwrap_or("").to_string(),
+    })
+}
+
+/// Everything needed to start one CLI process.
+#[derive(Debug, Clone, Default)]
+pub struct SpawnSpec {
+    pub program: String,
+    pub args: Vec<String>,
+    pub cwd: Option<PathBuf>,
+    /// Replaces the bridge's environment when set.
+    pub base_env: Option<BTreeMap<String, String>>,
+    /// Overlaid on the base (the session's `config.env`, agent-specific variables).
+    pub env: BTreeMap<String, String>,
+    /// Variables removed after the overlay.
+    pub env_remove: Vec<String>,
+}
+
+impl SpawnSpec {
+    pub fn cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(cwd.into());
+        self
+    }
+
+    pub fn envs<'a>(mut self, vars: impl IntoIterator<Item = (&'a String, &'a String)>) -> Self {
+        for (k, v) in vars {
+            self.env.insert(k.clone(), v.clone());
+        }
+        self
+    }
+
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.insert(key.into(), value.into());
+        self
+    }
+
+    /// The `PATH` the child will see.
+    fn path_var(&self) -> Option<String> {
+        if let Some(p) = self.env.get("PATH") {
+            return Some(p.clone());
+        }
+        match &self.base_env {
+            Some(base) => base.get("PATH").cloned(),
+            None => std::env::var("PATH").ok(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    #[error("`{program}` was not found (searched PATH: {searched})")]
+    NotFound { program: String, searched: String },
+    #[error("could not start `{program}`: {source}")]
+    Io { program: String, source: std::io::Error },
+}
+
+/// A running CLI process under supervision.
+#[derive(Debug)]
+pub struct ManagedChild {
+    program: String,
+    child: Child,
+    pid: Option<u32>,
+    stdin: Option<ChildStdin>,
+    stdout: Option<ChildStdout>,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    exited: Option<ExitStatus>,
+}
+
+impl ManagedChild {
+    /// Spawns the process described by `spec` with piped stdio.
+    pub fn spawn(spec: &SpawnSpec) -> Result<ManagedChild, SpawnError> {
+        let resolved = resolve_program(&spec.program, spec.path_var().as_deref())?;
+        let mut cmd = Command::new(&resolved);
+        cmd.args(&spec.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .process_group(0);
+        if let Some(cwd) = &spec.cwd {
+            cmd.current_dir(cwd);
+        }
+        if let Some(base) = &spec.base_env {
+            cmd.env_clear();
+            cmd.envs(base);
+        }
+        cmd.envs(&spec.env);
+        for k in &spec.env_remove {
+            cmd.env_remove(k);
+        }
+        #[cfg(target_os = "linux")]
+        {
+            let parent = std::process::id() as libc::pid_t;
+            // SAFETY: only async-signal-safe calls (prctl, getppid, kill) run in the child.
+            unsafe {
+                cmd.pre_exec(move || {
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    if libc::getppid() != parent {
+                        libc::kill(libc::getpid(), libc::SIGKILL);
+                    }
+                    Ok(())
+                });
+            }
+        }
+        let mut child = cmd.spawn().map_err(|source| SpawnError::Io { program: spec.program.clone(), source })?;
+        let pid = child.id();
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL_LINES)));
+        if let Some(stderr) = child.stderr.take() {
+            let tail = stderr_tail.clone();
+            let program = spec.program.clone();
+            tokio::spawn(async move {
+                let mut reader = BufReader::new(stderr);
+                let mut buf = Vec::new();
+                loop {
+                    buf.clear();
+                    // Bounded: a stderr line is cut at 64 KiB.
+                    match (&mut reader).take(64 * 1024).read_until(b'\n', &mut buf).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {
+                            let line = String::from_utf8_lossy(&buf).trim_end().to_string();
+                            if line.is_empty() {
+                                continue;
+                            }
+                            tracing::debug!(target: "agent_stderr", program = %program, "{line}");
+                            if let Ok(mut t) = tail.lock() {
+                                if t.len() == STDERR_TAIL_LINES {
+                                    t.pop_front();
+                                }
+                                t.push_back(line);
+                            }
+                        }
+                    }
+                }
+            });
+        }
+        tracing::debug!(program = %spec.program, ?pid, "spawned");
+        Ok(ManagedChild { program: spec.program.clone(), child, pid, stdin, stdout, stderr_tail, exited: None })
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    pub fn program(&self) -> &str {
+        &self.program
+    }
+
+    /// Takes the stdin pipe (for a writer task).
+    pub fn take_stdin(&mut self) -> Option<ChildStdin> {
+        self.stdin.take()
+    }
+
+    /// Takes stdout as a stream of bounded lines.
+    pub fn take_stdout_lines(&mut self) -> Option<StdoutLines> {
+        self.stdout
+            .take()
+            .map(|out| StdoutLines { inner: FramedRead::new(out, BoundedLineCodec::new(MAX_LINE)) })
+    }
+
+    /// The last stderr lines, joined, for an error's `diagnostic`.
+    pub fn stderr_tail(&self) -> String {
+        stderr_tail_of(&self.stderr_tail)
+    }
+
+    /// A shareable handle on the stderr tail (for reader tasks that outlive a borrow).
+    pub fn stderr_tail_handle(&self) -> StderrTail {
+        StderrTail(self.stderr_tail.clone())
+    }
+
+    /// Waits for the process to exit.
+    pub async fn wait(&mut self) -> std::io::Result<ExitStatus> {
+        if let Some(s) = self.exited {
+            return Ok(s);
+        }
+        let s = self.child.wait().await?;
+        self.exited = Some(s);
+        Ok(s)
+    }
+
+    /// Non-blocking exit check.
+    pub fn try_exited(&mut self) -> Option<ExitStatus> {
+        if self.exited.is_none() {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                self.exited = Some(s);
+            }
+        }
+        self.exited
+    }
+
+    /// Signals the whole process group.
+    pub fn signal_group(&self, signal: i32) {
+        if let Some(pid) = self.pid {
+            // SAFETY: plain syscall on a process group id we created.
+            unsafe {
+                libc::kill(-(pid as libc::pid_t), signal);
+            }
+        }
+    }
+
+    /// Graceful stop: close stdin (the caller may have sent the agent's own stop request
+    /// first), wait `STOP_GRACE`, SIGTERM the group, wait `STOP_GRACE`, SIGKILL the group.
+    pub async fn shutdown(&mut self) {
+        if let Some(mut stdin) = self.stdin.take() {
+            let _ = stdin.shutdown().await;
+        }
+        self.shutdown_after_stdin_closed().await;
+    }
+
+    /// Like [`shutdown`](Self::shutdown), for callers that closed stdin themselves.
+    pub async fn shutdown_after_stdin_closed(&mut self) {
+        self.stdin.take();
+        if tokio::time::timeout(STOP_GRACE, self.wait()).await.is_ok() {
+            // The leader exited; make sure nothing it left in its group lingers.
+            self.signal_group(libc::SIGKILL);
+            return;
+        }
+        self.signal_group(libc::SIGTERM);
+        if tokio::time::timeout(STOP_GRACE, self.wait()).await.is_ok() {
+            self.signal_group(libc::SIGKILL);
+            return;
+        }
+        self.signal_group(libc::SIGKILL);
+        let _ = tokio::time::timeout(STOP_GRACE, self.wait()).await;
+    }
+
+    /// Immediate SIGKILL of the group.
+    pub fn kill_now(&mut self) {
+        self.signal_group(libc::SIGKILL);
+    }
+}
+
+impl Drop for ManagedChild {
+    fn drop(&mut self) {
+        self.signal_group(libc::SIGKILL);
+    }
+}
+
+/// A shareable view of a child's last stderr lines.
+#[derive(Debug, Clone)]
+pub struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+
+impl StderrTail {
+    pub fn text(&self) -> String {
+        stderr_tail_of(&self.0)
+    }
+}
+
+fn stderr_tail_of(tail: &Arc<Mutex<VecDeque<String>>>) -> String {
+    match tail.lock() {
+        Ok(t) => t.iter().cloned().collect::<Vec<_>>().join("\n"),
+        Err(_) => String::new(),
+    }
+}
+
+/// A CLI's stdout as bounded lines.
+pub struct StdoutLines {
+    inner: FramedRead<ChildStdout, BoundedLineCodec>,
+}
+
+impl StdoutLines {
+    /// The next line; `None` at EOF. Oversize and non-UTF-8 lines are reported, not fatal.
+    pub async fn next_line(&mut self) -> Option<Line> {
+        match self.inner.next().await {
+            Some(Ok(line)) => Some(line),
+            Some(Err(e)) => {
+                tracing::warn!("reading agent stdout failed: {e}");
+                None
+            }
+            None => None,
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! Wire types for agent-bridge, version 1.
+//!
+//! Two layers live here and nothing else:
+//! - [`paseo`]: Paseo's provider protocol (`ProviderInput`, `ProviderEvent` and every type they
+//!   carry), as the newest Paseo plugin guide describes it (`controls`, `providerOptions`,
+//!   `session.can_stop_runtime`, `launch`).
+//! - [`wire`]: the bridge's JSON-RPC 2.0 contract (`initialize`, `provider/*`, error codes).
+//!
+//! Inputs (host -> bridge) parse strictly: unknown keys are refused, as Paseo's own schema does.
+//! Events (bridge -> host) serialize exactly as Paseo validates them: optional fields are omitted,
+//! never `null`.
+
+pub mod capability;
+pub mod catalog;
+pub mod content;
+pub mod event;
+pub mod input;
+pub mod jsonrpc;
+pub mod permission;
+pub mod schema;
+pub mod session;
+pub mod timeline;
+pub mod wire;
+
+pub use capability::Capability;
+pub use catalog::*;
+pub use content::*;
+pub use event::*;
+pub use input::*;
+pub use permission::*;
+pub use session::*;
+pub use timeline::*;
+
+/// `PROVIDER_PROTOCOL_VERSION` of Paseo's provider protocol.
+pub const PROVIDER_PROTOCOL_VERSION: u32 = 1;
+/// Version of the bridge wire contract (`bridge-wire.md`).
+pub const BRIDGE_API_VERSION: u32 = 1;
+
+/// A JSON value, as carried opaquely on the wire.
+pub type Json = serde_json::Value;
+/// A JSON object of opaque values (`Record<string, Json>`).
+pub type JsonMap = serde_json::Map<String, serde_json::Value>;
