@@ -1,0 +1,34 @@
+// Paseo server entry of the agent-bridge plugin.
+//
+// Registers every provider declared in `plugin.json` and routes them all through ONE
+// `agent-bridge serve` child process, started on first need, speaking JSON-RPC lines over stdio
+// (see bridge-wire.md). Node built-ins only: Paseo compiles this file and evaluates the bundle in
+// its plugin subprocess.
+
+import { BridgeManager, createProviderRegistration } from "./server/provider";
+import {
+  PLUGIN_ID,
+  paseoVersion,
+  readBridgeManifest,
+  resolveBridgeBinary,
+  resolveDataDir,
+  resolvePluginDir,
+} from "./server/plugin-files";
+import type { PluginServerContext } from "./server/types";
+
+export default function contribute(server: PluginServerContext) {
+  const pluginDir = resolvePluginDir();
+  const manifest = readBridgeManifest(pluginDir);
+  const manager = new BridgeManager(() => ({
+    // Read at each start, so a rebuilt binary or a changed env applies to the next bridge.
+    binary: resolveBridgeBinary(pluginDir, manifest),
+    pluginDir,
+    pluginId: manifest.id ?? PLUGIN_ID,
+    dataDir: resolveDataDir(pluginDir),
+    hostVersion: paseoVersion(),
+  }));
+  for (const declaration of manifest.providers) {
+    server.registerProvider(createProviderRegistration(manager, declaration, manifest.icon));
+  }
+  return () => manager.dispose();
+}

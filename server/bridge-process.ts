@@ -1,0 +1,196 @@
+// One running `agent-bridge serve` child: spawn, `initialize`, event routing, death and shutdown.
+
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { JsonRpcPeer } from "./json-rpc";
+import { describeError } from "./plugin-files";
+import type { ProviderEvent } from "./types";
+
+const STDERR_TAIL_LINES = 20;
+const TERM_AFTER_MS = 1500;
+const KILL_AFTER_MS = 1500;
+
+export interface BridgeLaunch {
+  binary: string;
+  pluginDir: string;
+  pluginId: string;
+  dataDir: string;
+  hostVersion: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface InitializeResult {
+  apiVersion: number;
+  bridge: { name: string; version: string };
+  providers: unknown[];
+}
+
+/** What a connection needs from the bridge it lives on. */
+export interface ConnectionSink {
+  deliver(event: ProviderEvent): void;
+  /** The bridge died without being asked to; `message` says how. */
+  bridgeDied(message: string): void;
+  /** The bridge is being shut down on purpose. */
+  bridgeStopped(): void;
+}
+
+export class BridgeProcess {
+  readonly ready: Promise<InitializeResult>;
+  readonly exited: Promise<void>;
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly peer: JsonRpcPeer;
+  private readonly connections = new Map<string, ConnectionSink>();
+  private readonly early = new Map<string, ProviderEvent[]>();
+  private readonly stderrTail: string[] = [];
+  private stderrPartial = "";
+  private stopping: Promise<void> | null = null;
+  private spawnError: Error | null = null;
+  private exitedFlag = false;
+  private resolveExited!: () => void;
+
+  constructor(
+    private readonly launch: BridgeLaunch,
+    private readonly onUnexpectedExit: (bridge: BridgeProcess, message: string) => void,
+  ) {
+    this.exited = new Promise((resolve) => (this.resolveExited = resolve));
+    this.child = spawn(launch.binary, ["serve"], {
+      cwd: launch.pluginDir,
+      env: launch.env ?? process.env,
+      stdio: ["pipe", "pipe", "pipe"],
+      windowsHide: true,
+    });
+    this.peer = new JsonRpcPeer(this.child.stdout, this.child.stdin, {
+      onNotification: (method, params) => this.onNotification(method, params),
+      log: (message) => console.error(`[agent-bridge] ${message}`),
+    });
+    this.child.stderr.on("data", (chunk: Buffer) => this.onStderr(chunk.toString("utf8")));
+    this.child.on("error", (error) => this.onSpawnError(error));
+    this.child.on("close", (code, signal) => this.onClose(code, signal));
+    this.ready = this.peer
+      .request("initialize", {
+        apiVersion: 1,
+        host: { name: "paseo", version: launch.hostVersion },
+        plugin: { id: launch.pluginId, dir: launch.pluginDir, dataDir: launch.dataDir },
+      })
+      .then((result) => result as InitializeResult);
+    // Callers observe failures through `ready`; never leave it unhandled.
+    this.ready.catch(() => undefined);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get alive(): boolean {
+    return !this.exitedFlag && this.stopping === null;
+  }
+
+  request(method: string, params: unknown): Promise<unknown> {
+    return this.peer.request(method, params);
+  }
+
+  attach(connectionId: string, sink: ConnectionSink): void {
+    this.connections.set(connectionId, sink);
+    const buffered = this.early.get(connectionId);
+    this.early.delete(connectionId);
+    for (const event of buffered ?? []) sink.deliver(event);
+  }
+
+  detach(connectionId: string): void {
+    this.connections.delete(connectionId);
+    this.early.delete(connectionId);
+  }
+
+  /** `shutdown`, close stdin, SIGTERM after 1.5 s, SIGKILL 1.5 s later; resolves once it is gone. */
+  stop(): Promise<void> {
+    if (this.stopping) return this.stopping;
+    const sinks = [...this.connections.values()];
+    this.connections.clear();
+    for (const sink of sinks) sink.bridgeStopped();
+    this.stopping = this.exitedFlag ? Promise.resolve() : this.escalate();
+    return this.stopping;
+  }
+
+  private async escalate(): Promise<void> {
+    this.peer.notify("shutdown", {});
+    this.child.stdin.end();
+    if (await this.exitWithin(TERM_AFTER_MS)) return;
+    this.child.kill("SIGTERM");
+    if (await this.exitWithin(KILL_AFTER_MS)) return;
+    this.child.kill("SIGKILL");
+    await this.exited;
+  }
+
+  private exitWithin(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      void this.exited.then(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  private onNotification(method: string, params: unknown): void {
+    if (method !== "provider/event") {
+      console.error(`[agent-bridge] ignored notification ${method}`);
+      return;
+    }
+    const { connectionId, event } = (params ?? {}) as { connectionId?: unknown; event?: unknown };
+    if (typeof connectionId !== "string" || !event || typeof event !== "object") {
+      console.error("[agent-bridge] ignored malformed provider/event");
+      return;
+    }
+    const sink = this.connections.get(connectionId);
+    if (sink) {
+      sink.deliver(event as ProviderEvent);
+      return;
+    }
+    // An event can be parsed before the `provider/connect` answer has been handed to its caller.
+    const queue = this.early.get(connectionId) ?? [];
+    if (queue.length < 1000) queue.push(event as ProviderEvent);
+    this.early.set(connectionId, queue);
+  }
+
+  private onStderr(text: string): void {
+    const lines = (this.stderrPartial + text).split("\n");
+    this.stderrPartial = lines.pop() ?? "";
+    for (const raw of lines) {
+      const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+      console.error(`[agent-bridge] ${line}`);
+      this.stderrTail.push(line);
+      if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
+    }
+  }
+
+  private onSpawnError(error: Error): void {
+    this.spawnError ??= error;
+    console.error(`[agent-bridge] cannot run ${this.launch.binary}: ${describeError(error)}`);
+  }
+
+  private onClose(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.exitedFlag) return;
+    if (this.stderrPartial) this.onStderr("\n");
+    this.exitedFlag = true;
+    const how = signal ? `signal ${signal}` : `exit code ${code}`;
+    const expected = this.stopping !== null;
+    let message = `agent-bridge exited unexpectedly (${how})`;
+    if (this.spawnError) {
+      message =
+        `agent-bridge could not start: cannot run ${this.launch.binary}: ` +
+        `${describeError(this.spawnError)} (build it with \`sh scripts/prepare.sh\` in the plugin ` +
+        `folder, or point AGENT_BRIDGE_BIN at a built binary)`;
+    } else if (this.stderrTail.length > 0) {
+      message += `; last stderr:\n${this.stderrTail.slice(-10).join("\n")}`;
+    }
+    this.peer.fail(new Error(expected ? `agent-bridge stopped (${how})` : message));
+    if (!expected) {
+      console.error(`[agent-bridge] ${message}`);
+      const sinks = [...this.connections.values()];
+      this.connections.clear();
+      this.early.clear();
+      for (const sink of sinks) sink.bridgeDied(message);
+      this.onUnexpectedExit(this, message);
+    }
+    this.resolveExited();
+  }
+}

@@ -1,0 +1,159 @@
+// JSON-RPC 2.0 over newline-delimited JSON (bridge-wire.md, "Transport").
+//
+// One peer per bridge process: requests from the host are numbered 1, 2, 3, ... (the bridge
+// numbers its own direction separately); stdout is read line by line and a line that is not a
+// JSON-RPC object is logged and ignored.
+
+import { StringDecoder } from "node:string_decoder";
+import type { Readable, Writable } from "node:stream";
+
+/** An error answer from the bridge; `message` is the bridge's own text. */
+export class BridgeRpcError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+
+  constructor(message: string, code: number, data?: unknown) {
+    super(message);
+    this.name = "BridgeRpcError";
+    this.code = code;
+    this.data = data;
+  }
+}
+
+interface Pending {
+  method: string;
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+}
+
+export interface JsonRpcHandlers {
+  onNotification(method: string, params: unknown): void;
+  log(message: string): void;
+}
+
+type Message = {
+  jsonrpc?: unknown;
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+  result?: unknown;
+  error?: { code?: unknown; message?: unknown; data?: unknown };
+};
+
+export class JsonRpcPeer {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly decoder = new StringDecoder("utf8");
+  private buffered = "";
+  private failure: Error | null = null;
+
+  constructor(
+    input: Readable,
+    private readonly output: Writable,
+    private readonly handlers: JsonRpcHandlers,
+  ) {
+    input.on("data", (chunk: Buffer | string) => this.receive(chunk));
+    input.on("end", () => this.receive(this.decoder.end(), true));
+    // A write after the bridge died fails with EPIPE; the exit handler reports the death.
+    output.on("error", (error) => this.handlers.log(`bridge stdin: ${error.message}`));
+  }
+
+  request(method: string, params: unknown): Promise<unknown> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { method, resolve, reject });
+      this.write({ jsonrpc: "2.0", id, method, params });
+    });
+  }
+
+  notify(method: string, params: unknown): void {
+    if (this.failure) return;
+    this.write({ jsonrpc: "2.0", method, params });
+  }
+
+  /** Rejects every pending request and all later ones with `error`. */
+  fail(error: Error): void {
+    if (!this.failure) this.failure = error;
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const entry of pending) entry.reject(error);
+  }
+
+  private write(message: object): void {
+    if (this.output.destroyed || this.output.writableEnded) return;
+    this.output.write(`${JSON.stringify(message)}\n`);
+  }
+
+  private receive(chunk: Buffer | string, ended = false): void {
+    this.buffered += typeof chunk === "string" ? chunk : this.decoder.write(chunk);
+    let newline = this.buffered.indexOf("\n");
+    while (newline !== -1) {
+      const line = this.buffered.slice(0, newline);
+      this.buffered = this.buffered.slice(newline + 1);
+      this.handleLine(line);
+      newline = this.buffered.indexOf("\n");
+    }
+    if (ended && this.buffered !== "") {
+      const rest = this.buffered;
+      this.buffered = "";
+      this.handleLine(rest);
+    }
+  }
+
+  private handleLine(raw: string): void {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (line.trim() === "") return;
+    let message: Message;
+    try {
+      message = JSON.parse(line) as Message;
+    } catch {
+      this.handlers.log(`ignored non-JSON line on bridge stdout: ${truncate(line)}`);
+      return;
+    }
+    if (!message || typeof message !== "object" || message.jsonrpc !== "2.0") {
+      this.handlers.log(`ignored non-JSON-RPC line on bridge stdout: ${truncate(line)}`);
+      return;
+    }
+    if (typeof message.method === "string") {
+      if (message.id === undefined || message.id === null) {
+        this.handlers.onNotification(message.method, message.params);
+      } else {
+        // The contract has no bridge -> host requests; answer so the bridge is never left waiting.
+        this.write({
+          jsonrpc: "2.0",
+          id: message.id,
+          error: { code: -32601, message: `unknown method: ${message.method}` },
+        });
+      }
+      return;
+    }
+    this.settle(message, line);
+  }
+
+  private settle(message: Message, line: string): void {
+    const entry = typeof message.id === "number" ? this.pending.get(message.id) : undefined;
+    if (!entry) {
+      // e.g. `-32700` / `-32600` with `id: null`
+      this.handlers.log(`bridge answer without a pending request: ${truncate(line)}`);
+      return;
+    }
+    this.pending.delete(message.id as number);
+    if (message.error) {
+      const { code, message: text, data } = message.error;
+      entry.reject(
+        new BridgeRpcError(
+          typeof text === "string" && text ? text : `${entry.method} failed`,
+          typeof code === "number" ? code : -32603,
+          data,
+        ),
+      );
+    } else {
+      entry.resolve(message.result === undefined ? null : message.result);
+    }
+  }
+}
+
+function truncate(line: string, max = 500): string {
+  return line.length > max ? `${line.slice(0, max)}… (${line.length} chars)` : line;
+}
