@@ -19,10 +19,11 @@
 
 use crate::supervisor::LaunchOverride;
 use agent_bridge_protocol::{
-    Capability, HistoryMode, ItemBody, ProviderAvailability, ProviderCatalog, ProviderCatalogOptions,
-    ProviderCommand, ProviderConfigChanges, ProviderConfigState, ProviderError, ProviderNotice,
-    ProviderPermissionRequest, ProviderPermissionResponse, ProviderPersistence, ProviderPrompt,
-    ProviderSessionConfig, ProviderSessionSummary, ProviderUsage, TimelineItem,
+    Capability, HistoryMode, ItemBody, ProviderAvailability, ProviderCatalog,
+    ProviderCatalogOptions, ProviderCommand, ProviderConfigChanges, ProviderConfigState,
+    ProviderError, ProviderNotice, ProviderPermissionRequest, ProviderPermissionResponse,
+    ProviderPersistence, ProviderPrompt, ProviderSessionConfig, ProviderSessionSummary,
+    ProviderUsage, TimelineItem,
 };
 use async_trait::async_trait;
 use std::path::PathBuf;
@@ -125,12 +126,24 @@ pub trait Provider: Send + Sync + 'static {
     fn capabilities(&self) -> Vec<Capability>;
 
     /// Probes the native runtime without opening a session.
-    async fn availability(&self, ctx: &ProviderContext, options: &ProviderCatalogOptions) -> ProviderAvailability;
+    async fn availability(
+        &self,
+        ctx: &ProviderContext,
+        options: &ProviderCatalogOptions,
+    ) -> ProviderAvailability;
 
     /// Equal keys share discovery. `None` = no caching.
-    async fn catalog_cache_key(&self, ctx: &ProviderContext, options: &ProviderCatalogOptions) -> Option<String>;
+    async fn catalog_cache_key(
+        &self,
+        ctx: &ProviderContext,
+        options: &ProviderCatalogOptions,
+    ) -> Option<String>;
 
-    async fn catalog(&self, ctx: &ProviderContext, query: CatalogQuery) -> Result<ProviderCatalog, ProviderError>;
+    async fn catalog(
+        &self,
+        ctx: &ProviderContext,
+        query: CatalogQuery,
+    ) -> Result<ProviderCatalog, ProviderError>;
 
     /// Native sessions for `session.list`. Only called when the provider declares `session.list`.
     async fn list_sessions(
@@ -180,13 +193,22 @@ pub trait AgentSession: Send + 'static {
     /// `prompt.steer`.
     async fn steer(&mut self, turn_id: &str, turn: TurnRequest) -> Result<(), ProviderError> {
         let _ = (turn_id, turn);
-        Err(ProviderError::new("steering is not supported by this agent"))
+        Err(ProviderError::new(
+            "steering is not supported by this agent",
+        ))
     }
 
     /// Runs a slash command. `turn.turn_id` is the id to use if the command starts a turn.
-    async fn run_command(&mut self, name: &str, arguments: &str, turn: TurnRequest) -> Result<CommandOutcome, ProviderError> {
+    async fn run_command(
+        &mut self,
+        name: &str,
+        arguments: &str,
+        turn: TurnRequest,
+    ) -> Result<CommandOutcome, ProviderError> {
         let _ = (name, arguments, turn);
-        Err(ProviderError::new("commands are not supported by this agent"))
+        Err(ProviderError::new(
+            "commands are not supported by this agent",
+        ))
     }
 
     /// Asks the native agent to stop the active turn. The agent then ends the turn as
@@ -201,7 +223,10 @@ pub trait AgentSession: Send + 'static {
     ) -> Result<(), ProviderError>;
 
     /// Applies every change or none; returns the committed config.
-    async fn configure(&mut self, changes: ProviderConfigChanges) -> Result<ProviderConfigState, ProviderError>;
+    async fn configure(
+        &mut self,
+        changes: ProviderConfigChanges,
+    ) -> Result<ProviderConfigState, ProviderError>;
 
     /// True when releasing the runtime would lose nothing the agent knows of (background
     /// shells, sub-agents, queued work). The core already checks turns and permissions.
@@ -227,19 +252,32 @@ pub enum AgentEvent {
     /// Insert or replace a timeline row (complete snapshot) of this session.
     Item(TimelineItem),
     /// Insert or replace a row in a child session.
-    ChildItem { child_session_id: String, item: TimelineItem },
+    ChildItem {
+        child_session_id: String,
+        item: TimelineItem,
+    },
     /// A provider-owned child session appeared (e.g. a sub-agent started).
     ChildOpened(ChildSession),
     /// A child session ended.
-    ChildClosed { child_session_id: String },
+    ChildClosed {
+        child_session_id: String,
+    },
     /// The turn `turn_id` ended.
-    TurnEnded { turn_id: String, outcome: TurnOutcome },
-    Usage { turn_id: Option<String>, usage: ProviderUsage },
+    TurnEnded {
+        turn_id: String,
+        outcome: TurnOutcome,
+    },
+    Usage {
+        turn_id: Option<String>,
+        usage: ProviderUsage,
+    },
     Config(ProviderConfigState),
     Commands(Vec<ProviderCommand>),
     Permission(ProviderPermissionRequest),
     /// The agent withdrew or settled a permission request itself.
-    PermissionResolved { permission_id: String },
+    PermissionResolved {
+        permission_id: String,
+    },
     Notice(ProviderNotice),
     Persistence(ProviderPersistence),
     /// The native runtime died; the active turn fails with this error.
@@ -273,11 +311,16 @@ impl SessionSink {
     }
 
     pub async fn item_body(&self, id: impl Into<String>, body: ItemBody) -> bool {
-        self.send(AgentEvent::Item(TimelineItem::new(id, body))).await
+        self.send(AgentEvent::Item(TimelineItem::new(id, body)))
+            .await
     }
 
     pub async fn turn_ended(&self, turn_id: impl Into<String>, outcome: TurnOutcome) -> bool {
-        self.send(AgentEvent::TurnEnded { turn_id: turn_id.into(), outcome }).await
+        self.send(AgentEvent::TurnEnded {
+            turn_id: turn_id.into(),
+            outcome,
+        })
+        .await
     }
 
     pub fn is_closed(&self) -> bool {

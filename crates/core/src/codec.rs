@@ -12,7 +12,9 @@ pub const MAX_LINE: usize = 16 * 1024 * 1024;
 pub enum Line {
     Text(String),
     /// A line over the limit was discarded; `len` is how many bytes it had.
-    Oversize { len: usize },
+    Oversize {
+        len: usize,
+    },
     /// A line that is not UTF-8.
     InvalidUtf8,
 }
@@ -28,7 +30,11 @@ pub struct BoundedLineCodec {
 
 impl BoundedLineCodec {
     pub fn new(max: usize) -> Self {
-        Self { max, scanned: 0, discarding: None }
+        Self {
+            max,
+            scanned: 0,
+            discarding: None,
+        }
     }
 }
 
@@ -125,7 +131,11 @@ mod tests {
             while let Some(line) = codec.decode(&mut buf).unwrap() {
                 out.push(line);
             }
-            assert!(buf.len() <= codec.max + 1, "buffer grew past the limit: {}", buf.len());
+            assert!(
+                buf.len() <= codec.max + 1,
+                "buffer grew past the limit: {}",
+                buf.len()
+            );
         }
         while let Some(line) = codec.decode_eof(&mut buf).unwrap() {
             out.push(line);
@@ -139,7 +149,11 @@ mod tests {
         let lines = decode_all(&mut c, &[b"ab", b"c\r\nde\n", b"f"]);
         assert_eq!(
             lines,
-            vec![Line::Text("abc".into()), Line::Text("de".into()), Line::Text("f".into())]
+            vec![
+                Line::Text("abc".into()),
+                Line::Text("de".into()),
+                Line::Text("f".into())
+            ]
         );
     }
 
@@ -147,7 +161,10 @@ mod tests {
     fn oversize_line_is_discarded_without_buffering_and_next_line_survives() {
         let mut c = BoundedLineCodec::new(8);
         let lines = decode_all(&mut c, &[b"0123456789", b"abcdefghij", b"xyz\nok\n"]);
-        assert_eq!(lines, vec![Line::Oversize { len: 23 }, Line::Text("ok".into())]);
+        assert_eq!(
+            lines,
+            vec![Line::Oversize { len: 23 }, Line::Text("ok".into())]
+        );
     }
 
     #[test]

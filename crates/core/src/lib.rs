@@ -1,7 +1,14 @@
-//! The agent-bridge engine.
+//! The agent-bridge engine: transport, provider registry, connections, the session and turn
+//! state machine, the timeline snapshot store and the process supervisor.
 
 pub mod agent;
 pub mod codec;
+pub mod connection;
+pub mod emitter;
+pub mod registry;
+pub mod server;
+pub mod session;
 pub mod supervisor;
+pub mod timeline;
 
 pub use agent::*;

@@ -10,6 +10,7 @@
 //!   later. Dropping a `ManagedChild` SIGKILLs its group.
 
 use crate::codec::{BoundedLineCodec, Line, MAX_LINE};
+use futures_util::StreamExt;
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
@@ -17,7 +18,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-use futures_util::StreamExt;
 use tokio_util::codec::FramedRead;
 
 /// Grace period between the stop steps (stdin close -> SIGTERM -> SIGKILL).
@@ -132,7 +132,10 @@ pub enum SpawnError {
     #[error("`{program}` was not found (searched PATH: {searched})")]
     NotFound { program: String, searched: String },
     #[error("could not start `{program}`: {source}")]
-    Io { program: String, source: std::io::Error },
+    Io {
+        program: String,
+        source: std::io::Error,
+    },
 }
 
 /// A running CLI process under supervision.
@@ -185,7 +188,10 @@ impl ManagedChild {
                 });
             }
         }
-        let mut child = cmd.spawn().map_err(|source| SpawnError::Io { program: spec.program.clone(), source })?;
+        let mut child = cmd.spawn().map_err(|source| SpawnError::Io {
+            program: spec.program.clone(),
+            source,
+        })?;
         let pid = child.id();
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
@@ -199,7 +205,11 @@ impl ManagedChild {
                 loop {
                     buf.clear();
                     // Bounded: a stderr line is cut at 64 KiB.
-                    match (&mut reader).take(64 * 1024).read_until(b'\n', &mut buf).await {
+                    match (&mut reader)
+                        .take(64 * 1024)
+                        .read_until(b'\n', &mut buf)
+                        .await
+                    {
                         Ok(0) | Err(_) => break,
                         Ok(_) => {
                             let line = String::from_utf8_lossy(&buf).trim_end().to_string();
@@ -219,7 +229,15 @@ impl ManagedChild {
             });
         }
         tracing::debug!(program = %spec.program, ?pid, "spawned");
-        Ok(ManagedChild { program: spec.program.clone(), child, pid, stdin, stdout, stderr_tail, exited: None })
+        Ok(ManagedChild {
+            program: spec.program.clone(),
+            child,
+            pid,
+            stdin,
+            stdout,
+            stderr_tail,
+            exited: None,
+        })
     }
 
     pub fn pid(&self) -> Option<u32> {
@@ -237,9 +255,9 @@ impl ManagedChild {
 
     /// Takes stdout as a stream of bounded lines.
     pub fn take_stdout_lines(&mut self) -> Option<StdoutLines> {
-        self.stdout
-            .take()
-            .map(|out| StdoutLines { inner: FramedRead::new(out, BoundedLineCodec::new(MAX_LINE)) })
+        self.stdout.take().map(|out| StdoutLines {
+            inner: FramedRead::new(out, BoundedLineCodec::new(MAX_LINE)),
+        })
     }
 
     /// The last stderr lines, joined, for an error's `diagnostic`.

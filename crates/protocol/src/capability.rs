@@ -122,10 +122,16 @@ mod tests {
 
     #[test]
     fn negotiation_keeps_offered_order_and_drops_unknown_and_duplicates() {
-        let offered: Vec<String> = ["prompt.steer", "bogus", "prompt.message", "prompt.steer", "permission"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let offered: Vec<String> = [
+            "prompt.steer",
+            "bogus",
+            "prompt.message",
+            "prompt.steer",
+            "permission",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         let implemented = [Capability::PromptMessage, Capability::PromptSteer];
         assert_eq!(
             negotiate(&offered, &implemented),

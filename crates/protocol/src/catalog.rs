@@ -209,7 +209,9 @@ mod double_option {
         }
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Option<String>>, D::Error> {
         Option::<String>::deserialize(d).map(Some)
     }
 }
@@ -247,7 +249,10 @@ pub struct ProviderAvailability {
 
 impl ProviderAvailability {
     pub fn available() -> Self {
-        Self { status: AvailabilityStatus::Available, diagnostic: None }
+        Self {
+            status: AvailabilityStatus::Available,
+            diagnostic: None,
+        }
     }
 
     pub fn with(status: AvailabilityStatus, diagnostic: impl Into<String>) -> Self {
@@ -259,7 +264,10 @@ impl ProviderAvailability {
             }
             d.truncate(cut);
         }
-        Self { status, diagnostic: Some(d) }
+        Self {
+            status,
+            diagnostic: Some(d),
+        }
     }
 }
 

@@ -36,7 +36,10 @@ impl PromptInput {
     pub fn to_text(&self) -> String {
         match self {
             PromptInput::Message { content } => {
-                let parts: Vec<String> = content.iter().filter_map(ProviderContent::as_text).collect();
+                let parts: Vec<String> = content
+                    .iter()
+                    .filter_map(ProviderContent::as_text)
+                    .collect();
                 parts.join("\n\n")
             }
             PromptInput::Command { name, arguments } => {
@@ -51,9 +54,9 @@ impl PromptInput {
 
     pub fn has_image(&self) -> bool {
         match self {
-            PromptInput::Message { content } => {
-                content.iter().any(|c| matches!(c, ProviderContent::Tagged(TaggedContent::Image { .. })))
-            }
+            PromptInput::Message { content } => content
+                .iter()
+                .any(|c| matches!(c, ProviderContent::Tagged(TaggedContent::Image { .. }))),
             PromptInput::Command { .. } => false,
         }
     }
@@ -70,7 +73,10 @@ pub enum ProviderContent {
 
 impl ProviderContent {
     pub fn text(text: impl Into<String>) -> Self {
-        ProviderContent::Text(TextPart { kind: TextTag::Text, text: text.into() })
+        ProviderContent::Text(TextPart {
+            kind: TextTag::Text,
+            text: text.into(),
+        })
     }
 
     pub fn as_text(&self) -> Option<String> {
@@ -89,10 +95,12 @@ impl ProviderContent {
             | ProviderContent::Tagged(TaggedContent::GithubIssue { title, url, .. }) => {
                 Some(format!("{title} ({url})"))
             }
-            ProviderContent::Tagged(TaggedContent::Review { cwd, .. }) => Some(format!("[review of {cwd}]")),
-            ProviderContent::Tagged(TaggedContent::UploadedFile { file_name, path, .. }) => {
-                Some(format!("[file {file_name}: {path}]"))
+            ProviderContent::Tagged(TaggedContent::Review { cwd, .. }) => {
+                Some(format!("[review of {cwd}]"))
             }
+            ProviderContent::Tagged(TaggedContent::UploadedFile {
+                file_name, path, ..
+            }) => Some(format!("[file {file_name}: {path}]")),
         }
     }
 }
@@ -211,5 +219,11 @@ pub enum TaggedContent {
         comments: Vec<Json>,
     },
     #[serde(rename_all = "camelCase")]
-    UploadedFile { id: String, file_name: String, mime_type: String, size: u64, path: String },
+    UploadedFile {
+        id: String,
+        file_name: String,
+        mime_type: String,
+        size: u64,
+        path: String,
+    },
 }

@@ -1,8 +1,9 @@
 //! `ProviderEvent`: everything a provider connection publishes.
 
 use crate::{
-    Capability, ProviderCatalog, ProviderCommand, ProviderConfigState, ProviderError, ProviderNotice,
-    ProviderPermissionRequest, ProviderPersistence, ProviderSessionSummary, ProviderUsage, TimelineItem,
+    Capability, ProviderCatalog, ProviderCommand, ProviderConfigState, ProviderError,
+    ProviderNotice, ProviderPermissionRequest, ProviderPersistence, ProviderSessionSummary,
+    ProviderUsage, TimelineItem,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -11,13 +12,22 @@ use serde::{Deserialize, Serialize};
 #[serde(tag = "type")]
 pub enum ProviderEvent {
     #[serde(rename = "catalog", rename_all = "camelCase")]
-    Catalog { request_id: String, catalog: ProviderCatalog },
+    Catalog {
+        request_id: String,
+        catalog: ProviderCatalog,
+    },
     #[serde(rename = "sessions", rename_all = "camelCase")]
-    Sessions { request_id: String, sessions: Vec<ProviderSessionSummary> },
+    Sessions {
+        request_id: String,
+        sessions: Vec<ProviderSessionSummary>,
+    },
     #[serde(rename = "request.completed", rename_all = "camelCase")]
     RequestCompleted { request_id: String },
     #[serde(rename = "request.failed", rename_all = "camelCase")]
-    RequestFailed { request_id: String, error: ProviderError },
+    RequestFailed {
+        request_id: String,
+        error: ProviderError,
+    },
     #[serde(rename = "session.opened", rename_all = "camelCase")]
     SessionOpened {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -48,11 +58,21 @@ pub enum ProviderEvent {
         error: Option<ProviderError>,
     },
     #[serde(rename = "session.runtime_failed", rename_all = "camelCase")]
-    SessionRuntimeFailed { session_id: String, error: ProviderError },
+    SessionRuntimeFailed {
+        session_id: String,
+        error: ProviderError,
+    },
     #[serde(rename = "session.persistence", rename_all = "camelCase")]
-    SessionPersistence { session_id: String, persistence: ProviderPersistence },
+    SessionPersistence {
+        session_id: String,
+        persistence: ProviderPersistence,
+    },
     #[serde(rename = "session.prompt_result", rename_all = "camelCase")]
-    SessionPromptResult { session_id: String, client_message_id: String, result: PromptResult },
+    SessionPromptResult {
+        session_id: String,
+        client_message_id: String,
+        result: PromptResult,
+    },
     #[serde(rename = "session.turn", rename_all = "camelCase")]
     SessionTurn {
         session_id: String,
@@ -69,15 +89,30 @@ pub enum ProviderEvent {
         usage: ProviderUsage,
     },
     #[serde(rename = "session.config", rename_all = "camelCase")]
-    SessionConfig { session_id: String, config: ProviderConfigState },
+    SessionConfig {
+        session_id: String,
+        config: ProviderConfigState,
+    },
     #[serde(rename = "session.commands", rename_all = "camelCase")]
-    SessionCommands { session_id: String, commands: Vec<ProviderCommand> },
+    SessionCommands {
+        session_id: String,
+        commands: Vec<ProviderCommand>,
+    },
     #[serde(rename = "session.permission", rename_all = "camelCase")]
-    SessionPermission { session_id: String, request: ProviderPermissionRequest },
+    SessionPermission {
+        session_id: String,
+        request: ProviderPermissionRequest,
+    },
     #[serde(rename = "session.permission_resolved", rename_all = "camelCase")]
-    SessionPermissionResolved { session_id: String, permission_id: String },
+    SessionPermissionResolved {
+        session_id: String,
+        permission_id: String,
+    },
     #[serde(rename = "session.notice", rename_all = "camelCase")]
-    SessionNotice { session_id: String, notice: ProviderNotice },
+    SessionNotice {
+        session_id: String,
+        notice: ProviderNotice,
+    },
     #[serde(rename = "timeline.item", rename_all = "camelCase")]
     TimelineItem {
         session_id: String,
@@ -86,7 +121,11 @@ pub enum ProviderEvent {
         timestamp: Option<String>,
     },
     #[serde(rename = "session.can_stop_runtime", rename_all = "camelCase")]
-    SessionCanStopRuntime { request_id: String, session_id: String, can_stop: bool },
+    SessionCanStopRuntime {
+        request_id: String,
+        session_id: String,
+        can_stop: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -109,11 +148,17 @@ pub enum TurnState {
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum PromptResult {
     #[serde(rename_all = "camelCase")]
-    Turn { turn_id: String },
+    Turn {
+        turn_id: String,
+    },
     #[serde(rename_all = "camelCase")]
-    Steer { turn_id: String },
+    Steer {
+        turn_id: String,
+    },
     Completed,
-    Failed { error: ProviderError },
+    Failed {
+        error: ProviderError,
+    },
 }
 
 impl ProviderEvent {

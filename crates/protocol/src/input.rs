@@ -1,8 +1,8 @@
 //! `ProviderInput`: everything a host sends to a provider connection. Parsed strictly.
 
 use crate::{
-    Capability, Json, JsonMap, ProviderConfigChanges, ProviderPermissionResponse, ProviderPersistence,
-    ProviderPrompt, ProviderSessionConfig,
+    Capability, Json, JsonMap, ProviderConfigChanges, ProviderPermissionResponse,
+    ProviderPersistence, ProviderPrompt, ProviderSessionConfig,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -44,9 +44,15 @@ pub enum ProviderInput {
         history: HistoryMode,
     },
     #[serde(rename = "session.prompt", rename_all = "camelCase")]
-    SessionPrompt { session_id: String, prompt: ProviderPrompt },
+    SessionPrompt {
+        session_id: String,
+        prompt: ProviderPrompt,
+    },
     #[serde(rename = "session.interrupt", rename_all = "camelCase")]
-    SessionInterrupt { request_id: String, session_id: String },
+    SessionInterrupt {
+        request_id: String,
+        session_id: String,
+    },
     #[serde(rename = "session.permission", rename_all = "camelCase")]
     SessionPermission {
         session_id: String,
@@ -67,13 +73,25 @@ pub enum ProviderInput {
         scope: RevertScope,
     },
     #[serde(rename = "session.archive", rename_all = "camelCase")]
-    SessionArchive { request_id: String, persistence: ProviderPersistence },
+    SessionArchive {
+        request_id: String,
+        persistence: ProviderPersistence,
+    },
     #[serde(rename = "session.unarchive", rename_all = "camelCase")]
-    SessionUnarchive { request_id: String, persistence: ProviderPersistence },
+    SessionUnarchive {
+        request_id: String,
+        persistence: ProviderPersistence,
+    },
     #[serde(rename = "session.close", rename_all = "camelCase")]
-    SessionClose { request_id: String, session_id: String },
+    SessionClose {
+        request_id: String,
+        session_id: String,
+    },
     #[serde(rename = "session.can_stop_runtime", rename_all = "camelCase")]
-    SessionCanStopRuntime { request_id: String, session_id: String },
+    SessionCanStopRuntime {
+        request_id: String,
+        session_id: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -135,7 +153,11 @@ impl ProviderInput {
             | ProviderInput::SessionInterrupt { .. }
             | ProviderInput::SessionClose { .. } => vec![],
             ProviderInput::Sessions { .. } => vec![Capability::SessionList],
-            ProviderInput::SessionOpen { config, persistence, .. } => {
+            ProviderInput::SessionOpen {
+                config,
+                persistence,
+                ..
+            } => {
                 let mut caps = vec![];
                 if persistence.is_some() {
                     caps.push(Capability::SessionPersistence);

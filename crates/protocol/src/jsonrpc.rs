@@ -48,7 +48,11 @@ pub struct RpcError {
 
 impl RpcError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { code: code.code(), message: message.into(), data: None }
+        Self {
+            code: code.code(),
+            message: message.into(),
+            data: None,
+        }
     }
 
     pub fn with_diagnostic(mut self, diagnostic: impl Into<String>) -> Self {
@@ -69,61 +73,115 @@ pub enum RequestId {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Outgoing {
-    Response { jsonrpc: &'static str, id: Option<RequestId>, result: Json },
-    Error { jsonrpc: &'static str, id: Option<RequestId>, error: RpcError },
-    Notification { jsonrpc: &'static str, method: &'static str, params: Json },
+    Response {
+        jsonrpc: &'static str,
+        id: Option<RequestId>,
+        result: Json,
+    },
+    Error {
+        jsonrpc: &'static str,
+        id: Option<RequestId>,
+        error: RpcError,
+    },
+    Notification {
+        jsonrpc: &'static str,
+        method: &'static str,
+        params: Json,
+    },
 }
 
 impl Outgoing {
     pub fn result(id: RequestId, result: Json) -> Self {
-        Outgoing::Response { jsonrpc: "2.0", id: Some(id), result }
+        Outgoing::Response {
+            jsonrpc: "2.0",
+            id: Some(id),
+            result,
+        }
     }
 
     pub fn error(id: Option<RequestId>, error: RpcError) -> Self {
-        Outgoing::Error { jsonrpc: "2.0", id, error }
+        Outgoing::Error {
+            jsonrpc: "2.0",
+            id,
+            error,
+        }
     }
 
     pub fn notification(method: &'static str, params: Json) -> Self {
-        Outgoing::Notification { jsonrpc: "2.0", method, params }
+        Outgoing::Notification {
+            jsonrpc: "2.0",
+            method,
+            params,
+        }
     }
 }
 
 /// One incoming message, after the envelope was checked.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Incoming {
-    Request { id: RequestId, method: String, params: Json },
-    Notification { method: String, params: Json },
+    Request {
+        id: RequestId,
+        method: String,
+        params: Json,
+    },
+    Notification {
+        method: String,
+        params: Json,
+    },
     /// A response to a request the bridge sent (the bridge sends none today; tolerated).
-    Response { id: RequestId },
+    Response {
+        id: RequestId,
+    },
 }
 
 impl Incoming {
     /// Checks a parsed JSON value against the JSON-RPC 2.0 envelope rules.
     pub fn from_value(value: Json) -> Result<Incoming, (Option<RequestId>, RpcError)> {
         let Json::Object(mut obj) = value else {
-            return Err((None, RpcError::new(ErrorCode::InvalidRequest, "a message must be a JSON-RPC 2.0 object")));
+            return Err((
+                None,
+                RpcError::new(
+                    ErrorCode::InvalidRequest,
+                    "a message must be a JSON-RPC 2.0 object",
+                ),
+            ));
         };
         let id = match obj.remove("id") {
             None => None,
             Some(v) => match serde_json::from_value::<RequestId>(v) {
                 Ok(id) => Some(id),
                 Err(_) => {
-                    return Err((None, RpcError::new(ErrorCode::InvalidRequest, "`id` must be a number or a string")))
+                    return Err((
+                        None,
+                        RpcError::new(
+                            ErrorCode::InvalidRequest,
+                            "`id` must be a number or a string",
+                        ),
+                    ))
                 }
             },
         };
         if obj.get("jsonrpc").and_then(Json::as_str) != Some("2.0") {
-            return Err((id, RpcError::new(ErrorCode::InvalidRequest, "`jsonrpc` must be \"2.0\"")));
+            return Err((
+                id,
+                RpcError::new(ErrorCode::InvalidRequest, "`jsonrpc` must be \"2.0\""),
+            ));
         }
         let params = obj.remove("params").unwrap_or(Json::Null);
         match (obj.remove("method"), id) {
             (Some(Json::String(method)), Some(id)) => Ok(Incoming::Request { id, method, params }),
             (Some(Json::String(method)), None) => Ok(Incoming::Notification { method, params }),
-            (Some(_), id) => Err((id, RpcError::new(ErrorCode::InvalidRequest, "`method` must be a string"))),
+            (Some(_), id) => Err((
+                id,
+                RpcError::new(ErrorCode::InvalidRequest, "`method` must be a string"),
+            )),
             (None, Some(id)) if obj.contains_key("result") || obj.contains_key("error") => {
                 Ok(Incoming::Response { id })
             }
-            (None, id) => Err((id, RpcError::new(ErrorCode::InvalidRequest, "a request needs a `method`"))),
+            (None, id) => Err((
+                id,
+                RpcError::new(ErrorCode::InvalidRequest, "a request needs a `method`"),
+            )),
         }
     }
 }

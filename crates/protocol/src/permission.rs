@@ -108,8 +108,12 @@ impl ProviderPermissionResponse {
 
     pub fn selected_action_id(&self) -> Option<&str> {
         match self {
-            ProviderPermissionResponse::Allow { selected_action_id, .. }
-            | ProviderPermissionResponse::Deny { selected_action_id, .. } => selected_action_id.as_deref(),
+            ProviderPermissionResponse::Allow {
+                selected_action_id, ..
+            }
+            | ProviderPermissionResponse::Deny {
+                selected_action_id, ..
+            } => selected_action_id.as_deref(),
         }
     }
 }

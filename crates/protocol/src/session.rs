@@ -107,7 +107,10 @@ pub struct ProviderSessionSummary {
 
 impl Default for ProviderPersistence {
     fn default() -> Self {
-        Self { version: 1, data: Json::Null }
+        Self {
+            version: 1,
+            data: Json::Null,
+        }
     }
 }
 
@@ -179,7 +182,11 @@ pub struct ProviderError {
 
 impl ProviderError {
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into(), code: None, diagnostic: None }
+        Self {
+            message: message.into(),
+            code: None,
+            diagnostic: None,
+        }
     }
 
     pub fn with_code(mut self, code: impl Into<String>) -> Self {

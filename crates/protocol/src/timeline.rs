@@ -17,7 +17,11 @@ pub struct TimelineItem {
 
 impl TimelineItem {
     pub fn new(id: impl Into<String>, body: ItemBody) -> Self {
-        Self { id: id.into(), revert_token: None, body }
+        Self {
+            id: id.into(),
+            revert_token: None,
+            body,
+        }
     }
 
     /// Enforces the tool-call invariant Paseo's schema checks: `error` is `null` unless the
@@ -46,11 +50,20 @@ pub enum ItemBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message_id: Option<String>,
     },
-    Reasoning { text: String },
+    Reasoning {
+        text: String,
+    },
     ToolCall(ToolCall),
-    Todo { items: Vec<TodoEntry> },
-    Error { message: String },
-    Notification { level: crate::Severity, message: String },
+    Todo {
+        items: Vec<TodoEntry>,
+    },
+    Error {
+        message: String,
+    },
+    Notification {
+        level: crate::Severity,
+        message: String,
+    },
     #[serde(rename_all = "camelCase")]
     Compaction {
         status: CompactionStatus,
@@ -60,7 +73,12 @@ pub enum ItemBody {
         pre_tokens: Option<u64>,
     },
     #[serde(rename_all = "camelCase")]
-    Plugin { plugin_id: String, kind: String, version: u32, data: Json },
+    Plugin {
+        plugin_id: String,
+        kind: String,
+        version: u32,
+        data: Json,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -77,7 +95,11 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
-    pub fn running(call_id: impl Into<String>, name: impl Into<String>, detail: ToolCallDetail) -> Self {
+    pub fn running(
+        call_id: impl Into<String>,
+        name: impl Into<String>,
+        detail: ToolCallDetail,
+    ) -> Self {
         Self {
             call_id: call_id.into(),
             name: name.into(),
@@ -111,7 +133,9 @@ impl ToolCall {
                     self.error = Json::String("failed".into());
                 }
             }
-            ToolStatus::Running | ToolStatus::Completed | ToolStatus::Canceled => self.error = Json::Null,
+            ToolStatus::Running | ToolStatus::Completed | ToolStatus::Canceled => {
+                self.error = Json::Null
+            }
         }
     }
 }
@@ -230,8 +254,13 @@ pub enum ToolCallDetail {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         icon: Option<PlainTextIcon>,
     },
-    Plan { text: String },
-    Unknown { input: Json, output: Json },
+    Plan {
+        text: String,
+    },
+    Unknown {
+        input: Json,
+        output: Json,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]

@@ -1,6 +1,8 @@
 //! Params and results of the bridge's JSON-RPC methods (`bridge-wire.md`).
 
-use crate::{Capability, ProviderAvailability, ProviderCatalogOptions, ProviderEvent, ProviderInput};
+use crate::{
+    Capability, ProviderAvailability, ProviderCatalogOptions, ProviderEvent, ProviderInput,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

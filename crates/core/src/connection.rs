@@ -1,0 +1,379 @@
+//! One provider connection: its negotiated capabilities, its launch context, its sessions, and
+//! admission of `provider/send` inputs.
+
+use crate::agent::{CatalogQuery, OpenRequest, ProviderContext, SessionsQuery};
+use crate::emitter::Outbound;
+use crate::registry::ProviderEntry;
+use crate::session::{prepare_session, SessionCommand, SessionHandle, SessionSpawn};
+use agent_bridge_protocol::jsonrpc::{ErrorCode, RpcError};
+use agent_bridge_protocol::{Capability, ProviderError, ProviderEvent, ProviderInput};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// How long closing a connection may take before its sessions are abandoned (their processes
+/// are then killed when dropped).
+pub const CLOSE_TIMEOUT: Duration = Duration::from_millis(3300);
+
+pub struct Connection {
+    pub id: String,
+    pub entry: Arc<ProviderEntry>,
+    pub capabilities: Vec<Capability>,
+    pub ctx: ProviderContext,
+    out: Outbound,
+    sessions: Arc<Mutex<HashMap<String, SessionHandle>>>,
+    closed: AtomicBool,
+}
+
+/// What admission decided to do once the `null` answer is written.
+pub enum Dispatch {
+    Nothing,
+    Task(std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>),
+    Command(
+        tokio::sync::mpsc::OwnedPermit<SessionCommand>,
+        SessionCommand,
+    ),
+    Open(Box<SessionSpawnLater>),
+}
+
+/// A session open whose actor starts after the admission answer.
+pub struct SessionSpawnLater {
+    spawn: SessionSpawn,
+    slot: Arc<Mutex<HashMap<String, SessionHandle>>>,
+    reserved: Arc<Mutex<crate::session::SessionShared>>,
+}
+
+impl Dispatch {
+    pub fn run(self) {
+        match self {
+            Dispatch::Nothing => {}
+            Dispatch::Task(fut) => {
+                tokio::spawn(fut);
+            }
+            Dispatch::Command(permit, cmd) => {
+                permit.send(cmd);
+            }
+            Dispatch::Open(later) => {
+                let SessionSpawnLater {
+                    spawn,
+                    slot,
+                    reserved,
+                } = *later;
+                let id = spawn.open.session_id.clone();
+                let (handle, actor) = prepare_session(spawn, reserved);
+                let inserted = slot.lock().map(|mut map| map.insert(id, handle)).is_ok();
+                if !inserted {
+                    tracing::error!("session table poisoned");
+                }
+                tokio::spawn(actor);
+            }
+        }
+    }
+}
+
+fn invalid(message: impl Into<String>) -> RpcError {
+    RpcError::new(ErrorCode::InvalidParams, message)
+}
+
+impl Connection {
+    pub fn new(
+        id: String,
+        entry: Arc<ProviderEntry>,
+        capabilities: Vec<Capability>,
+        ctx: ProviderContext,
+        out: Outbound,
+    ) -> Self {
+        Self {
+            id,
+            entry,
+            capabilities,
+            ctx,
+            out,
+            sessions: Arc::new(Mutex::new(HashMap::new())),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    fn session(&self, session_id: &str) -> Result<SessionHandle, RpcError> {
+        let handle = self
+            .sessions
+            .lock()
+            .ok()
+            .and_then(|m| m.get(session_id).cloned())
+            .ok_or_else(|| {
+                invalid(format!(
+                    "unknown session `{session_id}` on connection {}",
+                    self.id
+                ))
+            })?;
+        let closing = handle.shared.lock().map(|s| s.closing).unwrap_or(true);
+        if closing {
+            return Err(invalid(format!("session `{session_id}` is closing")));
+        }
+        Ok(handle)
+    }
+
+    fn command(&self, session_id: &str, cmd: SessionCommand) -> Result<Dispatch, RpcError> {
+        let handle = self.session(session_id)?;
+        if let SessionCommand::Permission { permission_id, .. } = &cmd {
+            let pending = handle
+                .shared
+                .lock()
+                .map(|s| s.pending_permissions.contains(permission_id))
+                .unwrap_or(false);
+            if !pending {
+                return Err(invalid(format!(
+                    "no pending permission `{permission_id}` in session `{session_id}`"
+                )));
+            }
+        }
+        if matches!(cmd, SessionCommand::Close { .. }) {
+            if let Ok(mut s) = handle.shared.lock() {
+                s.closing = true;
+            }
+        }
+        match handle.tx.clone().try_reserve_owned() {
+            Ok(permit) => Ok(Dispatch::Command(permit, cmd)),
+            Err(_) => Err(RpcError::new(
+                ErrorCode::Unavailable,
+                format!("session `{session_id}` has too many queued inputs; retry later"),
+            )),
+        }
+    }
+
+    /// Admission of one input: returns what to run after answering `null`, or the refusal.
+    pub fn admit(&self, input: ProviderInput) -> Result<Dispatch, RpcError> {
+        if self.is_closed() {
+            return Err(RpcError::new(
+                ErrorCode::Unavailable,
+                format!("connection {} is closed", self.id),
+            ));
+        }
+        for cap in input.required_capabilities() {
+            if !self.capabilities.contains(&cap) {
+                return Err(RpcError::new(
+                    ErrorCode::CapabilityNotNegotiated,
+                    format!(
+                        "`{}` needs capability `{cap}`, which connection {} did not negotiate",
+                        input.kind(),
+                        self.id
+                    ),
+                ));
+            }
+        }
+        match input {
+            ProviderInput::Catalog {
+                request_id,
+                cwd,
+                provider_options,
+                settings: _,
+            } => {
+                let provider = self.entry.provider.clone();
+                let ctx = self.ctx.clone();
+                let out = self.out.clone();
+                let conn = self.id.clone();
+                let query = CatalogQuery {
+                    cwd,
+                    provider_options: provider_options.unwrap_or_default(),
+                };
+                Ok(Dispatch::Task(Box::pin(async move {
+                    let event = match provider.catalog(&ctx, query).await {
+                        Ok(catalog) => ProviderEvent::Catalog {
+                            request_id,
+                            catalog,
+                        },
+                        Err(error) => ProviderEvent::RequestFailed { request_id, error },
+                    };
+                    out.event(&conn, event).await;
+                })))
+            }
+            ProviderInput::Sessions {
+                request_id,
+                query,
+                cwd,
+                limit,
+                provider_options,
+                settings: _,
+            } => {
+                let provider = self.entry.provider.clone();
+                let ctx = self.ctx.clone();
+                let out = self.out.clone();
+                let conn = self.id.clone();
+                let query = SessionsQuery {
+                    cwd,
+                    query,
+                    limit: limit.map(|l| l.get()),
+                    provider_options: provider_options.unwrap_or_default(),
+                };
+                Ok(Dispatch::Task(Box::pin(async move {
+                    let event = match provider.list_sessions(&ctx, query).await {
+                        Ok(sessions) => ProviderEvent::Sessions {
+                            request_id,
+                            sessions,
+                        },
+                        Err(error) => ProviderEvent::RequestFailed { request_id, error },
+                    };
+                    out.event(&conn, event).await;
+                })))
+            }
+            ProviderInput::SessionOpen {
+                request_id,
+                session_id,
+                config,
+                persistence,
+                history,
+            } => {
+                if session_id.trim().is_empty() {
+                    return Err(invalid("sessionId must not be empty"));
+                }
+                if config.cwd.trim().is_empty() {
+                    return Err(invalid("config.cwd must not be empty"));
+                }
+                let reserved = Arc::new(Mutex::new(crate::session::SessionShared::default()));
+                {
+                    let mut map = self
+                        .sessions
+                        .lock()
+                        .map_err(|_| invalid("session table poisoned"))?;
+                    if map.contains_key(&session_id) {
+                        return Err(invalid(format!(
+                            "session `{session_id}` already exists on connection {}",
+                            self.id
+                        )));
+                    }
+                    // Reserve the id now so a duplicate is refused even before the actor runs.
+                    let (tx, _rx) = tokio::sync::mpsc::channel(1);
+                    map.insert(
+                        session_id.clone(),
+                        SessionHandle {
+                            tx,
+                            shared: reserved.clone(),
+                        },
+                    );
+                }
+                let slot = self.sessions.clone();
+                let unregister = self.sessions.clone();
+                let spawn = SessionSpawn {
+                    connection_id: self.id.clone(),
+                    out: self.out.clone(),
+                    provider: self.entry.provider.clone(),
+                    ctx: self.ctx.clone(),
+                    capabilities: self.capabilities.clone(),
+                    request_id,
+                    open: OpenRequest {
+                        session_id,
+                        config,
+                        persistence,
+                        history,
+                    },
+                    on_exit: Box::new(move |id: &str| {
+                        if let Ok(mut map) = unregister.lock() {
+                            map.remove(id);
+                        }
+                    }),
+                };
+                Ok(Dispatch::Open(Box::new(SessionSpawnLater {
+                    spawn,
+                    slot,
+                    reserved,
+                })))
+            }
+            ProviderInput::SessionPrompt { session_id, prompt } => {
+                self.command(&session_id, SessionCommand::Prompt(prompt))
+            }
+            ProviderInput::SessionInterrupt {
+                request_id,
+                session_id,
+            } => self.command(&session_id, SessionCommand::Interrupt { request_id }),
+            ProviderInput::SessionPermission {
+                session_id,
+                permission_id,
+                response,
+            } => self.command(
+                &session_id,
+                SessionCommand::Permission {
+                    permission_id,
+                    response,
+                },
+            ),
+            ProviderInput::SessionConfigure {
+                request_id,
+                session_id,
+                changes,
+            } => self.command(
+                &session_id,
+                SessionCommand::Configure {
+                    request_id,
+                    changes,
+                },
+            ),
+            ProviderInput::SessionCanStopRuntime {
+                request_id,
+                session_id,
+            } => self.command(&session_id, SessionCommand::CanStopRuntime { request_id }),
+            ProviderInput::SessionClose {
+                request_id,
+                session_id,
+            } => self.command(
+                &session_id,
+                SessionCommand::Close {
+                    request_id: Some(request_id),
+                    done: None,
+                },
+            ),
+            ProviderInput::SessionRevert { request_id, .. }
+            | ProviderInput::SessionArchive { request_id, .. }
+            | ProviderInput::SessionUnarchive { request_id, .. } => {
+                // Reachable only if a provider declares these capabilities without support.
+                let out = self.out.clone();
+                let conn = self.id.clone();
+                Ok(Dispatch::Task(Box::pin(async move {
+                    let error = ProviderError::new("this provider does not support that operation");
+                    out.event(&conn, ProviderEvent::RequestFailed { request_id, error })
+                        .await;
+                })))
+            }
+        }
+    }
+
+    /// Closes every session (each emits `session.closed`) and refuses further input.
+    pub async fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        let handles: Vec<SessionHandle> = match self.sessions.lock() {
+            Ok(map) => map.values().cloned().collect(),
+            Err(_) => vec![],
+        };
+        let all = async move {
+            let mut waits = Vec::new();
+            for handle in handles {
+                if let Ok(mut s) = handle.shared.lock() {
+                    s.closing = true;
+                }
+                let (done, wait) = oneshot::channel();
+                if handle
+                    .tx
+                    .send(SessionCommand::Close {
+                        request_id: None,
+                        done: Some(done),
+                    })
+                    .await
+                    .is_ok()
+                {
+                    waits.push(wait);
+                }
+            }
+            for w in waits {
+                let _ = w.await;
+            }
+        };
+        if tokio::time::timeout(CLOSE_TIMEOUT, all).await.is_err() {
+            tracing::warn!(connection = %self.id, "sessions did not close in time; abandoning them");
+        }
+    }
+}

@@ -1,0 +1,426 @@
+//! The JSON-RPC server: reads host lines, enforces the transport rules, answers the bridge
+//! methods and routes `provider/send` inputs to connections.
+
+use crate::agent::ProviderContext;
+use crate::codec::{BoundedLineCodec, Line, MAX_LINE};
+use crate::connection::Connection;
+use crate::emitter::Outbound;
+use crate::registry::ProviderEntry;
+use crate::supervisor::LaunchOverride;
+use agent_bridge_protocol::jsonrpc::{ErrorCode, Incoming, RequestId, RpcError};
+use agent_bridge_protocol::wire::*;
+use agent_bridge_protocol::{
+    capability, AvailabilityStatus, ProviderAvailability, BRIDGE_API_VERSION,
+};
+use futures_util::StreamExt;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_util::codec::FramedRead;
+use tokio_util::sync::CancellationToken;
+
+/// Default limit for an availability probe when the host gives none.
+pub const AVAILABILITY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Static configuration of a bridge server.
+pub struct ServerConfig {
+    pub name: String,
+    pub version: String,
+    pub plugin_dir: PathBuf,
+    pub providers: Vec<Arc<ProviderEntry>>,
+}
+
+struct State {
+    config: ServerConfig,
+    out: Outbound,
+    data_dir: Option<PathBuf>,
+    initialized: bool,
+    connections: HashMap<String, Arc<Connection>>,
+    next_connection: u64,
+}
+
+/// Why the server stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    InputClosed,
+    Shutdown,
+    Canceled,
+}
+
+/// Serves one host over `reader`/`writer` until stdin closes, `shutdown` arrives or `cancel`
+/// fires; then closes every connection (and so every vendor process) and flushes.
+pub async fn serve<R, W>(
+    config: ServerConfig,
+    reader: R,
+    writer: W,
+    cancel: CancellationToken,
+) -> StopReason
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (out, writer_task) = Outbound::start(writer);
+    let mut state = State {
+        config,
+        out,
+        data_dir: None,
+        initialized: false,
+        connections: HashMap::new(),
+        next_connection: 1,
+    };
+    let mut lines = FramedRead::new(reader, BoundedLineCodec::new(MAX_LINE));
+    let reason = loop {
+        let next = tokio::select! {
+            _ = cancel.cancelled() => break StopReason::Canceled,
+            next = lines.next() => next,
+        };
+        let line = match next {
+            None => break StopReason::InputClosed,
+            Some(Err(e)) => {
+                tracing::warn!("reading stdin failed: {e}");
+                break StopReason::InputClosed;
+            }
+            Some(Ok(line)) => line,
+        };
+        if state.handle_line(line).await {
+            break StopReason::Shutdown;
+        }
+    };
+    tracing::info!(?reason, "shutting down");
+    let closing: Vec<Arc<Connection>> = state.connections.drain().map(|(_, c)| c).collect();
+    let all = futures_util::future::join_all(closing.iter().map(|c| c.close()));
+    if tokio::time::timeout(crate::connection::CLOSE_TIMEOUT, all)
+        .await
+        .is_err()
+    {
+        tracing::warn!("connections did not close in time");
+    }
+    drop(closing);
+    drop(state);
+    let _ = tokio::time::timeout(Duration::from_millis(500), writer_task).await;
+    reason
+}
+
+fn parse_params<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, RpcError> {
+    serde_json::from_value(params).map_err(|e| {
+        RpcError::new(
+            ErrorCode::InvalidParams,
+            format!("invalid params for `{method}`: {e}"),
+        )
+    })
+}
+
+impl State {
+    /// Handles one line; returns true when the bridge must stop.
+    async fn handle_line(&mut self, line: Line) -> bool {
+        let text = match line {
+            Line::Text(t) => t,
+            Line::Oversize { len } => {
+                tracing::warn!(len, "discarded a line over the 16 MiB limit");
+                let msg = format!("line of {len} bytes exceeds the 16 MiB limit; discarded");
+                self.out
+                    .respond_error(None, RpcError::new(ErrorCode::InvalidRequest, msg))
+                    .await;
+                return false;
+            }
+            Line::InvalidUtf8 => {
+                self.out
+                    .respond_error(
+                        None,
+                        RpcError::new(ErrorCode::ParseError, "line is not valid UTF-8"),
+                    )
+                    .await;
+                return false;
+            }
+        };
+        if text.trim().is_empty() {
+            return false;
+        }
+        let value: Value = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                let err = RpcError::new(ErrorCode::ParseError, format!("line is not JSON: {e}"));
+                self.out.respond_error(None, err).await;
+                return false;
+            }
+        };
+        match Incoming::from_value(value) {
+            Err((id, err)) => {
+                self.out.respond_error(id, err).await;
+                false
+            }
+            Ok(Incoming::Response { id }) => {
+                tracing::debug!(
+                    ?id,
+                    "ignoring a response to a request the bridge did not send"
+                );
+                false
+            }
+            Ok(Incoming::Notification { method, .. }) => {
+                if method == METHOD_SHUTDOWN {
+                    return true;
+                }
+                tracing::debug!(%method, "ignoring unknown notification");
+                false
+            }
+            Ok(Incoming::Request { id, method, params }) => {
+                self.handle_request(id, &method, params).await;
+                false
+            }
+        }
+    }
+
+    async fn handle_request(&mut self, id: RequestId, method: &str, params: Value) {
+        if method != METHOD_INITIALIZE && !self.initialized {
+            let known = [
+                METHOD_AVAILABILITY,
+                METHOD_CATALOG_CACHE_KEY,
+                METHOD_CONNECT,
+                METHOD_SEND,
+                METHOD_CLOSE,
+            ];
+            let err = if known.contains(&method) {
+                RpcError::new(
+                    ErrorCode::Unavailable,
+                    "not initialized: send `initialize` first",
+                )
+            } else {
+                RpcError::new(
+                    ErrorCode::MethodNotFound,
+                    format!("unknown method `{method}`"),
+                )
+            };
+            return self.out.respond_error(Some(id), err).await;
+        }
+        let result = match method {
+            METHOD_INITIALIZE => self.initialize(params),
+            METHOD_AVAILABILITY => return self.availability(id, params),
+            METHOD_CATALOG_CACHE_KEY => return self.cache_key(id, params),
+            METHOD_CONNECT => self.connect(params),
+            METHOD_SEND => return self.send(id, params).await,
+            METHOD_CLOSE => return self.close(id, params),
+            METHOD_SHUTDOWN => Err(RpcError::new(
+                ErrorCode::InvalidRequest,
+                "`shutdown` is a notification; send it without an id",
+            )),
+            other => Err(RpcError::new(
+                ErrorCode::MethodNotFound,
+                format!("unknown method `{other}`"),
+            )),
+        };
+        match result {
+            Ok(value) => self.out.respond(id, value).await,
+            Err(err) => self.out.respond_error(Some(id), err).await,
+        }
+    }
+
+    fn initialize(&mut self, params: Value) -> Result<Value, RpcError> {
+        let params: InitializeParams = parse_params(METHOD_INITIALIZE, params)?;
+        if params.api_version != BRIDGE_API_VERSION {
+            return Err(RpcError::new(
+                ErrorCode::InvalidParams,
+                format!(
+                    "apiVersion {} is not supported; this bridge speaks {BRIDGE_API_VERSION}",
+                    params.api_version
+                ),
+            ));
+        }
+        if let Some(plugin) = &params.plugin {
+            self.data_dir = plugin.data_dir.as_ref().map(PathBuf::from);
+        }
+        self.initialized = true;
+        let providers = self
+            .config
+            .providers
+            .iter()
+            .map(|e| ProviderInfo {
+                id: e.descriptor.id.clone(),
+                label: e.descriptor.label.clone(),
+                description: e.descriptor.description.clone(),
+                icon: e.descriptor.icon.clone(),
+                capabilities: e.provider.capabilities(),
+            })
+            .collect();
+        let response = InitializeResponse {
+            api_version: BRIDGE_API_VERSION,
+            bridge: BridgeInfo {
+                name: self.config.name.clone(),
+                version: self.config.version.clone(),
+            },
+            providers,
+        };
+        serde_json::to_value(response)
+            .map_err(|e| RpcError::new(ErrorCode::Internal, e.to_string()))
+    }
+
+    fn entry(&self, provider_id: &str) -> Result<Arc<ProviderEntry>, RpcError> {
+        self.config
+            .providers
+            .iter()
+            .find(|e| e.descriptor.id == provider_id)
+            .cloned()
+            .ok_or_else(|| {
+                RpcError::new(
+                    ErrorCode::InvalidParams,
+                    format!("unknown provider `{provider_id}`"),
+                )
+            })
+    }
+
+    fn context(&self, entry: &ProviderEntry, launch: Option<LaunchSpec>) -> ProviderContext {
+        let launch = match launch {
+            Some(l) => LaunchOverride {
+                command: Some(l.command),
+                args: l.args,
+                env: Some(l.env),
+            },
+            None => entry.command.clone(),
+        };
+        let data_dir = self
+            .data_dir
+            .clone()
+            .unwrap_or_else(|| self.config.plugin_dir.join(".data"));
+        ProviderContext {
+            launch,
+            data_dir: Some(data_dir),
+            plugin_dir: Some(self.config.plugin_dir.clone()),
+        }
+    }
+
+    fn availability(&self, id: RequestId, params: Value) {
+        let out = self.out.clone();
+        let prepared = parse_params::<AvailabilityParams>(METHOD_AVAILABILITY, params)
+            .and_then(|p| self.entry(&p.provider_id).map(|e| (p, e)));
+        let (params, entry) = match prepared {
+            Ok(v) => v,
+            Err(err) => {
+                tokio::spawn(async move { out.respond_error(Some(id), err).await });
+                return;
+            }
+        };
+        let ctx = self.context(&entry, None);
+        let limit = params
+            .timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(AVAILABILITY_TIMEOUT);
+        tokio::spawn(async move {
+            let probe = entry.provider.availability(&ctx, &params.options);
+            let result = match tokio::time::timeout(limit, probe).await {
+                Ok(a) => a,
+                Err(_) => ProviderAvailability::with(
+                    AvailabilityStatus::Unrunnable,
+                    format!(
+                        "the availability probe did not finish within {} ms",
+                        limit.as_millis()
+                    ),
+                ),
+            };
+            match serde_json::to_value(result) {
+                Ok(v) => out.respond(id, v).await,
+                Err(e) => {
+                    out.respond_error(Some(id), RpcError::new(ErrorCode::Internal, e.to_string()))
+                        .await
+                }
+            }
+        });
+    }
+
+    fn cache_key(&self, id: RequestId, params: Value) {
+        let out = self.out.clone();
+        let prepared = parse_params::<CatalogCacheKeyParams>(METHOD_CATALOG_CACHE_KEY, params)
+            .and_then(|p| self.entry(&p.provider_id).map(|e| (p, e)));
+        let (params, entry) = match prepared {
+            Ok(v) => v,
+            Err(err) => {
+                tokio::spawn(async move { out.respond_error(Some(id), err).await });
+                return;
+            }
+        };
+        let ctx = self.context(&entry, None);
+        tokio::spawn(async move {
+            let key = entry
+                .provider
+                .catalog_cache_key(&ctx, &params.options)
+                .await;
+            out.respond(id, serde_json::json!({ "key": key })).await;
+        });
+    }
+
+    fn connect(&mut self, params: Value) -> Result<Value, RpcError> {
+        let params: ConnectParams = parse_params(METHOD_CONNECT, params)?;
+        let entry = self.entry(&params.provider_id)?;
+        let version = agent_bridge_protocol::PROVIDER_PROTOCOL_VERSION;
+        if !params.request.versions.contains(&version) {
+            return Err(RpcError::new(
+                ErrorCode::InvalidParams,
+                format!("none of the offered protocol versions {:?} is supported (this bridge speaks {version})", params.request.versions),
+            ));
+        }
+        let capabilities =
+            capability::negotiate(&params.request.capabilities, &entry.provider.capabilities());
+        let connection_id = format!("c{}", self.next_connection);
+        self.next_connection += 1;
+        let ctx = self.context(&entry, params.request.launch);
+        let conn = Connection::new(
+            connection_id.clone(),
+            entry,
+            capabilities.clone(),
+            ctx,
+            self.out.clone(),
+        );
+        self.connections
+            .insert(connection_id.clone(), Arc::new(conn));
+        let response = ConnectResponse {
+            connection_id,
+            version,
+            capabilities,
+        };
+        serde_json::to_value(response)
+            .map_err(|e| RpcError::new(ErrorCode::Internal, e.to_string()))
+    }
+
+    fn connection(&self, connection_id: &str) -> Result<Arc<Connection>, RpcError> {
+        self.connections.get(connection_id).cloned().ok_or_else(|| {
+            RpcError::new(
+                ErrorCode::InvalidParams,
+                format!("unknown connection `{connection_id}`"),
+            )
+        })
+    }
+
+    async fn send(&mut self, id: RequestId, params: Value) {
+        let admitted = parse_params::<SendParams>(METHOD_SEND, params)
+            .and_then(|p| self.connection(&p.connection_id).map(|c| (p, c)))
+            .and_then(|(p, c)| c.admit(p.input));
+        match admitted {
+            Ok(dispatch) => {
+                // Answer first, so the admission result precedes the input's events.
+                self.out.respond(id, Value::Null).await;
+                dispatch.run();
+            }
+            Err(err) => self.out.respond_error(Some(id), err).await,
+        }
+    }
+
+    fn close(&mut self, id: RequestId, params: Value) {
+        let out = self.out.clone();
+        let conn = parse_params::<CloseParams>(METHOD_CLOSE, params)
+            .and_then(|p| self.connection(&p.connection_id));
+        match conn {
+            Ok(conn) => {
+                self.connections.remove(&conn.id);
+                tokio::spawn(async move {
+                    conn.close().await;
+                    out.respond(id, Value::Null).await;
+                });
+            }
+            Err(err) => {
+                tokio::spawn(async move { out.respond_error(Some(id), err).await });
+            }
+        }
+    }
+}

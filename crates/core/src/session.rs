@@ -1,0 +1,801 @@
+//! One session's actor: it owns the agent's `AgentSession`, the turn state machine, the
+//! pending permissions and the timeline store, and is the only writer of that session's events.
+//! Every protocol invariant of a session is enforced here, whatever the agent does.
+
+use crate::agent::{
+    AgentEvent, AgentSession, ChildSession, CommandOutcome, OpenRequest, OpenedSession, Provider,
+    ProviderContext, SessionSink, TurnOutcome, TurnRequest,
+};
+use crate::emitter::Outbound;
+use crate::timeline::TimelineStore;
+use agent_bridge_protocol::{
+    Capability, ItemBody, PromptDelivery, PromptInput, PromptResult, ProviderConfigChanges,
+    ProviderError, ProviderEvent, ProviderPermissionResponse, ProviderPrompt, Restoration,
+    TimelineItem, ToolStatus, TurnState,
+};
+use std::collections::{BTreeSet, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+/// How long an agent has to end a turn after an interrupt before the core ends it itself.
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
+/// Capacity of a session's command queue.
+pub const COMMAND_QUEUE: usize = 64;
+
+/// Host commands for a session, already admitted.
+#[derive(Debug)]
+pub enum SessionCommand {
+    Prompt(ProviderPrompt),
+    Interrupt {
+        request_id: String,
+    },
+    Permission {
+        permission_id: String,
+        response: ProviderPermissionResponse,
+    },
+    Configure {
+        request_id: String,
+        changes: ProviderConfigChanges,
+    },
+    CanStopRuntime {
+        request_id: String,
+    },
+    Close {
+        request_id: Option<String>,
+        done: Option<oneshot::Sender<()>>,
+    },
+}
+
+/// State shared between the actor and admission (which runs on the transport task).
+#[derive(Debug, Default)]
+pub struct SessionShared {
+    pub pending_permissions: HashSet<String>,
+    pub closing: bool,
+}
+
+/// The connection's handle on a session.
+#[derive(Debug, Clone)]
+pub struct SessionHandle {
+    pub tx: mpsc::Sender<SessionCommand>,
+    pub shared: Arc<Mutex<SessionShared>>,
+}
+
+/// Everything the actor needs from its connection.
+pub struct SessionSpawn {
+    pub connection_id: String,
+    pub out: Outbound,
+    pub provider: Arc<dyn Provider>,
+    pub ctx: ProviderContext,
+    pub capabilities: Vec<Capability>,
+    pub request_id: String,
+    pub open: OpenRequest,
+    /// Called with the session id when the actor ends (to unregister it).
+    pub on_exit: Box<dyn FnOnce(&str) + Send>,
+}
+
+struct ActiveTurn {
+    id: String,
+    interrupt_deadline: Option<Instant>,
+}
+
+struct Actor {
+    session_id: String,
+    connection_id: String,
+    out: Outbound,
+    shared: Arc<Mutex<SessionShared>>,
+    store: TimelineStore,
+    turn: Option<ActiveTurn>,
+    /// Set once the runtime died; prompts then fail.
+    dead: Option<ProviderError>,
+    children: BTreeSet<String>,
+    cwd: String,
+}
+
+/// Prepares a session actor: returns the handle admission uses and the actor future. Register
+/// the handle before spawning the future, so the actor's own unregistering comes after.
+pub fn prepare_session(
+    spawn: SessionSpawn,
+    shared: Arc<Mutex<SessionShared>>,
+) -> (SessionHandle, impl std::future::Future<Output = ()> + Send) {
+    let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
+    let handle = SessionHandle {
+        tx,
+        shared: shared.clone(),
+    };
+    (handle, run(spawn, rx, shared))
+}
+
+async fn run(
+    spawn: SessionSpawn,
+    mut rx: mpsc::Receiver<SessionCommand>,
+    shared: Arc<Mutex<SessionShared>>,
+) {
+    let SessionSpawn {
+        connection_id,
+        out,
+        provider,
+        ctx,
+        capabilities,
+        request_id,
+        open,
+        on_exit,
+    } = spawn;
+    let session_id = open.session_id.clone();
+    let cwd = open.config.cwd.clone();
+    let (sink, mut events) = SessionSink::channel();
+    let mut actor = Actor {
+        session_id: session_id.clone(),
+        connection_id,
+        out,
+        shared,
+        store: TimelineStore::default(),
+        turn: None,
+        dead: None,
+        children: BTreeSet::new(),
+        cwd,
+    };
+    let opened = provider.open(&ctx, open, sink).await;
+    let mut session = match opened {
+        Ok(opened) => actor.publish_open(opened, &request_id, &capabilities).await,
+        Err(error) => {
+            actor
+                .emit(ProviderEvent::RequestFailed { request_id, error })
+                .await;
+            // Commands admitted while opening still get their answers.
+            rx.close();
+            while let Some(cmd) = rx.recv().await {
+                actor.answer_unopened(cmd, false).await;
+            }
+            on_exit(&session_id);
+            return;
+        }
+    };
+    let mut events_open = true;
+    loop {
+        let deadline = actor.turn.as_ref().and_then(|t| t.interrupt_deadline);
+        tokio::select! {
+            biased;
+            cmd = rx.recv() => match cmd {
+                Some(SessionCommand::Close { request_id, done }) => {
+                    actor.close(&mut session, request_id, None).await;
+                    if let Some(done) = done { let _ = done.send(()); }
+                    break;
+                }
+                Some(cmd) => actor.handle_command(&mut session, cmd).await,
+                None => {
+                    actor.close(&mut session, None, None).await;
+                    break;
+                }
+            },
+            ev = events.recv(), if events_open => match ev {
+                Some(ev) => actor.handle_agent_event(ev).await,
+                None => {
+                    events_open = false;
+                    if actor.dead.is_none() {
+                        let error = ProviderError::new("the agent runtime stopped unexpectedly");
+                        actor.runtime_failed(error).await;
+                    }
+                }
+            },
+            _ = sleep_until(deadline) => {
+                tracing::warn!(session = %actor.session_id, "agent did not end the turn after interrupt; canceling it");
+                actor.end_turn(None, TurnOutcome::Canceled).await;
+            }
+        }
+    }
+    // Answer anything still queued after the close.
+    rx.close();
+    while let Some(cmd) = rx.recv().await {
+        actor.answer_unopened(cmd, true).await;
+    }
+    on_exit(&session_id);
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn closed_error() -> ProviderError {
+    ProviderError::new("the session is closed").with_code("session_closed")
+}
+
+impl Actor {
+    async fn emit(&self, event: ProviderEvent) {
+        self.out.event(&self.connection_id, event).await;
+    }
+
+    async fn publish_open(
+        &mut self,
+        opened: OpenedSession,
+        request_id: &str,
+        connection_caps: &[Capability],
+    ) -> Box<dyn AgentSession> {
+        let OpenedSession {
+            session,
+            config,
+            persistence,
+            title,
+            description,
+            replay,
+            children,
+            commands,
+            capabilities,
+        } = opened;
+        let caps: Vec<Capability> = match capabilities {
+            Some(own) => connection_caps
+                .iter()
+                .copied()
+                .filter(|c| own.contains(c))
+                .collect(),
+            None => connection_caps.to_vec(),
+        };
+        self.emit(ProviderEvent::SessionOpened {
+            request_id: Some(request_id.to_string()),
+            session_id: self.session_id.clone(),
+            parent_session_id: None,
+            capabilities: caps,
+            restoration: Restoration::Core,
+            persistence,
+            title,
+            description,
+            cwd: self.cwd.clone(),
+        })
+        .await;
+        self.emit(ProviderEvent::SessionConfig {
+            session_id: self.session_id.clone(),
+            config,
+        })
+        .await;
+        if !commands.is_empty() {
+            self.emit(ProviderEvent::SessionCommands {
+                session_id: self.session_id.clone(),
+                commands,
+            })
+            .await;
+        }
+        for mut item in replay {
+            item.normalize();
+            self.emit(ProviderEvent::TimelineItem {
+                session_id: self.session_id.clone(),
+                item,
+                timestamp: None,
+            })
+            .await;
+        }
+        for child in children {
+            self.open_child(child).await;
+        }
+        self.emit(ProviderEvent::SessionReady {
+            request_id: Some(request_id.to_string()),
+            session_id: self.session_id.clone(),
+        })
+        .await;
+        session
+    }
+
+    async fn open_child(&mut self, child: ChildSession) {
+        let ChildSession {
+            session_id,
+            title,
+            description,
+            cwd,
+            items,
+        } = child;
+        if !self.children.insert(session_id.clone()) {
+            return;
+        }
+        self.emit(ProviderEvent::SessionOpened {
+            request_id: None,
+            session_id: session_id.clone(),
+            parent_session_id: Some(self.session_id.clone()),
+            capabilities: vec![],
+            restoration: Restoration::Parent,
+            persistence: None,
+            title,
+            description,
+            cwd,
+        })
+        .await;
+        for mut item in items {
+            item.normalize();
+            self.emit(ProviderEvent::TimelineItem {
+                session_id: session_id.clone(),
+                item,
+                timestamp: None,
+            })
+            .await;
+        }
+        self.emit(ProviderEvent::SessionReady {
+            request_id: None,
+            session_id,
+        })
+        .await;
+    }
+
+    /// Answers a command for a session that failed to open (`announced` false) or is closed.
+    async fn answer_unopened(&self, cmd: SessionCommand, announced: bool) {
+        match cmd {
+            SessionCommand::Prompt(p) => {
+                if announced {
+                    // Admission refuses inputs once a close is admitted; nothing may follow
+                    // session.closed, so a prompt that raced the close is only logged.
+                    tracing::warn!(client_message_id = %p.client_message_id, "prompt for a closed session dropped");
+                } else {
+                    let error = ProviderError::new("the session failed to open")
+                        .with_code("session_not_open");
+                    self.prompt_result(p.client_message_id, PromptResult::Failed { error })
+                        .await;
+                }
+            }
+            SessionCommand::Interrupt { request_id }
+            | SessionCommand::Configure { request_id, .. }
+            | SessionCommand::CanStopRuntime { request_id } => {
+                self.emit(ProviderEvent::RequestFailed {
+                    request_id,
+                    error: closed_error(),
+                })
+                .await;
+            }
+            SessionCommand::Close { request_id, done } => {
+                if let Some(request_id) = request_id {
+                    self.emit(ProviderEvent::RequestCompleted { request_id })
+                        .await;
+                }
+                if let Some(done) = done {
+                    let _ = done.send(());
+                }
+            }
+            SessionCommand::Permission { .. } => {}
+        }
+    }
+
+    fn pending_permissions(&self) -> Vec<String> {
+        match self.shared.lock() {
+            Ok(s) => {
+                let mut v: Vec<String> = s.pending_permissions.iter().cloned().collect();
+                v.sort();
+                v
+            }
+            Err(_) => vec![],
+        }
+    }
+
+    fn take_pending(&self, id: &str) -> bool {
+        self.shared
+            .lock()
+            .map(|mut s| s.pending_permissions.remove(id))
+            .unwrap_or(false)
+    }
+
+    async fn handle_command(&mut self, session: &mut Box<dyn AgentSession>, cmd: SessionCommand) {
+        match cmd {
+            SessionCommand::Prompt(prompt) => self.prompt(session, prompt).await,
+            SessionCommand::Interrupt { request_id } => self.interrupt(session, request_id).await,
+            SessionCommand::Permission {
+                permission_id,
+                response,
+            } => self.permission(session, permission_id, response).await,
+            SessionCommand::Configure {
+                request_id,
+                changes,
+            } => match session.configure(changes).await {
+                Ok(config) => {
+                    self.emit(ProviderEvent::SessionConfig {
+                        session_id: self.session_id.clone(),
+                        config,
+                    })
+                    .await;
+                    self.emit(ProviderEvent::RequestCompleted { request_id })
+                        .await;
+                }
+                Err(error) => {
+                    self.emit(ProviderEvent::RequestFailed { request_id, error })
+                        .await
+                }
+            },
+            SessionCommand::CanStopRuntime { request_id } => {
+                let can_stop = self.turn.is_none()
+                    && self.pending_permissions().is_empty()
+                    && self.store.running_tools() == 0
+                    && session.can_stop_runtime().await;
+                self.emit(ProviderEvent::SessionCanStopRuntime {
+                    request_id,
+                    session_id: self.session_id.clone(),
+                    can_stop,
+                })
+                .await;
+            }
+            SessionCommand::Close { .. } => {}
+        }
+    }
+
+    async fn prompt_result(&self, client_message_id: String, result: PromptResult) {
+        self.emit(ProviderEvent::SessionPromptResult {
+            session_id: self.session_id.clone(),
+            client_message_id,
+            result,
+        })
+        .await;
+    }
+
+    async fn user_message(&mut self, id: String, text: String, client_message_id: &str) {
+        let item = TimelineItem::new(
+            id,
+            ItemBody::UserMessage {
+                text,
+                message_id: None,
+                client_message_id: Some(client_message_id.to_string()),
+            },
+        );
+        self.emit_item(item).await;
+    }
+
+    async fn prompt(&mut self, session: &mut Box<dyn AgentSession>, prompt: ProviderPrompt) {
+        let cmid = prompt.client_message_id.clone();
+        if prompt.clear_pending_permissions == Some(true) {
+            for id in self.pending_permissions() {
+                let deny = ProviderPermissionResponse::deny("Cleared by a new prompt");
+                if let Err(e) = session.respond_permission(&id, deny).await {
+                    tracing::warn!("could not deny pending permission {id}: {e}");
+                }
+                self.resolve_permission(&id).await;
+            }
+        }
+        if let Some(error) = &self.dead {
+            let error = ProviderError::new(format!(
+                "the agent runtime is not running: {}",
+                error.message
+            ));
+            return self
+                .prompt_result(cmid, PromptResult::Failed { error })
+                .await;
+        }
+        let text = prompt.input.to_text();
+        if let Some(active) = self.turn.as_ref().map(|t| t.id.clone()) {
+            if prompt.delivery != PromptDelivery::Steer {
+                let error = ProviderError::new(format!(
+                    "a turn is already running ({active}); interrupt it or send the prompt with delivery \"steer\""
+                ))
+                .with_code("turn_active");
+                return self
+                    .prompt_result(cmid, PromptResult::Failed { error })
+                    .await;
+            }
+            let req = TurnRequest {
+                turn_id: active.clone(),
+                prompt,
+                text: text.clone(),
+            };
+            return match session.steer(&active, req).await {
+                Ok(()) => {
+                    let id = format!("user:{active}:{}", uuid::Uuid::new_v4().simple());
+                    self.user_message(id, text, &cmid).await;
+                    self.prompt_result(cmid, PromptResult::Steer { turn_id: active })
+                        .await;
+                }
+                Err(error) => {
+                    self.prompt_result(cmid, PromptResult::Failed { error })
+                        .await
+                }
+            };
+        }
+        let turn_id = uuid::Uuid::new_v4().to_string();
+        let req = TurnRequest {
+            turn_id: turn_id.clone(),
+            prompt: prompt.clone(),
+            text: text.clone(),
+        };
+        match &prompt.input {
+            PromptInput::Command { name, arguments } => {
+                match session.run_command(name, arguments, req).await {
+                    Ok(CommandOutcome::Turn) => {
+                        self.user_message(format!("user:{turn_id}"), text, &cmid)
+                            .await;
+                        self.start_turn_events(cmid, turn_id).await;
+                    }
+                    Ok(CommandOutcome::Completed) => {
+                        self.prompt_result(cmid, PromptResult::Completed).await
+                    }
+                    Err(error) => {
+                        self.prompt_result(cmid, PromptResult::Failed { error })
+                            .await
+                    }
+                }
+            }
+            PromptInput::Message { .. } => {
+                self.user_message(format!("user:{turn_id}"), text, &cmid)
+                    .await;
+                self.start_turn_events(cmid, turn_id.clone()).await;
+                if let Err(error) = session.start_turn(req).await {
+                    self.end_turn(Some(&turn_id), TurnOutcome::Failed(error))
+                        .await;
+                }
+            }
+        }
+    }
+
+    async fn start_turn_events(&mut self, cmid: String, turn_id: String) {
+        self.turn = Some(ActiveTurn {
+            id: turn_id.clone(),
+            interrupt_deadline: None,
+        });
+        self.prompt_result(
+            cmid,
+            PromptResult::Turn {
+                turn_id: turn_id.clone(),
+            },
+        )
+        .await;
+        self.emit(ProviderEvent::SessionTurn {
+            session_id: self.session_id.clone(),
+            turn_id,
+            state: TurnState::Started,
+            error: None,
+        })
+        .await;
+    }
+
+    async fn interrupt(&mut self, session: &mut Box<dyn AgentSession>, request_id: String) {
+        let Some(turn_id) = self.turn.as_ref().map(|t| t.id.clone()) else {
+            return self
+                .emit(ProviderEvent::RequestCompleted { request_id })
+                .await;
+        };
+        let result = session.interrupt(&turn_id).await;
+        if let Some(turn) = self.turn.as_mut().filter(|t| t.id == turn_id) {
+            turn.interrupt_deadline
+                .get_or_insert(Instant::now() + INTERRUPT_GRACE);
+        }
+        match result {
+            Ok(()) => {
+                self.emit(ProviderEvent::RequestCompleted { request_id })
+                    .await
+            }
+            Err(error) => {
+                self.emit(ProviderEvent::RequestFailed { request_id, error })
+                    .await
+            }
+        }
+    }
+
+    async fn permission(
+        &mut self,
+        session: &mut Box<dyn AgentSession>,
+        permission_id: String,
+        response: ProviderPermissionResponse,
+    ) {
+        let stops_turn = matches!(
+            response,
+            ProviderPermissionResponse::Deny {
+                interrupt: Some(true),
+                ..
+            }
+        );
+        if let Err(e) = session.respond_permission(&permission_id, response).await {
+            tracing::warn!(session = %self.session_id, "answering permission {permission_id} failed: {e}");
+        }
+        self.resolve_permission(&permission_id).await;
+        if stops_turn {
+            if let Some(turn) = self.turn.as_mut() {
+                turn.interrupt_deadline
+                    .get_or_insert(Instant::now() + INTERRUPT_GRACE);
+            }
+        }
+    }
+
+    async fn resolve_permission(&mut self, permission_id: &str) {
+        if self.take_pending(permission_id) {
+            self.emit(ProviderEvent::SessionPermissionResolved {
+                session_id: self.session_id.clone(),
+                permission_id: permission_id.to_string(),
+            })
+            .await;
+        }
+    }
+
+    async fn emit_item(&mut self, mut item: TimelineItem) {
+        item.normalize();
+        if self.store.upsert(&item) {
+            self.emit(ProviderEvent::TimelineItem {
+                session_id: self.session_id.clone(),
+                item,
+                timestamp: None,
+            })
+            .await;
+        }
+    }
+
+    async fn handle_agent_event(&mut self, ev: AgentEvent) {
+        let sid = self.session_id.clone();
+        match ev {
+            AgentEvent::Item(item) => self.emit_item(item).await,
+            AgentEvent::ChildItem {
+                child_session_id,
+                mut item,
+            } => {
+                if !self.children.contains(&child_session_id) {
+                    let cwd = self.cwd.clone();
+                    let child = ChildSession {
+                        session_id: child_session_id.clone(),
+                        title: None,
+                        description: None,
+                        cwd,
+                        items: vec![],
+                    };
+                    self.open_child(child).await;
+                }
+                item.normalize();
+                self.emit(ProviderEvent::TimelineItem {
+                    session_id: child_session_id,
+                    item,
+                    timestamp: None,
+                })
+                .await;
+            }
+            AgentEvent::ChildOpened(child) => self.open_child(child).await,
+            AgentEvent::ChildClosed { child_session_id } => {
+                if self.children.remove(&child_session_id) {
+                    self.emit(ProviderEvent::SessionClosed {
+                        session_id: child_session_id,
+                        error: None,
+                    })
+                    .await;
+                }
+            }
+            AgentEvent::TurnEnded { turn_id, outcome } => {
+                self.end_turn(Some(&turn_id), outcome).await
+            }
+            AgentEvent::Usage { turn_id, usage } => {
+                let turn_id = turn_id.or_else(|| self.turn.as_ref().map(|t| t.id.clone()));
+                self.emit(ProviderEvent::SessionUsage {
+                    session_id: sid,
+                    turn_id,
+                    usage,
+                })
+                .await;
+            }
+            AgentEvent::Config(config) => {
+                self.emit(ProviderEvent::SessionConfig {
+                    session_id: sid,
+                    config,
+                })
+                .await
+            }
+            AgentEvent::Commands(commands) => {
+                self.emit(ProviderEvent::SessionCommands {
+                    session_id: sid,
+                    commands,
+                })
+                .await
+            }
+            AgentEvent::Permission(request) => {
+                let fresh = self
+                    .shared
+                    .lock()
+                    .map(|mut s| s.pending_permissions.insert(request.id.clone()))
+                    .unwrap_or(false);
+                if fresh {
+                    self.emit(ProviderEvent::SessionPermission {
+                        session_id: sid,
+                        request,
+                    })
+                    .await;
+                }
+            }
+            AgentEvent::PermissionResolved { permission_id } => {
+                self.resolve_permission(&permission_id).await
+            }
+            AgentEvent::Notice(notice) => {
+                self.emit(ProviderEvent::SessionNotice {
+                    session_id: sid,
+                    notice,
+                })
+                .await
+            }
+            AgentEvent::Persistence(persistence) => {
+                self.emit(ProviderEvent::SessionPersistence {
+                    session_id: sid,
+                    persistence,
+                })
+                .await
+            }
+            AgentEvent::RuntimeFailed(error) => self.runtime_failed(error).await,
+        }
+    }
+
+    /// Ends the active turn. `turn_id: None` ends whatever turn is active; an id that is not
+    /// the active turn is stale and ignored.
+    async fn end_turn(&mut self, turn_id: Option<&str>, outcome: TurnOutcome) {
+        let Some(active) = self.turn.as_ref() else {
+            tracing::debug!(session = %self.session_id, "turn end with no active turn ignored");
+            return;
+        };
+        if turn_id.is_some_and(|id| id != active.id) {
+            tracing::debug!(session = %self.session_id, "stale turn end ignored");
+            return;
+        }
+        let turn_id = active.id.clone();
+        let (state, error, tool_status) = match outcome {
+            TurnOutcome::Completed => (TurnState::Completed, None, None),
+            TurnOutcome::Failed(e) => (TurnState::Failed, Some(e), Some(ToolStatus::Failed)),
+            TurnOutcome::Canceled => (TurnState::Canceled, None, Some(ToolStatus::Canceled)),
+        };
+        if let Some(status) = tool_status {
+            let reason = error
+                .as_ref()
+                .map(|e| e.message.clone())
+                .unwrap_or_else(|| "turn canceled".into());
+            for item in self.store.settle_running_tools(status, &reason) {
+                self.emit(ProviderEvent::TimelineItem {
+                    session_id: self.session_id.clone(),
+                    item,
+                    timestamp: None,
+                })
+                .await;
+            }
+        }
+        for id in self.pending_permissions() {
+            self.resolve_permission(&id).await;
+        }
+        self.store.prune_settled();
+        self.turn = None;
+        self.emit(ProviderEvent::SessionTurn {
+            session_id: self.session_id.clone(),
+            turn_id,
+            state,
+            error,
+        })
+        .await;
+    }
+
+    async fn runtime_failed(&mut self, error: ProviderError) {
+        if self.dead.is_some() {
+            return;
+        }
+        self.end_turn(None, TurnOutcome::Failed(error.clone()))
+            .await;
+        for id in self.pending_permissions() {
+            self.resolve_permission(&id).await;
+        }
+        self.dead = Some(error.clone());
+        self.emit(ProviderEvent::SessionRuntimeFailed {
+            session_id: self.session_id.clone(),
+            error,
+        })
+        .await;
+    }
+
+    async fn close(
+        &mut self,
+        session: &mut Box<dyn AgentSession>,
+        request_id: Option<String>,
+        error: Option<ProviderError>,
+    ) {
+        if let Ok(mut s) = self.shared.lock() {
+            s.closing = true;
+        }
+        session.close().await;
+        self.end_turn(None, TurnOutcome::Canceled).await;
+        for child in std::mem::take(&mut self.children) {
+            self.emit(ProviderEvent::SessionClosed {
+                session_id: child,
+                error: None,
+            })
+            .await;
+        }
+        self.emit(ProviderEvent::SessionClosed {
+            session_id: self.session_id.clone(),
+            error,
+        })
+        .await;
+        if let Some(request_id) = request_id {
+            self.emit(ProviderEvent::RequestCompleted { request_id })
+                .await;
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! `agent-bridge`: native coding-agent CLIs as Paseo providers.
+
+mod agents;
+mod plugin;
+
+use agent_bridge_core::server::{serve, ServerConfig};
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use tokio_util::sync::CancellationToken;
+
+#[derive(Parser)]
+#[command(
+    name = "agent-bridge",
+    version,
+    about = "Native coding-agent CLIs as Paseo providers"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the wire contract (JSON-RPC 2.0 lines) on stdin/stdout. The default.
+    Serve {
+        /// Folder holding plugin.json (default: the working directory).
+        #[arg(long)]
+        plugin_dir: Option<PathBuf>,
+    },
+    /// Print the JSON Schema of the wire.
+    Schema,
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("AGENT_BRIDGE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .with_target(false)
+        .try_init();
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command.unwrap_or(Command::Serve { plugin_dir: None }) {
+        Command::Serve { plugin_dir } => {
+            init_logging();
+            run_serve(plugin_dir)
+        }
+        Command::Schema => {
+            let schema = agent_bridge_protocol::schema::wire_schema();
+            println!("{}", serde_json::to_string_pretty(&schema)?);
+            Ok(())
+        }
+    }
+}
+
+fn run_serve(plugin_dir: Option<PathBuf>) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let result = runtime.block_on(async {
+        let dir = plugin::plugin_dir(plugin_dir);
+        let (manifest, providers) = plugin::load(dir.as_deref())?;
+        let plugin_dir = dir.unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
+        tracing::info!(plugin = %manifest.id, dir = %plugin_dir.display(), providers = providers.len(), "agent-bridge serving");
+        let config = ServerConfig {
+            name: "agent-bridge".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            plugin_dir,
+            providers,
+        };
+        let cancel = CancellationToken::new();
+        spawn_signal_handler(cancel.clone());
+        let reason = serve(config, tokio::io::stdin(), tokio::io::stdout(), cancel).await;
+        tracing::info!(?reason, "stopped");
+        anyhow::Ok(())
+    });
+    // Dropping the runtime drops every task, and with them any process still supervised
+    // (their process groups are SIGKILLed on drop).
+    runtime.shutdown_timeout(std::time::Duration::from_millis(300));
+    result
+}
+
+fn spawn_signal_handler(cancel: CancellationToken) {
+    tokio::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            tracing::warn!("cannot install signal handlers");
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => tracing::info!("SIGTERM received"),
+            _ = int.recv() => tracing::info!("SIGINT received"),
+        }
+        cancel.cancel();
+    });
+}

@@ -1,0 +1,183 @@
+//! The built-in demo agent (provider id `demo`): deterministic, no network, and it exercises the
+//! whole contract — streamed replies, a real shell tool with permissions, steer, interrupt,
+//! configure with controls, persistence with replay, the session list and can_stop_runtime.
+//!
+//! Prompt directives: ``run `CMD` `` runs CMD as a shell tool call (asking first in mode `ask`);
+//! `SLOW` streams one word per 200 ms; `FAIL` fails the turn; `CRASH` kills the runtime;
+//! `BENCH n` emits n timestamped items as fast as it can. Commands: `/echo ARGS`, `/status`.
+
+mod catalog;
+mod script;
+mod session;
+mod shell;
+mod store;
+mod turn;
+
+use agent_bridge_core::{
+    CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink, SessionsQuery,
+};
+use agent_bridge_protocol::{
+    Capability, HistoryMode, ProviderAvailability, ProviderCatalog, ProviderCatalogOptions,
+    ProviderCommand, ProviderError, ProviderSessionSummary,
+};
+use async_trait::async_trait;
+use catalog::DemoConfig;
+use session::DemoSession;
+use store::StoredSession;
+
+pub use script::Script;
+
+/// The demo provider.
+#[derive(Debug, Default)]
+pub struct DemoProvider;
+
+impl DemoProvider {
+    pub fn new() -> Self {
+        DemoProvider
+    }
+}
+
+fn commands() -> Vec<ProviderCommand> {
+    vec![
+        ProviderCommand {
+            name: "echo".into(),
+            description: "Reply with the arguments".into(),
+            argument_hint: Some("<text>".into()),
+        },
+        ProviderCommand {
+            name: "status".into(),
+            description: "Show the session's turn count and settings".into(),
+            argument_hint: None,
+        },
+    ]
+}
+
+#[async_trait]
+impl Provider for DemoProvider {
+    fn capabilities(&self) -> Vec<Capability> {
+        vec![
+            Capability::PromptMessage,
+            Capability::PromptCommand,
+            Capability::PromptSteer,
+            Capability::SessionConfigure,
+            Capability::SessionList,
+            Capability::SessionPersistence,
+            Capability::Permission,
+            Capability::SessionCanStopRuntime,
+        ]
+    }
+
+    async fn availability(
+        &self,
+        _ctx: &ProviderContext,
+        _options: &ProviderCatalogOptions,
+    ) -> ProviderAvailability {
+        ProviderAvailability::available()
+    }
+
+    async fn catalog_cache_key(
+        &self,
+        _ctx: &ProviderContext,
+        _options: &ProviderCatalogOptions,
+    ) -> Option<String> {
+        Some(format!("demo:{}", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn catalog(
+        &self,
+        _ctx: &ProviderContext,
+        _query: CatalogQuery,
+    ) -> Result<ProviderCatalog, ProviderError> {
+        Ok(catalog::catalog())
+    }
+
+    async fn list_sessions(
+        &self,
+        ctx: &ProviderContext,
+        query: SessionsQuery,
+    ) -> Result<Vec<ProviderSessionSummary>, ProviderError> {
+        let Some(dir) = &ctx.data_dir else {
+            return Ok(vec![]);
+        };
+        let mut sessions = store::list(dir, query.cwd.as_deref(), None).await;
+        if let Some(q) = query
+            .query
+            .as_deref()
+            .map(str::to_lowercase)
+            .filter(|q| !q.is_empty())
+        {
+            sessions.retain(|s| {
+                [&s.title, &s.first_prompt_preview, &s.last_prompt_preview]
+                    .iter()
+                    .any(|f| f.as_deref().is_some_and(|t| t.to_lowercase().contains(&q)))
+            });
+        }
+        sessions.truncate(query.limit.map(|l| l as usize).unwrap_or(usize::MAX));
+        Ok(sessions)
+    }
+
+    async fn open(
+        &self,
+        ctx: &ProviderContext,
+        request: OpenRequest,
+        sink: SessionSink,
+    ) -> Result<OpenedSession, ProviderError> {
+        let OpenRequest {
+            session_id: _,
+            config,
+            persistence,
+            history,
+        } = request;
+        let demo_config = DemoConfig::from_open(&config)?;
+        if !std::path::Path::new(&config.cwd).is_dir() {
+            return Err(ProviderError::new(format!(
+                "cwd `{}` is not a directory",
+                config.cwd
+            )));
+        }
+        let data_dir = ctx.data_dir.clone();
+        let (stored, resumed) = match &persistence {
+            Some(p) => {
+                let id = store::session_id_of(p)?;
+                let dir = data_dir
+                    .as_ref()
+                    .ok_or_else(|| ProviderError::new("no data folder to resume from"))?;
+                (store::load(dir, &id).await?, true)
+            }
+            None => (
+                StoredSession {
+                    session_id: uuid::Uuid::new_v4().to_string(),
+                    cwd: config.cwd.clone(),
+                    title: config.title.clone(),
+                    updated_at: store::now_stamp(),
+                    prompts: vec![],
+                    items: vec![],
+                },
+                false,
+            ),
+        };
+        let persist = config.persist || resumed;
+        let replay = if history == HistoryMode::Replay {
+            stored.items.clone()
+        } else {
+            vec![]
+        };
+        let session_persistence = persist.then(|| stored.persistence());
+        let title = stored.title.clone();
+        let session = DemoSession::new(
+            sink,
+            demo_config.clone(),
+            config.cwd.clone(),
+            ctx.launch.env.clone(),
+            config.env.clone(),
+            if persist { data_dir } else { None },
+            stored,
+        );
+        let mut opened = OpenedSession::new(Box::new(session), demo_config.state());
+        opened.persistence = session_persistence;
+        opened.title = title;
+        opened.replay = replay;
+        opened.commands = commands();
+        Ok(opened)
+    }
+}
