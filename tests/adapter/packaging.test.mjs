@@ -1,0 +1,228 @@
+// What Paseo checks before and while loading the plugin: manifest, icon, module layout, types,
+// the preparation script, and loading the entry the way Paseo does (esbuild bundle + eval).
+
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import {
+  adapterSources,
+  bridgeBinary,
+  bridgeChildren,
+  connectRequest,
+  fakeServer,
+  isAlive,
+  readPluginJson,
+  recorder,
+  repoRoot,
+  requireBinary,
+} from "./harness.mjs";
+
+const require = createRequire(import.meta.url);
+const read = (file) => readFileSync(path.join(repoRoot, file), "utf8");
+
+test("paseo-plugin.json has what Paseo 0.9 requires", () => {
+  const manifest = JSON.parse(read("paseo-plugin.json"));
+  assert.deepEqual(Object.keys(manifest).sort(), ["build", "description", "id", "requirements"]);
+  assert.equal(manifest.id, "agent-bridge");
+  assert.match(manifest.id, /^[a-z][a-z0-9-]*$/);
+  assert.ok(manifest.description.trim().length > 0);
+  assert.deepEqual(Object.keys(manifest.requirements), ["paseo"]);
+  assert.equal(manifest.requirements.paseo, ">=0.9.0");
+  assert.ok(Array.isArray(manifest.build) && manifest.build.length > 0);
+  for (const argv of manifest.build) {
+    assert.ok(Array.isArray(argv) && argv.length > 0);
+    for (const arg of argv) assert.equal(typeof arg, "string");
+  }
+  assert.equal(read("plugin.json") && readPluginJson().icon, "icon.svg");
+});
+
+test("icon.svg is a small self-contained SVG", () => {
+  const file = path.join(repoRoot, readPluginJson().icon);
+  assert.ok(statSync(file).isFile());
+  assert.ok(statSync(file).size < 64 * 1024);
+  const svg = readFileSync(file, "utf8");
+  assert.match(svg, /^<svg\b[^>]*\bviewBox="0 0 24 24"/);
+  assert.match(svg, /<\/svg>\s*$/);
+  assert.doesNotMatch(svg, /<script|<style|foreignObject|javascript:/i);
+  assert.doesNotMatch(svg, /\son[a-z]+\s*=/i, "no event-handler attributes");
+  assert.doesNotMatch(svg, /\sstyle\s*=/i, "presentation attributes only");
+  for (const [, href] of svg.matchAll(/(?:xlink:)?href\s*=\s*"([^"]*)"/g)) {
+    assert.ok(href.startsWith("#"), `only fragment references: ${href}`);
+  }
+});
+
+test("the adapter imports Node built-ins only and keeps modules under server/", () => {
+  for (const file of adapterSources()) {
+    assert.ok(file === "index.server.ts" || file.startsWith("server/"), file);
+    const source = read(file);
+    for (const [, specifier] of source.matchAll(/\bfrom\s+"([^"]+)"|\brequire\(\s*"([^"]+)"/g)) {
+      assert.ok(
+        specifier.startsWith("node:") || specifier.startsWith("./") || specifier.startsWith("../"),
+        `${file} imports ${specifier}`,
+      );
+    }
+  }
+});
+
+test("index.server.ts has the default export shape Paseo's compiler accepts", () => {
+  const ts = require("typescript");
+  const source = ts.createSourceFile("index.server.ts", read("index.server.ts"), ts.ScriptTarget.Latest);
+  const defaults = source.statements.filter(
+    (s) =>
+      ts.isExportAssignment(s) ||
+      (ts.canHaveModifiers(s) &&
+        (ts.getModifiers(s) ?? []).some((m) => m.kind === ts.SyntaxKind.DefaultKeyword)),
+  );
+  assert.equal(defaults.length, 1, "exactly one default export");
+  const [fn] = defaults;
+  assert.ok(ts.isFunctionDeclaration(fn), "a function declaration");
+  assert.equal(fn.parameters.length, 1, "one context parameter");
+  assert.ok(ts.isIdentifier(fn.parameters[0].name), "a named context parameter");
+  assert.ok(fn.body && ts.isBlock(fn.body), "a block body");
+});
+
+test("the adapter type-checks under strict settings", () => {
+  const ts = require("typescript");
+  const program = ts.createProgram([path.join(repoRoot, "index.server.ts")], {
+    noEmit: true,
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    noUnusedLocals: true,
+    noUnusedParameters: true,
+    noImplicitReturns: true,
+    noFallthroughCasesInSwitch: true,
+    isolatedModules: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    types: ["node"],
+    typeRoots: [path.join(path.dirname(require.resolve("@types/node/package.json")), "..")],
+  });
+  const diagnostics = ts.getPreEmitDiagnostics(program).map((d) =>
+    ts.formatDiagnostic(d, {
+      getCanonicalFileName: (f) => f,
+      getCurrentDirectory: () => repoRoot,
+      getNewLine: () => "\n",
+    }),
+  );
+  assert.deepEqual(diagnostics, []);
+  const checked = program
+    .getSourceFiles()
+    .map((f) => path.relative(repoRoot, f.fileName))
+    .filter((f) => !f.startsWith(".."));
+  for (const file of adapterSources()) assert.ok(checked.includes(file), `${file} is checked`);
+});
+
+/** A copy of scripts/prepare.sh in a scratch plugin folder, run with a PATH without cargo. */
+function runPrepare({ withBinary }) {
+  const dir = mkdtempSync(path.join(tmpdir(), "agent-bridge-prepare-"));
+  mkdirSync(path.join(dir, "scripts"));
+  copyFileSync(path.join(repoRoot, "scripts/prepare.sh"), path.join(dir, "scripts/prepare.sh"));
+  if (withBinary) {
+    mkdirSync(path.join(dir, "target/release"), { recursive: true });
+    writeFileSync(path.join(dir, "target/release/agent-bridge"), "#!/bin/sh\n");
+    chmodSync(path.join(dir, "target/release/agent-bridge"), 0o755);
+  }
+  const bin = path.join(dir, "bin");
+  mkdirSync(bin);
+  for (const tool of ["sh", "find", "head", "dirname", "printf"]) {
+    const found = spawnSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).stdout.trim();
+    if (found.startsWith("/")) symlinkSync(found, path.join(bin, tool));
+  }
+  return spawnSync(path.join(bin, "sh"), ["scripts/prepare.sh"], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { PATH: bin, HOME: dir },
+  });
+}
+
+test("prepare.sh without cargo: fails clearly without a binary, keeps a prebuilt one", () => {
+  const missing = runPrepare({ withBinary: false });
+  assert.equal(missing.status, 1, missing.stderr);
+  assert.match(missing.stderr, /no binary at target\/release\/agent-bridge and cargo is not installed/);
+  const prebuilt = runPrepare({ withBinary: true });
+  assert.equal(prebuilt.status, 0, prebuilt.stderr);
+  assert.match(prebuilt.stderr, /prebuilt/);
+});
+
+test("loads the way Paseo does: esbuild bundle, eval, no __dirname, folder from Paseo's config", async (t) => {
+  requireBinary();
+  const { buildSync } = require("esbuild");
+  const built = buildSync({
+    stdin: {
+      contents: read("index.server.ts"),
+      loader: "tsx",
+      resolveDir: repoRoot,
+      sourcefile: path.join(repoRoot, "index.server.ts"),
+    },
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    external: ["@getpaseo/plugin", "@getpaseo/plugin/*", "zod"],
+    logLevel: "silent",
+    write: false,
+  });
+  const bundle = `(function(require) {\nconst module = { exports: {} };\nconst exports = module.exports;\n${built.outputFiles[0].text}\nreturn module.exports;\n})`;
+
+  // Paseo's plugin process runs with the daemon's cwd and knows the folder only from config.json.
+  const home = mkdtempSync(path.join(tmpdir(), "agent-bridge-paseo-home-"));
+  writeFileSync(
+    path.join(home, "config.json"),
+    JSON.stringify({
+      pluginsEnabled: true,
+      plugins: { "agent-bridge": { source: "directory", path: repoRoot, enabled: true } },
+    }),
+  );
+  const saved = { cwd: process.cwd(), env: { ...process.env } };
+  process.chdir(home);
+  delete process.env.AGENT_BRIDGE_PLUGIN_DIR;
+  process.env.PASEO_HOME = home;
+  process.env.AGENT_BRIDGE_BIN = bridgeBinary;
+  process.env.AGENT_BRIDGE_DATA_DIR = path.join(home, "data");
+  let cleanup = async () => {};
+  t.after(async () => {
+    await cleanup();
+    process.chdir(saved.cwd);
+    for (const key of Object.keys(process.env)) if (!(key in saved.env)) delete process.env[key];
+    Object.assign(process.env, saved.env);
+  });
+
+  const evaluate = globalThis.eval;
+  const factory = evaluate(bundle);
+  const exports = factory((name) => {
+    assert.ok(name.startsWith("node:"), `runtime require of ${name}`);
+    return require(name);
+  });
+  const server = fakeServer();
+  cleanup = exports.default(server);
+  assert.equal(typeof cleanup, "function");
+  assert.deepEqual(
+    server.providers.map((p) => p.id),
+    readPluginJson().providers.map((p) => p.id),
+  );
+
+  const connection = await server.providers.find((p) => p.id === "demo").connect(connectRequest());
+  const events = recorder(connection);
+  await connection.send({ type: "catalog", requestId: "bundled" });
+  await events.waitFor((e) => e.type === "catalog" && e.requestId === "bundled", "catalog");
+  const [pid] = bridgeChildren();
+  assert.ok(pid);
+  assert.equal(readFileSync(`/proc/${pid}/cwd/plugin.json`, "utf8"), read("plugin.json"), "cwd is the plugin folder");
+  await cleanup();
+  cleanup = async () => {};
+  assert.equal(isAlive(pid), false);
+});
