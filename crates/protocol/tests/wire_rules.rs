@@ -1,0 +1,127 @@
+//! The serialization rules Paseo's schema enforces: strict inputs, events without nulls, the
+//! tool-call error rule, and the newest fields.
+
+use agent_bridge_protocol::*;
+use pretty_assertions::assert_eq;
+use serde_json::{json, Value};
+
+fn input(v: Value) -> Result<ProviderInput, serde_json::Error> {
+    serde_json::from_value(v)
+}
+
+#[test]
+fn inputs_refuse_unknown_keys_at_every_level() {
+    assert!(input(json!({"type": "catalog", "requestId": "r"})).is_ok());
+    assert!(input(json!({"type": "catalog", "requestId": "r", "bogus": 1})).is_err());
+    let open = json!({"type": "session.open", "requestId": "r", "sessionId": "s", "history": "skip",
+        "config": {"cwd": "/", "env": {}, "mcpServers": {}, "settings": {}, "persist": false}});
+    assert!(input(open.clone()).is_ok());
+    let mut bad = open.clone();
+    bad["config"]["surprise"] = json!(true);
+    assert!(input(bad).is_err());
+    let prompt = json!({"type": "session.prompt", "sessionId": "s", "prompt": {"clientMessageId": "m", "delivery": "auto",
+        "input": {"type": "message", "content": [{"type": "text", "text": "hi"}]}}});
+    assert!(input(prompt.clone()).is_ok());
+    let mut bad = prompt.clone();
+    bad["prompt"]["input"]["content"][0]["extra"] = json!(1);
+    assert!(input(bad).is_err());
+    assert!(input(json!({"type": "session.nope", "requestId": "r"})).is_err());
+}
+
+#[test]
+fn text_attachment_is_told_from_text_by_mime_type() {
+    let p: ProviderPrompt = serde_json::from_value(json!({"clientMessageId": "m", "delivery": "steer",
+        "input": {"type": "message", "content": [
+            {"type": "text", "text": "a"},
+            {"type": "text", "mimeType": "text/plain", "title": "notes", "text": "b"},
+            {"type": "image", "data": "AAAA", "mimeType": "image/png"}]}}))
+    .unwrap();
+    assert_eq!(p.input.to_text(), "a\n\nnotes\nb\n\n[image: image/png]");
+    assert!(p.input.has_image());
+}
+
+#[test]
+fn configure_distinguishes_absent_from_null() {
+    let ProviderInput::SessionConfigure { changes, .. } = input(json!({"type": "session.configure", "requestId": "r",
+        "sessionId": "s", "changes": {"model": null, "providerOptions": {"fast": null, "style": "x"}}}))
+    .unwrap() else { panic!("not configure") };
+    assert_eq!(changes.model, Some(None));
+    assert_eq!(changes.mode, None);
+    assert_eq!(changes.provider_options.unwrap().get("fast"), Some(&Value::Null));
+}
+
+#[test]
+fn required_capabilities_follow_paseo() {
+    let steer = input(json!({"type": "session.prompt", "sessionId": "s", "prompt": {"clientMessageId": "m",
+        "delivery": "steer", "input": {"type": "command", "name": "x", "arguments": ""}}})).unwrap();
+    assert_eq!(steer.required_capabilities(), vec![Capability::PromptCommand, Capability::PromptSteer]);
+    let can_stop = input(json!({"type": "session.can_stop_runtime", "requestId": "r", "sessionId": "s"})).unwrap();
+    assert_eq!(can_stop.required_capabilities(), vec![Capability::SessionCanStopRuntime]);
+}
+
+#[test]
+fn events_omit_absent_fields_and_tool_errors_follow_status() {
+    let mut call = ToolCall::running("c", "shell", ToolCallDetail::Shell { command: "ls".into(), cwd: None, output: None, exit_code: None });
+    let ev = ProviderEvent::TimelineItem { session_id: "s".into(), item: TimelineItem::new("c", ItemBody::ToolCall(call.clone())), timestamp: None };
+    assert_eq!(
+        serde_json::to_value(&ev).unwrap(),
+        json!({"type": "timeline.item", "sessionId": "s", "item": {"id": "c", "type": "tool_call", "callId": "c",
+            "name": "shell", "detail": {"type": "shell", "command": "ls"}, "status": "running", "error": null}})
+    );
+    call.status = ToolStatus::Failed;
+    call.normalize();
+    assert_eq!(call.error, json!("failed"));
+    call.fail(json!({"message": "boom"}));
+    assert_eq!(call.error, json!({"message": "boom"}));
+    call.complete();
+    assert_eq!(call.error, Value::Null);
+    let exit = ToolCallDetail::Shell { command: "x".into(), cwd: None, output: None, exit_code: Some(None) };
+    assert_eq!(serde_json::to_value(exit).unwrap(), json!({"type": "shell", "command": "x", "exitCode": null}));
+}
+
+#[test]
+fn newest_fields_serialize_as_the_guide_shows() {
+    let state = ProviderConfigState {
+        model: Some("m".into()),
+        controls: vec![ProviderControl::Select {
+            key: "approval".into(),
+            label: "Approvals".into(),
+            icon: Some("Shield".into()),
+            default_value: "ask".into(),
+            choices: vec![ControlChoice { value: "ask".into(), label: "Ask".into() }],
+        }],
+        ..Default::default()
+    };
+    assert_eq!(
+        serde_json::to_value(&state).unwrap(),
+        json!({"model": "m", "models": [], "modes": [], "thinkingOptions": [], "providerOptions": {},
+            "controls": [{"type": "select", "key": "approval", "label": "Approvals", "icon": "Shield",
+                "defaultValue": "ask", "choices": [{"value": "ask", "label": "Ask"}]}]})
+    );
+    let ev = ProviderEvent::SessionCanStopRuntime { request_id: "r".into(), session_id: "s".into(), can_stop: true };
+    assert_eq!(serde_json::to_value(ev).unwrap(), json!({"type": "session.can_stop_runtime", "requestId": "r", "sessionId": "s", "canStop": true}));
+    let connect: wire::ConnectRequest = serde_json::from_value(json!({"versions": [1], "capabilities": [],
+        "launch": {"command": "/bin/claude", "args": ["--x"], "env": {"A": "1"}}})).unwrap();
+    assert_eq!(connect.launch.unwrap().args, vec!["--x".to_string()]);
+}
+
+#[test]
+fn events_round_trip_through_serde() {
+    let ev = ProviderEvent::SessionPromptResult {
+        session_id: "s".into(),
+        client_message_id: "m".into(),
+        result: PromptResult::Failed { error: ProviderError::new("no") },
+    };
+    let v = serde_json::to_value(&ev).unwrap();
+    assert_eq!(v, json!({"type": "session.prompt_result", "sessionId": "s", "clientMessageId": "m", "result": {"type": "failed", "error": {"message": "no"}}}));
+    assert_eq!(serde_json::from_value::<ProviderEvent>(v).unwrap(), ev);
+}
+
+/// The checked-in schema is what the code produces; regenerate with
+/// `cargo run -p agent-bridge -- schema > crates/protocol/schema/wire.schema.json`.
+#[test]
+fn checked_in_schema_matches_the_code() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/wire.schema.json");
+    let on_disk: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("schema file")).expect("schema json");
+    assert_eq!(on_disk, schema::wire_schema(), "the wire changed: regenerate schema/wire.schema.json and review the diff");
+}
