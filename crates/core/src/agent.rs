@@ -119,11 +119,25 @@ pub struct ChildSession {
     pub items: Vec<TimelineItem>,
 }
 
+/// The vendor CLI a provider drives, for `agent-bridge doctor` and availability probes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CliSpec {
+    /// Default program name, looked up on PATH unless `launch`/`plugin.json` override it.
+    pub program: &'static str,
+    /// Arguments that print the version (e.g. `["--version"]`).
+    pub version_args: &'static [&'static str],
+}
+
 /// One agent family (Claude Code, Codex, the demo agent, ...).
 #[async_trait]
 pub trait Provider: Send + Sync + 'static {
     /// Capabilities this provider implements; a connection gets offered ∩ these.
     fn capabilities(&self) -> Vec<Capability>;
+
+    /// The vendor CLI this provider runs; `None` for a built-in agent.
+    fn cli(&self) -> Option<CliSpec> {
+        None
+    }
 
     /// Probes the native runtime without opening a session.
     async fn availability(
