@@ -1,0 +1,66 @@
+//! Where the `agent-bridge` binary is, building it once when it is missing.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The workspace root (it holds `plugin.json`): this crate lives in `<root>/tests/conformance`.
+pub fn workspace_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| manifest.to_path_buf())
+}
+
+/// `$AGENT_BRIDGE_BIN`, else `<target>/debug/agent-bridge` (`<target>` = `$CARGO_TARGET_DIR` or
+/// `<root>/target`). A missing default binary is built with `cargo build -p agent-bridge`, once
+/// per test process.
+pub fn bridge_binary() -> anyhow::Result<PathBuf> {
+    if let Some(bin) = std::env::var_os("AGENT_BRIDGE_BIN") {
+        let bin = PathBuf::from(bin);
+        anyhow::ensure!(
+            bin.is_file(),
+            "AGENT_BRIDGE_BIN={} is not a file",
+            bin.display()
+        );
+        return Ok(bin);
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|t| {
+            if t.is_relative() {
+                workspace_root().join(t)
+            } else {
+                t
+            }
+        })
+        .unwrap_or_else(|| workspace_root().join("target"));
+    let bin = target.join("debug").join("agent-bridge");
+    if bin.is_file() {
+        return Ok(bin);
+    }
+    static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let status = std::process::Command::new(cargo)
+                .args(["build", "-p", "agent-bridge"])
+                .current_dir(workspace_root())
+                .status()
+                .map_err(|e| format!("cannot run cargo: {e}"))?;
+            if status.success() {
+                Ok(())
+            } else {
+                Err(format!("`cargo build -p agent-bridge` failed: {status}"))
+            }
+        })
+        .clone()
+        .map_err(anyhow::Error::msg)?;
+    anyhow::ensure!(
+        bin.is_file(),
+        "`cargo build -p agent-bridge` did not produce {}",
+        bin.display()
+    );
+    Ok(bin)
+}
