@@ -29,7 +29,7 @@ export interface ConnectionSink {
   deliver(event: ProviderEvent): void;
   /** The bridge died without being asked to; `message` says how. */
   bridgeDied(message: string): void;
-  /** The bridge is being shut down on purpose. */
+  /** The bridge is being shut down on purpose: refuse new work, keep delivering its events. */
   bridgeStopped(): void;
 }
 
@@ -103,9 +103,7 @@ export class BridgeProcess {
   /** `shutdown`, close stdin, SIGTERM after 1.5 s, SIGKILL 1.5 s later; resolves once it is gone. */
   stop(): Promise<void> {
     if (this.stopping) return this.stopping;
-    const sinks = [...this.connections.values()];
-    this.connections.clear();
-    for (const sink of sinks) sink.bridgeStopped();
+    for (const sink of this.connections.values()) sink.bridgeStopped();
     this.stopping = this.exitedFlag ? Promise.resolve() : this.escalate();
     return this.stopping;
   }
@@ -183,11 +181,11 @@ export class BridgeProcess {
       message += `; last stderr:\n${this.stderrTail.slice(-10).join("\n")}`;
     }
     this.peer.fail(new Error(expected ? `agent-bridge stopped (${how})` : message));
+    const sinks = [...this.connections.values()];
+    this.connections.clear();
+    this.early.clear();
     if (!expected) {
       console.error(`[agent-bridge] ${message}`);
-      const sinks = [...this.connections.values()];
-      this.connections.clear();
-      this.early.clear();
       for (const sink of sinks) sink.bridgeDied(message);
       this.onUnexpectedExit(this, message);
     }

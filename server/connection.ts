@@ -95,7 +95,11 @@ export class BridgeConnection implements ProviderConnection, ConnectionSink {
   }
 
   bridgeStopped(): void {
-    if (this.state === "open") this.finish("closed");
+    // No new work; events the bridge emits while it winds down still reach the listeners.
+    if (this.state !== "open") return;
+    this.state = "closed";
+    this.sessions.clear();
+    this.awaitingResult.clear();
   }
 
   private assertUsable(): void {

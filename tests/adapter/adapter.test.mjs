@@ -153,7 +153,7 @@ test("a full turn on demo: open, prompt, streamed reply, completed", async (t) =
   const snapshots = turn.filter(
     (e) => e.type === "timeline.item" && e.item.type === "assistant_message",
   );
-  assert.ok(snapshots.length >= 1, "assistant_message snapshots");
+  assert.ok(snapshots.length >= 2, `streamed as several snapshots, got ${snapshots.length}`);
   for (const snapshot of snapshots) assert.equal(snapshot.item.id, `assistant:${turnId}`);
   for (let i = 1; i < snapshots.length; i += 1) {
     assert.ok(
@@ -173,7 +173,7 @@ test("send() rejects with the bridge's own message when it refuses admission", a
   await assert.rejects(connection.send(promptInput("no-such-session", "m1", "hi")), (error) => {
     assert.ok(error instanceof Error);
     assert.equal(error.code, -32602, `code of: ${error.message}`);
-    assert.match(error.message, /no-such-session|session/i);
+    assert.match(error.message, /no-such-session/, "the bridge's message names the session");
     assert.doesNotMatch(error.message, /provider\/send failed/);
     return true;
   });
@@ -190,6 +190,13 @@ test("a bridge crash fails the open sessions; the next connect starts a fresh br
   const connection = await demo.connect(connectRequest());
   const events = recorder(connection);
   await openSession(connection, events, "crash-1");
+  await openSession(connection, events, "crash-2");
+  // `SLOW` keeps the demo's turn streaming for seconds: the crash lands mid-turn.
+  await connection.send(promptInput("crash-1", "slow-1", "SLOW please"));
+  const started = await events.waitFor(
+    (e) => e.type === "session.turn" && e.state === "started" && e.sessionId === "crash-1",
+    "turn started",
+  );
   const [pid] = bridgeChildren();
   assert.ok(pid, "the bridge runs as a child");
 
@@ -200,6 +207,18 @@ test("a bridge crash fails the open sessions; the next connect starts a fresh br
   );
   assert.match(failed.error.message, /SIGKILL/);
   assert.match(failed.error.message, /agent-bridge exited unexpectedly/);
+  assert.match(failed.error.message, /last stderr/, "carries the bridge's last stderr lines");
+  await events.waitFor(
+    (e) => e.type === "session.runtime_failed" && e.sessionId === "crash-2",
+    "session.runtime_failed of the idle session",
+  );
+  // The started turn gets its terminal event before the session fails.
+  const turnEnd = events.events.findIndex(
+    (e) => e.type === "session.turn" && e.turnId === started.turnId && e.state !== "started",
+  );
+  assert.ok(turnEnd >= 0, "a terminal session.turn for the interrupted turn");
+  assert.equal(events.events[turnEnd].state, "failed");
+  assert.ok(turnEnd < events.events.indexOf(failed));
   await assert.rejects(connection.send(promptInput("crash-1", "m2", "still there?")), (error) => {
     assert.match(error.message, /connection is gone/);
     assert.match(error.message, /SIGKILL/);
@@ -223,6 +242,8 @@ test("cleanup shuts the bridge down and leaves no process", async (t) => {
   const connection = await adapter.provider("demo").connect(connectRequest());
   const events = recorder(connection);
   await openSession(connection, events, "bye");
+  await connection.send(promptInput("bye", "slow-bye", "SLOW goodbye"));
+  await events.waitFor((e) => e.type === "session.turn" && e.state === "started", "turn started");
   const [pid] = bridgeChildren();
   assert.ok(pid);
   const started = Date.now();
@@ -231,6 +252,12 @@ test("cleanup shuts the bridge down and leaves no process", async (t) => {
   assert.ok(Date.now() - started < 4000, "within the 1.5 s + 1.5 s escalation");
   assert.deepEqual(bridgeChildren(), []);
   assert.ok(!events.events.some((e) => e.type === "session.runtime_failed"), "a requested stop is no crash");
+  // What the bridge emits while it winds down still reaches the listeners.
+  assert.ok(
+    events.events.some((e) => e.type === "session.turn" && e.state !== "started"),
+    "the active turn ended",
+  );
+  assert.ok(events.events.some((e) => e.type === "session.closed" && e.sessionId === "bye"));
   await assert.rejects(adapter.provider("demo").connect(connectRequest()), /stopping/);
   await assert.rejects(connection.send({ type: "catalog", requestId: "late" }), /closed/);
 });
