@@ -15,7 +15,7 @@ use tokio::sync::oneshot;
 
 /// How long closing a connection may take before its sessions are abandoned (their processes
 /// are then killed when dropped).
-pub const CLOSE_TIMEOUT: Duration = Duration::from_millis(3300);
+pub const CLOSE_TIMEOUT: Duration = Duration::from_millis(3100);
 
 pub struct Connection {
     pub id: String,

@@ -5,6 +5,7 @@ pub mod agent;
 pub mod codec;
 pub mod connection;
 pub mod emitter;
+pub mod guard;
 pub mod registry;
 pub mod server;
 pub mod session;

@@ -101,7 +101,7 @@ where
     }
     drop(closing);
     drop(state);
-    let _ = tokio::time::timeout(Duration::from_millis(500), writer_task).await;
+    let _ = tokio::time::timeout(Duration::from_millis(200), writer_task).await;
     reason
 }
 

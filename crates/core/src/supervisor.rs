@@ -4,7 +4,8 @@
 //! - environment = the bridge's own, replaced by `launch.env` when given, overlaid with the
 //!   session's `config.env`;
 //! - on Linux the child gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with the bridge even when
-//!   the bridge is SIGKILLed;
+//!   the bridge is SIGKILLed; when the binary enabled the [`guard`](crate::guard), the child is
+//!   the guard, which SIGKILLs the CLI's whole group (grandchildren too) when the bridge dies;
 //! - stdout is read with a bounded line codec; the last stderr lines are kept for diagnostics;
 //! - [`ManagedChild::shutdown`]: close stdin, SIGTERM to the group after 1.5 s, SIGKILL 1.5 s
 //!   later. Dropping a `ManagedChild` SIGKILLs its group.
@@ -154,7 +155,14 @@ impl ManagedChild {
     /// Spawns the process described by `spec` with piped stdio.
     pub fn spawn(spec: &SpawnSpec) -> Result<ManagedChild, SpawnError> {
         let resolved = resolve_program(&spec.program, spec.path_var().as_deref())?;
-        let mut cmd = Command::new(&resolved);
+        let mut cmd = match crate::guard::exe() {
+            Some(guard) => {
+                let mut c = Command::new(guard);
+                c.arg(crate::guard::GUARD_ARG).arg(&resolved);
+                c
+            }
+            None => Command::new(&resolved),
+        };
         cmd.args(&spec.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

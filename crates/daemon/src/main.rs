@@ -44,6 +44,16 @@ fn init_logging() {
 }
 
 fn main() -> anyhow::Result<()> {
+    let mut args = std::env::args_os();
+    if args
+        .nth(1)
+        .is_some_and(|a| a == agent_bridge_core::guard::GUARD_ARG)
+    {
+        agent_bridge_core::guard::run(args.collect());
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        agent_bridge_core::guard::enable(exe);
+    }
     let cli = Cli::parse();
     match cli.command.unwrap_or(Command::Serve { plugin_dir: None }) {
         Command::Serve { plugin_dir } => {
