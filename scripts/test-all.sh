@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs every test of agent-bridge on a fresh machine: installs the pinned vendor CLIs into a
+# cache folder (tests/clis/install.sh, skipped when current), the adapter's test tooling
+# (tests/adapter), builds the binary, then runs the Rust suites (unit, conformance, mock
+# server smoke tests against the real CLIs, provider end-to-end tests against the real CLIs)
+# and the Paseo adapter's node tests. Prints which real CLIs and versions were exercised.
+#
+#   scripts/test-all.sh            # everything
+#   SKIP_CLIS=1 scripts/test-all.sh  # no CLI install (real-CLI tests then skip loudly, or
+#                                    # fail when CI is set)
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+start=$(date +%s)
+step() { printf '\n==> %s (%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
+
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+export AGENT_BRIDGE_CLI_REPORT="$repo/target/cli-report.txt"
+mkdir -p "$repo/target"
+: > "$AGENT_BRIDGE_CLI_REPORT"
+
+if [ "${SKIP_CLIS:-0}" != "1" ]; then
+  step "installing the pinned vendor CLIs"
+  AGENT_BRIDGE_CLI_BIN="$(tests/clis/install.sh)"
+  export AGENT_BRIDGE_CLI_BIN
+fi
+if [ "${CI:-}" = "true" ] || [ "${CI:-}" = "1" ]; then
+  # In CI a missing CLI is a failure, never a skip.
+  export AGENT_BRIDGE_REQUIRE_CLIS=1
+fi
+
+step "building agent-bridge"
+cargo build --locked -p agent-bridge
+export AGENT_BRIDGE_BIN="$repo/target/debug/agent-bridge"
+
+step "cargo test --workspace"
+cargo test --locked --workspace --no-fail-fast
+
+step "Paseo adapter tests (node --test)"
+tests/adapter/run.sh
+
+step "real CLIs exercised"
+if [ -s "$AGENT_BRIDGE_CLI_REPORT" ]; then
+  sort "$AGENT_BRIDGE_CLI_REPORT" | awk '{ key=$1" "$2; s[key]=s[key] (s[key]?", ":"") $3 } END { for (k in s) print "  " k ": " s[k] }' | sort
+else
+  echo "  (none)"
+fi
+step "done"
