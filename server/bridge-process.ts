@@ -8,6 +8,8 @@ import type { ProviderEvent } from "./types";
 const STDERR_TAIL_LINES = 20;
 const TERM_AFTER_MS = 1500;
 const KILL_AFTER_MS = 1500;
+/** After `exit`, how long to let stdout drain before declaring the process gone without `close`. */
+const DRAIN_AFTER_EXIT_MS = 200;
 
 export interface BridgeLaunch {
   binary: string;
@@ -15,7 +17,6 @@ export interface BridgeLaunch {
   pluginId: string;
   dataDir: string;
   hostVersion: string;
-  env?: NodeJS.ProcessEnv;
 }
 
 export interface InitializeResult {
@@ -54,7 +55,7 @@ export class BridgeProcess {
     this.exited = new Promise((resolve) => (this.resolveExited = resolve));
     this.child = spawn(launch.binary, ["serve"], {
       cwd: launch.pluginDir,
-      env: launch.env ?? process.env,
+      env: process.env,
       stdio: ["pipe", "pipe", "pipe"],
       windowsHide: true,
     });
@@ -62,9 +63,18 @@ export class BridgeProcess {
       onNotification: (method, params) => this.onNotification(method, params),
       log: (message) => console.error(`[agent-bridge] ${message}`),
     });
-    this.child.stderr.on("data", (chunk: Buffer) => this.onStderr(chunk.toString("utf8")));
+    this.child.stderr.setEncoding("utf8");
+    this.child.stderr.on("data", (text: string) => this.onStderr(text));
     this.child.on("error", (error) => this.onSpawnError(error));
+    // `close` waits for stdio to close, which a grandchild holding the pipes can delay: after
+    // `exit`, give stdout a moment to drain, then treat the process as gone anyway.
+    this.child.on("exit", (code, signal) => {
+      setTimeout(() => this.onClose(code, signal), DRAIN_AFTER_EXIT_MS).unref();
+    });
     this.child.on("close", (code, signal) => this.onClose(code, signal));
+    if (this.child.pid !== undefined) {
+      console.error(`[agent-bridge] started ${launch.binary} serve (pid ${this.child.pid})`);
+    }
     this.ready = this.peer
       .request("initialize", {
         apiVersion: 1,
@@ -74,10 +84,6 @@ export class BridgeProcess {
       .then((result) => result as InitializeResult);
     // Callers observe failures through `ready`; never leave it unhandled.
     this.ready.catch(() => undefined);
-  }
-
-  get pid(): number | undefined {
-    return this.child.pid;
   }
 
   get alive(): boolean {

@@ -35,7 +35,7 @@ export class BridgeConnection implements ProviderConnection, ConnectionSink {
     try {
       await this.bridge.request("provider/send", { connectionId: this.connectionId, input });
     } catch (error) {
-      if (prompt) this.awaitingResult.get(prompt.sessionId)?.delete(prompt.clientMessageId);
+      if (prompt) this.forget(prompt.sessionId, prompt.clientMessageId);
       throw error;
     }
     const waiting = prompt && this.awaitingResult.get(prompt.sessionId);
@@ -129,6 +129,12 @@ export class BridgeConnection implements ProviderConnection, ConnectionSink {
     return waiting;
   }
 
+  private forget(sessionId: string, clientMessageId: string): void {
+    const waiting = this.awaitingResult.get(sessionId);
+    waiting?.delete(clientMessageId);
+    if (waiting?.size === 0) this.awaitingResult.delete(sessionId);
+  }
+
   private track(event: ProviderEvent): void {
     const sessionId = event.sessionId;
     if (typeof sessionId !== "string") return;
@@ -149,9 +155,7 @@ export class BridgeConnection implements ProviderConnection, ConnectionSink {
         break;
       }
       case "session.prompt_result": {
-        if (typeof event.clientMessageId === "string") {
-          this.awaitingResult.get(sessionId)?.delete(event.clientMessageId);
-        }
+        if (typeof event.clientMessageId === "string") this.forget(sessionId, event.clientMessageId);
         break;
       }
     }

@@ -41,11 +41,6 @@ export class BridgeManager {
     return bridge;
   }
 
-  /** The pid of the running bridge, if one is running (for diagnostics and tests). */
-  get pid(): number | undefined {
-    return this.current?.alive ? this.current.pid : undefined;
-  }
-
   dispose(): Promise<void> {
     this.disposed = true;
     this.disposing ??= (async () => {
