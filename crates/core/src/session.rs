@@ -21,6 +21,29 @@ use tokio::time::Instant;
 
 /// How long an agent has to end a turn after an interrupt before the core ends it itself.
 pub const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
+/// Longest a provider may take to open a session (CLI start, resume, replay).
+pub const OPEN_TIMEOUT: Duration = Duration::from_secs(90);
+/// Longest one agent call (start a turn, configure, answer a permission...) may take.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// Longest an agent's close may take before it is dropped (which kills its processes).
+pub const CLOSE_CALL_TIMEOUT: Duration = Duration::from_secs(4);
+
+/// Runs an agent call with a time limit, turning a hang into a clear error.
+async fn bounded<T>(
+    limit: Duration,
+    what: &str,
+    fut: impl std::future::Future<Output = Result<T, ProviderError>>,
+) -> Result<T, ProviderError> {
+    match tokio::time::timeout(limit, fut).await {
+        Ok(r) => r,
+        Err(_) => Err(ProviderError::new(format!(
+            "{what} did not answer within {} s",
+            limit.as_secs()
+        ))
+        .with_code("timeout")),
+    }
+}
+
 /// Capacity of a session's command queue.
 pub const COMMAND_QUEUE: usize = 64;
 
@@ -136,7 +159,12 @@ async fn run(
         children: BTreeSet::new(),
         cwd,
     };
-    let opened = provider.open(&ctx, open, sink).await;
+    let opened = bounded(
+        OPEN_TIMEOUT,
+        "opening the session",
+        provider.open(&ctx, open, sink),
+    )
+    .await;
     let mut session = match opened {
         Ok(opened) => actor.publish_open(opened, &request_id, &capabilities).await,
         Err(error) => {
@@ -383,7 +411,7 @@ impl Actor {
             SessionCommand::Configure {
                 request_id,
                 changes,
-            } => match session.configure(changes).await {
+            } => match bounded(CALL_TIMEOUT, "the agent", session.configure(changes)).await {
                 Ok(config) => {
                     self.emit(ProviderEvent::SessionConfig {
                         session_id: self.session_id.clone(),
@@ -402,7 +430,9 @@ impl Actor {
                 let can_stop = self.turn.is_none()
                     && self.pending_permissions().is_empty()
                     && self.store.running_tools() == 0
-                    && session.can_stop_runtime().await;
+                    && tokio::time::timeout(CALL_TIMEOUT, session.can_stop_runtime())
+                        .await
+                        .unwrap_or(false);
                 self.emit(ProviderEvent::SessionCanStopRuntime {
                     request_id,
                     session_id: self.session_id.clone(),
@@ -440,7 +470,13 @@ impl Actor {
         if prompt.clear_pending_permissions == Some(true) {
             for id in self.pending_permissions() {
                 let deny = ProviderPermissionResponse::deny("Cleared by a new prompt");
-                if let Err(e) = session.respond_permission(&id, deny).await {
+                if let Err(e) = bounded(
+                    CALL_TIMEOUT,
+                    "the agent",
+                    session.respond_permission(&id, deny),
+                )
+                .await
+                {
                     tracing::warn!("could not deny pending permission {id}: {e}");
                 }
                 self.resolve_permission(&id).await;
@@ -471,7 +507,7 @@ impl Actor {
                 prompt,
                 text: text.clone(),
             };
-            return match session.steer(&active, req).await {
+            return match bounded(CALL_TIMEOUT, "the agent", session.steer(&active, req)).await {
                 Ok(()) => {
                     let id = format!("user:{active}:{}", uuid::Uuid::new_v4().simple());
                     self.user_message(id, text, &cmid).await;
@@ -492,7 +528,13 @@ impl Actor {
         };
         match &prompt.input {
             PromptInput::Command { name, arguments } => {
-                match session.run_command(name, arguments, req).await {
+                match bounded(
+                    CALL_TIMEOUT,
+                    "the agent",
+                    session.run_command(name, arguments, req),
+                )
+                .await
+                {
                     Ok(CommandOutcome::Turn) => {
                         self.user_message(format!("user:{turn_id}"), text, &cmid)
                             .await;
@@ -511,7 +553,9 @@ impl Actor {
                 self.user_message(format!("user:{turn_id}"), text, &cmid)
                     .await;
                 self.start_turn_events(cmid, turn_id.clone()).await;
-                if let Err(error) = session.start_turn(req).await {
+                if let Err(error) =
+                    bounded(CALL_TIMEOUT, "the agent", session.start_turn(req)).await
+                {
                     self.end_turn(Some(&turn_id), TurnOutcome::Failed(error))
                         .await;
                 }
@@ -546,7 +590,7 @@ impl Actor {
                 .emit(ProviderEvent::RequestCompleted { request_id })
                 .await;
         };
-        let result = session.interrupt(&turn_id).await;
+        let result = bounded(CALL_TIMEOUT, "the agent", session.interrupt(&turn_id)).await;
         if let Some(turn) = self.turn.as_mut().filter(|t| t.id == turn_id) {
             turn.interrupt_deadline
                 .get_or_insert(Instant::now() + INTERRUPT_GRACE);
@@ -576,7 +620,13 @@ impl Actor {
                 ..
             }
         );
-        if let Err(e) = session.respond_permission(&permission_id, response).await {
+        if let Err(e) = bounded(
+            CALL_TIMEOUT,
+            "the agent",
+            session.respond_permission(&permission_id, response),
+        )
+        .await
+        {
             tracing::warn!(session = %self.session_id, "answering permission {permission_id} failed: {e}");
         }
         self.resolve_permission(&permission_id).await;
@@ -779,7 +829,12 @@ impl Actor {
         if let Ok(mut s) = self.shared.lock() {
             s.closing = true;
         }
-        session.close().await;
+        if tokio::time::timeout(CLOSE_CALL_TIMEOUT, session.close())
+            .await
+            .is_err()
+        {
+            tracing::warn!(session = %self.session_id, "the agent did not close in time; dropping it");
+        }
         self.end_turn(None, TurnOutcome::Canceled).await;
         for child in std::mem::take(&mut self.children) {
             self.emit(ProviderEvent::SessionClosed {

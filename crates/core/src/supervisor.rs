@@ -331,7 +331,7 @@ impl ManagedChild {
             return;
         }
         self.signal_group(libc::SIGKILL);
-        let _ = tokio::time::timeout(STOP_GRACE, self.wait()).await;
+        let _ = tokio::time::timeout(Duration::from_millis(500), self.wait()).await;
     }
 
     /// Immediate SIGKILL of the group.
