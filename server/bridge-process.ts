@@ -19,6 +19,12 @@ export interface BridgeLaunch {
   hostVersion: string;
 }
 
+export interface ConnectResult {
+  connectionId: string;
+  version: number;
+  capabilities: string[];
+}
+
 export interface InitializeResult {
   apiVersion: number;
   bridge: { name: string; version: string };
@@ -40,7 +46,6 @@ export class BridgeProcess {
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly peer: JsonRpcPeer;
   private readonly connections = new Map<string, ConnectionSink>();
-  private readonly early = new Map<string, ProviderEvent[]>();
   private readonly stderrTail: string[] = [];
   private stderrPartial = "";
   private stopping: Promise<void> | null = null;
@@ -94,16 +99,25 @@ export class BridgeProcess {
     return this.peer.request(method, params);
   }
 
-  attach(connectionId: string, sink: ConnectionSink): void {
-    this.connections.set(connectionId, sink);
-    const buffered = this.early.get(connectionId);
-    this.early.delete(connectionId);
-    for (const event of buffered ?? []) sink.deliver(event);
+  /**
+   * `provider/connect`. The connection's sink is registered the moment the answer is read, so
+   * no event for it can arrive unrouted.
+   */
+  connect<Sink extends ConnectionSink>(
+    params: unknown,
+    createSink: (result: ConnectResult) => Sink,
+  ): Promise<Sink> {
+    return this.peer.request("provider/connect", params, (result) => {
+      const connected = result as ConnectResult;
+      const sink = createSink(connected);
+      this.connections.set(connected.connectionId, sink);
+      if (this.stopping) sink.bridgeStopped();
+      return sink;
+    }) as Promise<Sink>;
   }
 
   detach(connectionId: string): void {
     this.connections.delete(connectionId);
-    this.early.delete(connectionId);
   }
 
   /** `shutdown`, close stdin, SIGTERM after 1.5 s, SIGKILL 1.5 s later; resolves once it is gone. */
@@ -145,14 +159,8 @@ export class BridgeProcess {
       return;
     }
     const sink = this.connections.get(connectionId);
-    if (sink) {
-      sink.deliver(event as ProviderEvent);
-      return;
-    }
-    // An event can be parsed before the `provider/connect` answer has been handed to its caller.
-    const queue = this.early.get(connectionId) ?? [];
-    if (queue.length < 1000) queue.push(event as ProviderEvent);
-    this.early.set(connectionId, queue);
+    if (sink) sink.deliver(event as ProviderEvent);
+    else console.error(`[agent-bridge] dropped an event for unknown connection ${connectionId}`);
   }
 
   private onStderr(text: string): void {
@@ -189,7 +197,6 @@ export class BridgeProcess {
     this.peer.fail(new Error(expected ? `agent-bridge stopped (${how})` : message));
     const sinks = [...this.connections.values()];
     this.connections.clear();
-    this.early.clear();
     if (!expected) {
       console.error(`[agent-bridge] ${message}`);
       for (const sink of sinks) sink.bridgeDied(message);

@@ -22,6 +22,8 @@ export class BridgeRpcError extends Error {
 
 interface Pending {
   method: string;
+  /** Runs as soon as the answer is read, before the next line is handled. */
+  onResult: ((result: unknown) => unknown) | undefined;
   resolve(result: unknown): void;
   reject(error: Error): void;
 }
@@ -58,11 +60,19 @@ export class JsonRpcPeer {
     output.on("error", (error) => this.handlers.log(`bridge stdin: ${error.message}`));
   }
 
-  request(method: string, params: unknown): Promise<unknown> {
+  /**
+   * Sends a request. `onResult`, when given, maps the result synchronously as soon as the answer
+   * is read — before any later line (e.g. an event the answer makes routable) is handled.
+   */
+  request(
+    method: string,
+    params: unknown,
+    onResult?: (result: unknown) => unknown,
+  ): Promise<unknown> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { method, resolve, reject });
+      this.pending.set(id, { method, onResult, resolve, reject });
       this.write({ jsonrpc: "2.0", id, method, params });
     });
   }
@@ -149,7 +159,12 @@ export class JsonRpcPeer {
         ),
       );
     } else {
-      entry.resolve(message.result === undefined ? null : message.result);
+      const result = message.result === undefined ? null : message.result;
+      try {
+        entry.resolve(entry.onResult ? entry.onResult(result) : result);
+      } catch (error) {
+        entry.reject(error instanceof Error ? error : new Error(String(error)));
+      }
     }
   }
 }

@@ -52,12 +52,6 @@ export class BridgeManager {
   }
 }
 
-interface ConnectResult {
-  connectionId: string;
-  version: number;
-  capabilities: string[];
-}
-
 export function createProviderRegistration(
   manager: BridgeManager,
   declaration: BridgeProviderDeclaration,
@@ -75,18 +69,11 @@ export function createProviderRegistration(
         capabilities: request.capabilities,
       };
       if (request.launch) forwarded.launch = request.launch;
-      const result = (await bridge.request("provider/connect", {
-        providerId,
-        request: forwarded,
-      })) as ConnectResult;
-      const connection = new BridgeConnection(
-        bridge,
-        result.connectionId,
-        result.version,
-        result.capabilities,
+      return bridge.connect(
+        { providerId, request: forwarded },
+        (result) =>
+          new BridgeConnection(bridge, result.connectionId, result.version, result.capabilities),
       );
-      bridge.attach(result.connectionId, connection);
-      return connection;
     },
 
     async checkAvailability(
