@@ -2,9 +2,13 @@
 // the real `agent-bridge` binary. Run with `tests/adapter/run.sh`.
 
 import assert from "node:assert/strict";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { test } from "node:test";
 import {
   PASEO_CAPABILITIES,
+  bridgeBinary,
   bridgeChildren,
   connectRequest,
   isAlive,
@@ -271,4 +275,34 @@ test("a missing binary makes the provider unrunnable with a clear diagnostic", a
   assert.match(availability.diagnostic, /ENOENT/);
   await assert.rejects(demo.connect(connectRequest()), /could not start/);
   await waitUntil(() => bridgeChildren().length === 0, "no bridge left");
+});
+
+test("stderr goes to console.error line by line; non-JSON stdout lines are logged and skipped", async (t) => {
+  requireBinary();
+  // A wrapper that prints noise on stdout, then becomes the real binary.
+  const dir = mkdtempSync(path.join(tmpdir(), "agent-bridge-noisy-"));
+  const wrapper = path.join(dir, "agent-bridge");
+  writeFileSync(
+    wrapper,
+    `#!/bin/sh\necho 'this is not JSON'\necho '{"jsonrpc":"1.0"}'\nexec '${bridgeBinary}' "$@"\n`,
+  );
+  chmodSync(wrapper, 0o755);
+  const logged = [];
+  const original = console.error;
+  console.error = (...args) => logged.push(args.join(" "));
+  t.after(() => {
+    console.error = original;
+  });
+  const adapter = adapterFor(t, { env: { AGENT_BRIDGE_BIN: wrapper, AGENT_BRIDGE_LOG: "info" } });
+  const connection = await adapter.provider("demo").connect(connectRequest());
+  const events = recorder(connection);
+  await connection.send({ type: "catalog", requestId: "noisy" });
+  await events.waitFor((e) => e.type === "catalog" && e.requestId === "noisy", "catalog");
+  await adapter.cleanup();
+  console.error = original;
+  assert.ok(logged.some((l) => /ignored non-JSON line on bridge stdout: this is not JSON/.test(l)));
+  assert.ok(logged.some((l) => /ignored non-JSON-RPC line/.test(l)));
+  const bridgeLines = logged.filter((l) => l.startsWith("[agent-bridge] ") && !/ignored|started/.test(l));
+  assert.ok(bridgeLines.length > 0, `the bridge's stderr reached console.error: ${logged.join("\n")}`);
+  for (const line of bridgeLines) assert.doesNotMatch(line, /\n/, "one call per line");
 });
