@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", deny_unknown_fields)]
+// Wire values are parsed once and moved rarely; boxing would only complicate matching.
+#[allow(clippy::large_enum_variant)]
 pub enum ProviderInput {
     #[serde(rename = "catalog", rename_all = "camelCase")]
     Catalog {

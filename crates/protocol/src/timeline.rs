@@ -35,6 +35,8 @@ impl TimelineItem {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
+// Wire values are parsed once and moved rarely; boxing would only complicate matching.
+#[allow(clippy::large_enum_variant)]
 pub enum ItemBody {
     #[serde(rename_all = "camelCase")]
     UserMessage {
