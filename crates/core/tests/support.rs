@@ -1,0 +1,303 @@
+//! A deterministic fake agent and an in-process host for the core's state-machine tests.
+
+#![allow(dead_code)]
+
+use agent_bridge_core::registry::ProviderEntry;
+use agent_bridge_core::server::{serve, ServerConfig};
+use agent_bridge_core::supervisor::LaunchOverride;
+use agent_bridge_core::*;
+use agent_bridge_protocol::*;
+use async_trait::async_trait;
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+use tokio::sync::mpsc;
+
+/// What the fake session does when called.
+#[derive(Debug, Clone, Default)]
+pub struct Behaviour {
+    /// `interrupt` succeeds but never ends the turn (the core must end it itself).
+    pub ignore_interrupt: bool,
+    /// `configure` never returns.
+    pub hang_configure: bool,
+}
+
+pub struct FakeProvider {
+    pub behaviour: Behaviour,
+    /// Hands every opened session's sink to the test.
+    pub sinks: mpsc::UnboundedSender<(String, SessionSink)>,
+    pub calls: Arc<Mutex<Vec<String>>>,
+}
+
+struct FakeSession {
+    behaviour: Behaviour,
+    calls: Arc<Mutex<Vec<String>>>,
+    sink: Option<SessionSink>,
+}
+
+#[async_trait]
+impl Provider for FakeProvider {
+    fn capabilities(&self) -> Vec<Capability> {
+        vec![
+            Capability::PromptMessage,
+            Capability::PromptSteer,
+            Capability::SessionConfigure,
+            Capability::Permission,
+        ]
+    }
+    async fn availability(
+        &self,
+        _: &ProviderContext,
+        _: &ProviderCatalogOptions,
+    ) -> ProviderAvailability {
+        ProviderAvailability::available()
+    }
+    async fn catalog_cache_key(
+        &self,
+        _: &ProviderContext,
+        _: &ProviderCatalogOptions,
+    ) -> Option<String> {
+        None
+    }
+    async fn catalog(
+        &self,
+        _: &ProviderContext,
+        _: CatalogQuery,
+    ) -> Result<ProviderCatalog, ProviderError> {
+        Ok(ProviderCatalog::default())
+    }
+    async fn open(
+        &self,
+        _: &ProviderContext,
+        req: OpenRequest,
+        sink: SessionSink,
+    ) -> Result<OpenedSession, ProviderError> {
+        if req.config.cwd == "/fail" {
+            return Err(ProviderError::new("cannot open"));
+        }
+        let _ = self.sinks.send((req.session_id.clone(), sink.clone()));
+        let session = FakeSession {
+            behaviour: self.behaviour.clone(),
+            calls: self.calls.clone(),
+            sink: Some(sink),
+        };
+        Ok(OpenedSession::new(
+            Box::new(session),
+            ProviderConfigState::default(),
+        ))
+    }
+}
+
+impl FakeSession {
+    fn log(&self, s: String) {
+        self.calls.lock().unwrap().push(s);
+    }
+}
+
+#[async_trait]
+impl AgentSession for FakeSession {
+    async fn start_turn(&mut self, turn: TurnRequest) -> Result<(), ProviderError> {
+        self.log(format!("start_turn {}", turn.text));
+        if turn.text == "refuse" {
+            return Err(ProviderError::new("refused to start"));
+        }
+        if turn.text == "vanish" {
+            self.sink = None;
+        }
+        Ok(())
+    }
+    async fn steer(&mut self, _turn_id: &str, turn: TurnRequest) -> Result<(), ProviderError> {
+        self.log(format!("steer {}", turn.text));
+        Ok(())
+    }
+    async fn interrupt(&mut self, turn_id: &str) -> Result<(), ProviderError> {
+        self.log("interrupt".into());
+        if let (false, Some(sink)) = (self.behaviour.ignore_interrupt, self.sink.clone()) {
+            let turn_id = turn_id.to_string();
+            tokio::spawn(async move { sink.turn_ended(turn_id, TurnOutcome::Canceled).await });
+        }
+        Ok(())
+    }
+    async fn respond_permission(
+        &mut self,
+        id: &str,
+        r: ProviderPermissionResponse,
+    ) -> Result<(), ProviderError> {
+        self.log(format!(
+            "permission {id} {}",
+            if r.is_allow() { "allow" } else { "deny" }
+        ));
+        Ok(())
+    }
+    async fn configure(
+        &mut self,
+        changes: ProviderConfigChanges,
+    ) -> Result<ProviderConfigState, ProviderError> {
+        if self.behaviour.hang_configure {
+            std::future::pending::<()>().await;
+        }
+        match changes.model {
+            Some(Some(m)) if m == "bad" => Err(ProviderError::new("unknown model bad")),
+            Some(Some(m)) => Ok(ProviderConfigState {
+                model: Some(m),
+                ..Default::default()
+            }),
+            _ => Ok(ProviderConfigState::default()),
+        }
+    }
+    async fn close(&mut self) {
+        self.log("close".into());
+    }
+}
+
+/// An in-process bridge with the fake provider, driven over a duplex pipe.
+pub struct Host {
+    pub to_bridge: DuplexStream,
+    pub from_bridge: Lines<BufReader<DuplexStream>>,
+    pub sinks: mpsc::UnboundedReceiver<(String, SessionSink)>,
+    pub calls: Arc<Mutex<Vec<String>>>,
+    pub seen: Vec<Value>,
+    next_id: u64,
+}
+
+impl Host {
+    pub async fn start(behaviour: Behaviour) -> Host {
+        let (sinks_tx, sinks) = mpsc::unbounded_channel();
+        let calls = Arc::new(Mutex::new(Vec::new()));
+        let provider = FakeProvider {
+            behaviour,
+            sinks: sinks_tx,
+            calls: calls.clone(),
+        };
+        let manifest = agent_bridge_core::registry::ProviderManifest {
+            id: "fake".into(),
+            label: "Fake".into(),
+            description: None,
+            agent: "fake".into(),
+            command: vec![],
+            icon: None,
+        };
+        let entry = Arc::new(ProviderEntry::new(&manifest, None, Arc::new(provider)));
+        assert_eq!(entry.command, LaunchOverride::default());
+        let config = ServerConfig {
+            name: "test".into(),
+            version: "0".into(),
+            plugin_dir: std::env::temp_dir(),
+            providers: vec![entry],
+        };
+        let (host_in, bridge_out) = tokio::io::duplex(1 << 20);
+        let (bridge_in, host_out) = tokio::io::duplex(1 << 20);
+        tokio::spawn(serve(
+            config,
+            bridge_in,
+            bridge_out,
+            tokio_util::sync::CancellationToken::new(),
+        ));
+        let mut host = Host {
+            to_bridge: host_out,
+            from_bridge: BufReader::new(host_in).lines(),
+            sinks,
+            calls,
+            seen: vec![],
+            next_id: 1,
+        };
+        host.request("initialize", json!({"apiVersion": 1})).await;
+        let r = host.request("provider/connect", json!({"providerId": "fake", "request": {"versions": [1],
+            "capabilities": ["prompt.message", "prompt.steer", "session.configure", "permission"]}})).await;
+        assert_eq!(r["result"]["connectionId"], "c1");
+        host
+    }
+
+    pub async fn line(&mut self, v: Value) {
+        self.to_bridge
+            .write_all(format!("{v}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+
+    /// Sends a request and returns its response (events read meanwhile are kept in `seen`).
+    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.line(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        loop {
+            let v = self.read().await;
+            if v["id"] == json!(id) {
+                return v;
+            }
+            self.seen.push(v);
+        }
+    }
+
+    pub async fn send(&mut self, input: Value) -> Value {
+        self.request(
+            "provider/send",
+            json!({"connectionId": "c1", "input": input}),
+        )
+        .await
+    }
+
+    async fn read(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(120), self.from_bridge.next_line())
+            .await
+            .expect("bridge went silent")
+            .unwrap()
+            .expect("bridge closed");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// Next event (from `seen` first), skipping responses.
+    pub async fn event(&mut self) -> Value {
+        loop {
+            let v = if self.seen.is_empty() {
+                self.read().await
+            } else {
+                self.seen.remove(0)
+            };
+            if v["method"] == "provider/event" {
+                return v["params"]["event"].clone();
+            }
+        }
+    }
+
+    /// Reads events until one of `kind` arrives; returns every event read, that one last.
+    pub async fn until(&mut self, kind: &str) -> Vec<Value> {
+        let mut out = vec![];
+        loop {
+            let e = self.event().await;
+            let done = e["type"] == kind;
+            out.push(e);
+            if done {
+                return out;
+            }
+        }
+    }
+
+    pub async fn open(&mut self, session_id: &str) -> SessionSink {
+        let r = self.send(json!({"type": "session.open", "requestId": format!("open-{session_id}"), "sessionId": session_id,
+            "config": {"cwd": "/", "env": {}, "mcpServers": {}, "persist": false}, "history": "skip"})).await;
+        assert_eq!(r["result"], Value::Null, "{r}");
+        self.until("session.ready").await;
+        self.sinks.recv().await.expect("sink").1
+    }
+
+    pub async fn prompt(
+        &mut self,
+        session_id: &str,
+        cmid: &str,
+        text: &str,
+        delivery: &str,
+    ) -> Value {
+        self.send(json!({"type": "session.prompt", "sessionId": session_id, "prompt": {"clientMessageId": cmid,
+            "delivery": delivery, "input": {"type": "message", "content": [{"type": "text", "text": text}]}}})).await
+    }
+}
+
+pub fn kinds(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap_or("?").to_string())
+        .collect()
+}
