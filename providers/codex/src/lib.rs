@@ -1,0 +1,12 @@
+//! The Codex provider (agent `codex`): drives `codex app-server` over JSON-RPC lines.
+//!
+//! One app-server process per session. The protocol can multiplex threads over one process, but
+//! a process per session keeps each session's environment (`config.env`, `CODEX_HOME`), crash
+//! and kill semantics (a crash or `kill -9` fails exactly one session) and shutdown independent,
+//! and needs no routing of approvals and notifications between sessions. Catalog and session
+//! list use a short-lived app-server of their own.
+
+pub mod client;
+pub mod normalize;
+pub mod rpc;
+pub mod wire;
