@@ -64,6 +64,7 @@ pub mod event;
 pub mod host;
 pub mod input;
 pub mod invariants;
+mod observe;
 pub mod procs;
 mod reader;
 pub mod session;

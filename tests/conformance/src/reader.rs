@@ -223,12 +223,10 @@ fn handle_response(st: &mut State, msg: &Value) {
                 st.checker.on_connect(cid);
             }
         }
-        ("provider/send", Some(result)) => {
-            if !result.is_null() {
-                st.checker.report(format!(
-                    "provider/send answered with {result} instead of null"
-                ));
-            }
+        ("provider/send", Some(result)) if !result.is_null() => {
+            st.checker.report(format!(
+                "provider/send answered with {result} instead of null"
+            ));
         }
         ("provider/send", None) => {
             if let Some(input) = params.get("input") {
