@@ -1,0 +1,207 @@
+//! The `claude` command line of a session, and the version probe.
+
+use crate::DEFAULT_PROGRAM;
+use agent_bridge_core::supervisor::{LaunchOverride, SpawnSpec};
+use agent_bridge_protocol::{McpServerConfig, ProviderSessionConfig};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// The oldest Claude Code this provider drives (control protocol with `initialize` models,
+/// `--replay-user-messages`, `apply_flag_settings`).
+pub const MIN_VERSION: (u64, u64, u64) = (2, 1, 0);
+
+/// What a session process is started with.
+#[derive(Debug, Clone, Default)]
+pub struct LaunchOptions {
+    pub cwd: String,
+    pub model: Option<String>,
+    pub mode: String,
+    pub effort: Option<String>,
+    pub resume: Option<String>,
+    pub system_prompt: Option<String>,
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    pub denied_tools: Vec<String>,
+    pub allowed_tools: Vec<String>,
+    /// Let the session switch to `bypassPermissions` later.
+    pub allow_bypass: bool,
+}
+
+impl LaunchOptions {
+    pub fn from_config(config: &ProviderSessionConfig, env: &BTreeMap<String, String>) -> Self {
+        let allowed_tools = config
+            .tool_policy
+            .iter()
+            .flat_map(|p| p.preapproved.iter())
+            .map(|t| match t {
+                agent_bridge_protocol::PreapprovedTool::Mcp { server, tool } => format!("mcp__{server}__{tool}"),
+            })
+            .collect();
+        LaunchOptions {
+            cwd: config.cwd.clone(),
+            model: config.model.clone().filter(|m| !m.is_empty()),
+            mode: config.mode.clone().unwrap_or_else(|| crate::catalog::DEFAULT_MODE.into()),
+            effort: config.thinking_option.clone(),
+            resume: None,
+            system_prompt: config.system_prompt.clone().filter(|s| !s.is_empty()),
+            mcp_servers: config.mcp_servers.clone(),
+            denied_tools: config.denied_tools.clone().unwrap_or_default(),
+            allowed_tools,
+            allow_bypass: bypass_allowed(env),
+        }
+    }
+
+    /// The CLI arguments (after the launch's own prefix).
+    pub fn args(&self) -> Vec<String> {
+        let mut args: Vec<String> = [
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--include-partial-messages",
+            "--replay-user-messages",
+            "--permission-prompt-tool",
+            "stdio",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.push(format!("--permission-mode={}", self.mode));
+        if self.allow_bypass {
+            args.push("--allow-dangerously-skip-permissions".into());
+        }
+        if let Some(model) = self.model.as_deref().filter(|m| *m != "default") {
+            args.push(format!("--model={model}"));
+        }
+        if let Some(effort) = &self.effort {
+            args.push(format!("--effort={effort}"));
+        }
+        if let Some(id) = &self.resume {
+            args.push(format!("--resume={id}"));
+        }
+        if let Some(prompt) = &self.system_prompt {
+            args.push(format!("--append-system-prompt={prompt}"));
+        }
+        if !self.mcp_servers.is_empty() {
+            args.push(format!("--mcp-config={}", mcp_config(&self.mcp_servers)));
+        }
+        if !self.denied_tools.is_empty() {
+            args.push(format!("--disallowedTools={}", self.denied_tools.join(",")));
+        }
+        if !self.allowed_tools.is_empty() {
+            args.push(format!("--allowedTools={}", self.allowed_tools.join(",")));
+        }
+        args
+    }
+
+    pub fn spec(&self, launch: &LaunchOverride, env: &BTreeMap<String, String>) -> SpawnSpec {
+        launch
+            .spec(DEFAULT_PROGRAM, self.args())
+            .cwd(&self.cwd)
+            .envs(env)
+    }
+}
+
+/// `--dangerously-skip-permissions` (and so a later switch to bypass) refuses to start as
+/// root unless `IS_SANDBOX=1`.
+fn bypass_allowed(env: &BTreeMap<String, String>) -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    !root || env.get("IS_SANDBOX").is_some_and(|v| v == "1")
+}
+
+/// The effective environment of the CLI: the launch env (or the bridge's) overlaid with the
+/// session's `config.env`.
+pub fn effective_env(launch: &LaunchOverride, overlay: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    let mut env: BTreeMap<String, String> = match &launch.env {
+        Some(e) => e.clone(),
+        None => std::env::vars().collect(),
+    };
+    env.extend(overlay.iter().map(|(k, v)| (k.clone(), v.clone())));
+    env
+}
+
+/// `--mcp-config` JSON of the session's MCP servers.
+fn mcp_config(servers: &BTreeMap<String, McpServerConfig>) -> String {
+    let mut out = Map::new();
+    for (name, cfg) in servers {
+        let v = match cfg {
+            McpServerConfig::Stdio { command, args, env, .. } => {
+                json!({"type": "stdio", "command": command, "args": args.clone().unwrap_or_default(), "env": env.clone().unwrap_or_default()})
+            }
+            McpServerConfig::Http { url, headers, .. } => json!({"type": "http", "url": url, "headers": headers.clone().unwrap_or_default()}),
+            McpServerConfig::Sse { url, headers, .. } => json!({"type": "sse", "url": url, "headers": headers.clone().unwrap_or_default()}),
+        };
+        out.insert(name.clone(), v);
+    }
+    json!({"mcpServers": Value::Object(out)}).to_string()
+}
+
+/// Parses `2.1.197 (Claude Code)`.
+pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
+    let word = text.split_whitespace().find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))?;
+    let mut parts = word.split(['.', '-']).map(|p| p.parse::<u64>().ok());
+    Some((parts.next()??, parts.next()??, parts.next().flatten().unwrap_or(0)))
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    #[error("{0}")]
+    NotFound(String),
+    #[error("`{program} --version` failed: {detail}")]
+    Unrunnable { program: String, detail: String },
+}
+
+/// Runs `<launch> --version` and returns its first output line.
+pub async fn probe_version(launch: &LaunchOverride) -> Result<String, ProbeError> {
+    let program = launch.resolve(DEFAULT_PROGRAM).map_err(|e| ProbeError::NotFound(e.to_string()))?;
+    let mut cmd = tokio::process::Command::new(&program);
+    let prefix: &[String] = if launch.command.is_some() { &launch.args } else { &[] };
+    cmd.args(prefix).arg("--version").kill_on_drop(true).stdin(std::process::Stdio::null());
+    if let Some(env) = &launch.env {
+        cmd.env_clear().envs(env);
+    }
+    let shown = program.display().to_string();
+    let output = tokio::time::timeout(Duration::from_secs(10), cmd.output())
+        .await
+        .map_err(|_| ProbeError::Unrunnable { program: shown.clone(), detail: "timed out after 10 s".into() })?
+        .map_err(|e| ProbeError::Unrunnable { program: shown.clone(), detail: e.to_string() })?;
+    let stdout = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    if !output.status.success() || stdout.is_empty() {
+        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
+        return Err(ProbeError::Unrunnable { program: shown, detail: format!("{} {stderr}", output.status) });
+    }
+    Ok(stdout.lines().next().unwrap_or_default().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn versions_parse() {
+        assert_eq!(parse_version("2.1.197 (Claude Code)"), Some((2, 1, 197)));
+        assert_eq!(parse_version("claude 1.0.3"), Some((1, 0, 3)));
+        assert_eq!(parse_version("garbage"), None);
+        assert!(parse_version("2.0.9 (Claude Code)") < Some(MIN_VERSION));
+    }
+
+    #[test]
+    fn resume_and_model_are_passed_as_flag_values() {
+        let opts = LaunchOptions {
+            cwd: "/w".into(),
+            model: Some("sonnet".into()),
+            mode: "plan".into(),
+            resume: Some("-dash".into()),
+            ..LaunchOptions::default()
+        };
+        let args = opts.args();
+        assert!(args.contains(&"--resume=-dash".to_string()));
+        assert!(args.contains(&"--model=sonnet".to_string()));
+        assert!(args.contains(&"--permission-mode=plan".to_string()));
+        assert!(args.contains(&"--permission-prompt-tool".to_string()));
+    }
+}

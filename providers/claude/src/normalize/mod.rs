@@ -1,0 +1,429 @@
+//! The pure normalizer: Claude Code stdout (or transcript) messages -> complete timeline
+//! snapshots and session facts. No IO; the session feeds it line by line.
+//!
+//! Item ids are stable: text and thinking blocks are `<message id>:<block ordinal>` (the CLI
+//! streams a block through `stream_event`s, then repeats it whole in an `assistant` message
+//! sharing the `message.id`; both land on the same row), tool calls use the `tool_use` id, the
+//! todo list is one row per (sub-)session, compactions are `compaction:<n>`.
+
+mod blocks;
+pub mod result;
+pub mod tools;
+
+#[cfg(test)]
+pub(crate) mod tests_support;
+#[cfg(test)]
+mod tests;
+
+use crate::wire::{CliMessage, ContentBlock, SystemMessage, UserMessage};
+use agent_bridge_protocol::{
+    CompactionStatus, CompactionTrigger, ItemBody, ProviderUsage, SubAgentAction, TimelineItem, ToolCall,
+    ToolCallDetail,
+};
+use agent_bridge_core::TurnOutcome;
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap};
+
+/// Whether messages come from a live process or a transcript being replayed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Live,
+    Replay,
+}
+
+/// What the normalizer learned from one message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NormEvent {
+    /// A row of the main session (complete snapshot).
+    Item(TimelineItem),
+    /// A sub-agent's child session appeared.
+    ChildOpened { child_session_id: String, title: Option<String>, description: Option<String> },
+    /// A row of a child session.
+    ChildItem { child_session_id: String, item: TimelineItem },
+    /// `system/init`: the CLI's actual session id, model and permission mode.
+    Init(InitInfo),
+    /// The permission mode changed (`system/status`).
+    ModeChanged(String),
+    /// The CLI echoed a user line the bridge wrote (`--replay-user-messages`).
+    Echo { uuid: String },
+    /// Live context-window usage during a turn.
+    Usage(ProviderUsage),
+    /// A `result` line: one run of the CLI ended.
+    RunEnded { outcome: TurnOutcome, usage: ProviderUsage },
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct InitInfo {
+    pub session_id: String,
+    pub model: Option<String>,
+    pub permission_mode: Option<String>,
+    pub slash_commands: Vec<String>,
+    pub version: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+struct ToolState {
+    call: ToolCall,
+    input: Value,
+    partial_json: String,
+    parent: Option<String>,
+    done: bool,
+}
+
+#[derive(Debug, Clone)]
+struct SubAgent {
+    child_session_id: String,
+    actions: Vec<SubAgentAction>,
+    log: Vec<String>,
+}
+
+/// The normalizer of one session.
+#[derive(Debug)]
+pub struct Normalizer {
+    session_id: String,
+    mode: Mode,
+    messages: blocks::Messages,
+    tools: HashMap<String, ToolState>,
+    subagents: HashMap<String, SubAgent>,
+    compactions: u32,
+    compaction_open: Option<String>,
+    swallow_summary: bool,
+    interrupted: bool,
+    background: BTreeSet<String>,
+    /// Prompt tokens of the last main-thread request, and its output so far.
+    context_prompt: u64,
+    context_output: u64,
+    context_max: Option<u64>,
+}
+
+impl Normalizer {
+    /// `session_id` is the Paseo session id; child session ids derive from it.
+    pub fn new(session_id: impl Into<String>, mode: Mode) -> Self {
+        Self {
+            session_id: session_id.into(),
+            mode,
+            messages: blocks::Messages::default(),
+            tools: HashMap::new(),
+            subagents: HashMap::new(),
+            compactions: 0,
+            compaction_open: None,
+            swallow_summary: false,
+            interrupted: false,
+            background: BTreeSet::new(),
+            context_prompt: 0,
+            context_output: 0,
+            context_max: None,
+        }
+    }
+
+    /// The child session id of a sub-agent started by tool call `tool_use_id`.
+    pub fn child_id(&self, tool_use_id: &str) -> String {
+        format!("{}/agent/{tool_use_id}", self.session_id)
+    }
+
+    /// The bridge asked the CLI to stop the current run: its errors are cancellations.
+    pub fn set_interrupted(&mut self) {
+        self.interrupted = true;
+    }
+
+    /// The context window of the selected model, when known.
+    pub fn set_context_max(&mut self, max: Option<u64>) {
+        if max.is_some() {
+            self.context_max = max;
+        }
+    }
+
+    /// Background tasks (run_in_background shells, sub-agents) still running.
+    pub fn background_tasks(&self) -> usize {
+        self.background.len()
+    }
+
+    /// Tool calls that started and have no result yet.
+    pub fn running_tools(&self) -> usize {
+        self.tools.values().filter(|t| !t.done).count()
+    }
+
+    pub fn handle(&mut self, msg: &CliMessage) -> Vec<NormEvent> {
+        let mut out = Vec::new();
+        match msg {
+            CliMessage::System(sys) => self.system(sys, &mut out),
+            CliMessage::StreamEvent(ev) => self.stream_event(&ev.event, ev.parent_tool_use_id.as_deref(), &mut out),
+            CliMessage::Assistant(a) => {
+                let parent = a.parent_tool_use_id.as_deref();
+                let id = a.message.id.clone().or_else(|| a.uuid.clone()).unwrap_or_default();
+                for block in a.message.content.blocks() {
+                    self.assistant_block(&id, &block, parent, &mut out);
+                }
+            }
+            CliMessage::User(u) => self.user(u, &mut out),
+            CliMessage::Result(r) => {
+                let (outcome, usage) = result::outcome(r, self.interrupted, self.context_used(), self.context_max);
+                if let Some(max) = r.context_window() {
+                    self.context_max = Some(max);
+                }
+                if self.interrupted || matches!(outcome, TurnOutcome::Canceled) {
+                    self.cancel_running(&mut out);
+                }
+                self.interrupted = false;
+                out.push(NormEvent::RunEnded { outcome, usage });
+            }
+            CliMessage::ControlRequest(_)
+            | CliMessage::ControlResponse(_)
+            | CliMessage::ControlCancelRequest { .. }
+            | CliMessage::Other => {}
+        }
+        out
+    }
+
+    /// Settles what a replayed transcript left running (its process is gone) as canceled.
+    pub fn finish_replay(&mut self) -> Vec<NormEvent> {
+        let mut out = Vec::new();
+        self.cancel_running(&mut out);
+        out
+    }
+
+    fn context_used(&self) -> Option<u64> {
+        let used = self.context_prompt + self.context_output;
+        (used > 0).then_some(used)
+    }
+
+    fn system(&mut self, sys: &SystemMessage, out: &mut Vec<NormEvent>) {
+        match sys.subtype.as_str() {
+            "init" => {
+                if let Some(model) = &sys.model {
+                    self.context_max = Some(if model.contains("[1m]") { 1_000_000 } else { 200_000 });
+                }
+                out.push(NormEvent::Init(InitInfo {
+                    session_id: sys.session_id.clone().unwrap_or_default(),
+                    model: sys.model.clone(),
+                    permission_mode: sys.permission_mode.clone(),
+                    slash_commands: sys.slash_commands.clone().unwrap_or_default(),
+                    version: sys.claude_code_version.clone(),
+                }));
+            }
+            "status" => {
+                if let Some(mode) = &sys.permission_mode {
+                    out.push(NormEvent::ModeChanged(mode.clone()));
+                }
+                if sys.status.as_deref() == Some("compacting") {
+                    self.compactions += 1;
+                    let id = format!("compaction:{}", self.compactions);
+                    self.compaction_open = Some(id.clone());
+                    out.push(compaction(&id, CompactionStatus::Loading, None, None));
+                } else if sys.compact_result.as_deref().is_some_and(|r| r != "success") {
+                    if let Some(id) = self.compaction_open.take() {
+                        out.push(NormEvent::Item(TimelineItem::new(
+                            format!("{id}:error"),
+                            ItemBody::Error { message: "Compaction failed".into() },
+                        )));
+                        out.push(compaction(&id, CompactionStatus::Completed, None, None));
+                    }
+                }
+            }
+            "compact_boundary" => {
+                let id = self.compaction_open.take().unwrap_or_else(|| {
+                    self.compactions += 1;
+                    format!("compaction:{}", self.compactions)
+                });
+                let meta = sys.compact_metadata.clone().unwrap_or_default();
+                let trigger = match meta.trigger.as_deref() {
+                    Some("auto") => Some(CompactionTrigger::Auto),
+                    Some("manual") => Some(CompactionTrigger::Manual),
+                    _ => None,
+                };
+                out.push(compaction(&id, CompactionStatus::Completed, trigger, meta.pre_tokens));
+                self.swallow_summary = true;
+            }
+            "task_started" => {
+                if let Some(id) = &sys.task_id {
+                    self.background.insert(id.clone());
+                }
+            }
+            "task_notification" => {
+                if let Some(id) = &sys.task_id {
+                    self.background.remove(id);
+                }
+            }
+            "task_updated" => {
+                let status = sys.patch.as_ref().and_then(|p| p.get("status")).and_then(Value::as_str);
+                if let (Some(id), Some(status)) = (&sys.task_id, status) {
+                    if !matches!(status, "running" | "pending") {
+                        self.background.remove(id);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn user(&mut self, u: &UserMessage, out: &mut Vec<NormEvent>) {
+        if u.is_replay == Some(true) {
+            if let Some(uuid) = &u.uuid {
+                out.push(NormEvent::Echo { uuid: uuid.clone() });
+            }
+            return;
+        }
+        let blocks = u.message.content.blocks();
+        let mut had_result = false;
+        for block in &blocks {
+            if let ContentBlock::ToolResult { tool_use_id, content, is_error } = block {
+                had_result = true;
+                self.tool_result(tool_use_id, content, u.tool_use_result.as_ref(), is_error.unwrap_or(false), out);
+            } else if let ContentBlock::WebSearchToolResult { tool_use_id, content } = block {
+                had_result = true;
+                self.tool_result(tool_use_id, content, None, false, out);
+            }
+        }
+        if had_result {
+            return;
+        }
+        if u.is_meta == Some(true) || u.is_synthetic == Some(true) || u.is_compact_summary == Some(true) {
+            return;
+        }
+        if std::mem::take(&mut self.swallow_summary) {
+            return;
+        }
+        let text = u.message.content.text();
+        if text.trim().is_empty() || is_noise(&text) {
+            return;
+        }
+        let uuid = u.uuid.clone().unwrap_or_default();
+        match u.parent_tool_use_id.as_deref() {
+            Some(parent) => {
+                let child = self.ensure_child(parent, out);
+                let item = TimelineItem::new(
+                    format!("user:{uuid}"),
+                    ItemBody::UserMessage { text, message_id: Some(uuid), client_message_id: None },
+                );
+                out.push(NormEvent::ChildItem { child_session_id: child, item });
+            }
+            // Live prompts are published by the core; only a transcript replays them.
+            None if self.mode == Mode::Replay => out.push(NormEvent::Item(TimelineItem::new(
+                format!("user:{uuid}"),
+                ItemBody::UserMessage { text, message_id: Some(uuid), client_message_id: None },
+            ))),
+            None => {}
+        }
+    }
+
+    /// Routes an item to the main session or to the sub-agent child it belongs to.
+    fn emit(&mut self, parent: Option<&str>, item: TimelineItem, out: &mut Vec<NormEvent>) {
+        match parent {
+            None => out.push(NormEvent::Item(item)),
+            Some(p) => {
+                let child = self.ensure_child(p, out);
+                out.push(NormEvent::ChildItem { child_session_id: child, item });
+            }
+        }
+    }
+
+    fn ensure_child(&mut self, parent_tool_use_id: &str, out: &mut Vec<NormEvent>) -> String {
+        if let Some(sub) = self.subagents.get(parent_tool_use_id) {
+            return sub.child_session_id.clone();
+        }
+        let child_session_id = self.child_id(parent_tool_use_id);
+        let (title, description) = match self.tools.get(parent_tool_use_id) {
+            Some(t) => (
+                t.input.get("description").and_then(Value::as_str).map(str::to_string),
+                t.input.get("prompt").and_then(Value::as_str).map(str::to_string),
+            ),
+            None => (None, None),
+        };
+        self.subagents.insert(
+            parent_tool_use_id.to_string(),
+            SubAgent { child_session_id: child_session_id.clone(), actions: Vec::new(), log: Vec::new() },
+        );
+        out.push(NormEvent::ChildOpened { child_session_id: child_session_id.clone(), title, description });
+        child_session_id
+    }
+
+    /// A sub-agent started a tool: record it on the parent's `sub_agent` row.
+    fn note_subagent_action(&mut self, parent: &str, tool_name: &str, input: &Value, out: &mut Vec<NormEvent>) {
+        let Some(sub) = self.subagents.get_mut(parent) else { return };
+        let summary = tools::summary(tool_name, input);
+        let index = sub.actions.len() as u32 + 1;
+        sub.actions.push(SubAgentAction {
+            index,
+            tool_name: tool_name.to_string(),
+            summary: (!summary.is_empty()).then(|| summary.clone()),
+        });
+        sub.log.push(if summary.is_empty() { format!("[{tool_name}]") } else { format!("[{tool_name}] {summary}") });
+        self.refresh_subagent_row(parent, out);
+    }
+
+    fn refresh_subagent_row(&mut self, tool_use_id: &str, out: &mut Vec<NormEvent>) {
+        let Some(sub) = self.subagents.get(tool_use_id).cloned() else { return };
+        let Some(state) = self.tools.get_mut(tool_use_id) else { return };
+        if let ToolCallDetail::SubAgent { child_session_id, log, actions, .. } = &mut state.call.detail {
+            *child_session_id = Some(sub.child_session_id.clone());
+            *log = sub.log.join("\n");
+            *actions = (!sub.actions.is_empty()).then(|| sub.actions.clone());
+        }
+        let item = TimelineItem::new(tool_use_id, ItemBody::ToolCall(state.call.clone()));
+        let parent = state.parent.clone();
+        self.emit(parent.as_deref(), item, out);
+    }
+
+    fn tool_result(&mut self, id: &str, content: &Value, structured: Option<&Value>, is_error: bool, out: &mut Vec<NormEvent>) {
+        let interrupted = self.interrupted;
+        let Some(state) = self.tools.get_mut(id) else { return };
+        if state.done {
+            return;
+        }
+        state.done = true;
+        let name = state.call.name.clone();
+        if tools::tool_kind(&name) == tools::ToolKind::Todo {
+            return;
+        }
+        let detail = std::mem::replace(&mut state.call.detail, ToolCallDetail::Plan { text: String::new() });
+        state.call.detail = tools::with_result(detail, content, structured, is_error);
+        if is_error && interrupted {
+            state.call.cancel();
+        } else if is_error {
+            state.call.fail(Value::String(tools::result_text(content)));
+        } else {
+            state.call.complete();
+        }
+        if tools::tool_kind(&name) == tools::ToolKind::SubAgent {
+            self.refresh_subagent_row(id, out);
+            return;
+        }
+        let item = TimelineItem::new(id, ItemBody::ToolCall(state.call.clone()));
+        let parent = state.parent.clone();
+        self.emit(parent.as_deref(), item, out);
+    }
+
+    /// Marks every tool still running as canceled (interrupt, end of a replay).
+    fn cancel_running(&mut self, out: &mut Vec<NormEvent>) {
+        let mut ids: Vec<String> = self.tools.iter().filter(|(_, t)| !t.done).map(|(id, _)| id.clone()).collect();
+        ids.sort();
+        for id in ids {
+            let Some(state) = self.tools.get_mut(&id) else { continue };
+            state.done = true;
+            if tools::tool_kind(&state.call.name) == tools::ToolKind::Todo {
+                continue;
+            }
+            state.call.cancel();
+            let item = TimelineItem::new(id.as_str(), ItemBody::ToolCall(state.call.clone()));
+            let parent = state.parent.clone();
+            self.emit(parent.as_deref(), item, out);
+        }
+    }
+}
+
+fn compaction(id: &str, status: CompactionStatus, trigger: Option<CompactionTrigger>, pre_tokens: Option<u64>) -> NormEvent {
+    NormEvent::Item(TimelineItem::new(id, ItemBody::Compaction { status, trigger, pre_tokens }))
+}
+
+/// User-role text the CLI injects that is not a prompt.
+pub fn is_noise(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("[Request interrupted by user")
+        || t.starts_with("<local-command-stdout>")
+        || t.starts_with("<local-command-stderr>")
+        || t.starts_with("<command-name>")
+        || t.starts_with("<command-message>")
+        || t.starts_with("<task-notification>")
+        || t.starts_with("<system-reminder>")
+        || t == "No response requested."
+}

@@ -1,0 +1,216 @@
+//! The stdout reader of one Claude Code process: answers the CLI's control requests, routes
+//! control responses, feeds everything else to the normalizer, decides when a turn ends, and
+//! reports the process dying.
+
+use crate::control::ControlChannel;
+use crate::normalize::NormEvent;
+use crate::session::Shared;
+use crate::{permissions, wire};
+use agent_bridge_core::codec::Line;
+use agent_bridge_core::supervisor::{ManagedChild, StdoutLines};
+use agent_bridge_core::{AgentEvent, ChildSession, TurnOutcome};
+use agent_bridge_protocol::{ProviderError, ProviderPersistence};
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+
+pub struct Reader {
+    pub shared: Arc<Mutex<Shared>>,
+    pub channel: ControlChannel,
+    pub events: mpsc::UnboundedSender<AgentEvent>,
+    pub child: Arc<tokio::sync::Mutex<ManagedChild>>,
+    pub stderr: agent_bridge_core::supervisor::StderrTail,
+}
+
+impl Reader {
+    pub async fn run(self, mut lines: StdoutLines) {
+        while let Some(line) = lines.next_line().await {
+            match line {
+                Line::Text(text) => {
+                    if text.trim().is_empty() {
+                        continue;
+                    }
+                    for ev in self.handle_line(&text) {
+                        let _ = self.events.send(ev);
+                    }
+                }
+                Line::Oversize { len } => tracing::warn!("skipped a {len}-byte line from claude"),
+                Line::InvalidUtf8 => tracing::warn!("skipped a non-UTF-8 line from claude"),
+            }
+        }
+        self.channel.fail_all();
+        let closing = self.shared.lock().map(|s| s.closing).unwrap_or(true);
+        if closing {
+            return;
+        }
+        // The CLI died on its own: reap it, kill whatever it left in its group, report it.
+        let status = {
+            let mut child = self.child.lock().await;
+            child.kill_now();
+            tokio::time::timeout(std::time::Duration::from_secs(2), child.wait()).await.ok().and_then(Result::ok)
+        };
+        if let Ok(mut s) = self.shared.lock() {
+            s.dead = true;
+            s.turn = None;
+            s.permissions.clear();
+        }
+        let exit = status.map(|s| s.to_string()).unwrap_or_else(|| "unknown exit status".into());
+        let error = ProviderError::new(format!("Claude Code exited unexpectedly ({exit})"))
+            .with_code("runtime_exited")
+            .with_diagnostic(self.stderr.text());
+        let _ = self.events.send(AgentEvent::RuntimeFailed(error));
+    }
+
+    /// Handles one stdout line; returns what to report.
+    pub fn handle_line(&self, text: &str) -> Vec<AgentEvent> {
+        let msg = match wire::CliMessage::parse(text) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::warn!("unparsable line from claude ({e}): {text:.200}");
+                return Vec::new();
+            }
+        };
+        match msg {
+            wire::CliMessage::ControlResponse(env) => {
+                let body = env.response;
+                let result = if body.subtype == "success" {
+                    Ok(body.response.unwrap_or(Value::Null))
+                } else {
+                    Err(body.error.unwrap_or_else(|| "control request failed".into()))
+                };
+                if !self.channel.resolve(&body.request_id, result.clone()) {
+                    if let Err(e) = result {
+                        tracing::warn!(request = %body.request_id, "claude refused a control request: {e}");
+                    }
+                }
+                Vec::new()
+            }
+            wire::CliMessage::ControlRequest(req) => self.control_request(req),
+            wire::CliMessage::ControlCancelRequest { request_id } => {
+                let removed = self.shared.lock().ok().and_then(|mut s| s.permissions.remove(&request_id));
+                match removed {
+                    Some(_) => vec![AgentEvent::PermissionResolved { permission_id: request_id }],
+                    None => Vec::new(),
+                }
+            }
+            other => {
+                let Ok(mut s) = self.shared.lock() else { return Vec::new() };
+                let events = s.normalizer.handle(&other);
+                events.into_iter().flat_map(|e| self.translate(&mut s, e)).collect()
+            }
+        }
+    }
+
+    fn control_request(&self, req: wire::ControlRequest) -> Vec<AgentEvent> {
+        let reply = |line: String| {
+            if let Err(e) = self.channel.write(line) {
+                tracing::warn!("could not answer a claude control request: {e}");
+            }
+        };
+        match req.subtype() {
+            "can_use_tool" => {
+                let (request, pending) = permissions::from_can_use_tool(&req);
+                if let Ok(mut s) = self.shared.lock() {
+                    s.permissions.insert(req.request_id.clone(), pending);
+                }
+                vec![AgentEvent::Permission(request)]
+            }
+            // The bridge registers no hooks; an unexpected callback is told to continue.
+            "hook_callback" => {
+                reply(wire::control_success_line(&req.request_id, json!({})));
+                Vec::new()
+            }
+            // The bridge hosts no in-process (SDK) MCP servers.
+            "mcp_message" => {
+                let server = req.str_field("server_name").unwrap_or("?").to_string();
+                let id = req.request.get("message").and_then(|m| m.get("id")).cloned().unwrap_or(Value::Null);
+                let response = json!({"mcp_response": {"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("no SDK MCP server named {server} in agent-bridge")}}});
+                reply(wire::control_success_line(&req.request_id, response));
+                Vec::new()
+            }
+            other => {
+                reply(wire::control_error_line(&req.request_id, &format!("agent-bridge does not handle `{other}`")));
+                Vec::new()
+            }
+        }
+    }
+
+    fn translate(&self, s: &mut Shared, event: NormEvent) -> Vec<AgentEvent> {
+        match event {
+            NormEvent::Item(item) => vec![AgentEvent::Item(item)],
+            NormEvent::ChildItem { child_session_id, item } => vec![AgentEvent::ChildItem { child_session_id, item }],
+            NormEvent::ChildOpened { child_session_id, title, description } => vec![AgentEvent::ChildOpened(ChildSession {
+                session_id: child_session_id,
+                title,
+                description,
+                cwd: s.cwd.clone(),
+                items: Vec::new(),
+            })],
+            NormEvent::Init(info) => {
+                let mut out = Vec::new();
+                if !info.session_id.is_empty() && s.native_session_id.as_deref() != Some(info.session_id.as_str()) {
+                    s.native_session_id = Some(info.session_id.clone());
+                    out.push(AgentEvent::Persistence(persistence(&info.session_id, &s.cwd)));
+                }
+                let before = s.config_state();
+                if let Some(model) = &info.model {
+                    s.config.model = crate::catalog::catalog_model_id(&s.config.models, model, Some(&s.config.model));
+                }
+                if let Some(mode) = info.permission_mode {
+                    s.config.mode = mode;
+                }
+                let after = s.config_state();
+                if after != before {
+                    out.push(AgentEvent::Config(after));
+                }
+                out
+            }
+            NormEvent::ModeChanged(mode) => {
+                if s.config.mode == mode {
+                    return Vec::new();
+                }
+                s.config.mode = mode;
+                vec![AgentEvent::Config(s.config_state())]
+            }
+            NormEvent::Echo { uuid } => {
+                s.echo_seen = true;
+                if let Some(turn) = s.turn.as_mut() {
+                    turn.pending.remove(&uuid);
+                }
+                if s.canceled_inputs.remove(&uuid) {
+                    // Input queued for a turn the user interrupted: stop its run too.
+                    s.normalizer.set_interrupted();
+                    if let Err(e) = self.channel.send(json!({"subtype": "interrupt"})) {
+                        tracing::warn!("could not interrupt a queued run: {e}");
+                    }
+                }
+                Vec::new()
+            }
+            NormEvent::Usage(usage) => {
+                vec![AgentEvent::Usage { turn_id: s.turn.as_ref().map(|t| t.id.clone()), usage }]
+            }
+            NormEvent::RunEnded { outcome, usage } => {
+                let mut out = vec![AgentEvent::Usage { turn_id: s.turn.as_ref().map(|t| t.id.clone()), usage }];
+                let Some(turn) = s.turn.as_ref() else { return out };
+                let ends = turn.interrupted || turn.any_result_ends || turn.pending.is_empty() || !s.echo_seen;
+                if !ends {
+                    // A steer the CLI queued behind this run is still to come.
+                    return out;
+                }
+                let outcome = if turn.interrupted { TurnOutcome::Canceled } else { outcome };
+                if let Some(turn) = s.turn.take() {
+                    if turn.interrupted {
+                        s.canceled_inputs.extend(turn.pending);
+                    }
+                    out.push(AgentEvent::TurnEnded { turn_id: turn.id, outcome });
+                }
+                out
+            }
+        }
+    }
+}
+
+/// The persistence handle of a native session.
+pub fn persistence(session_id: &str, cwd: &str) -> ProviderPersistence {
+    ProviderPersistence { version: 1, data: json!({"sessionId": session_id, "cwd": cwd}) }
+}

@@ -1,0 +1,367 @@
+//! One live Claude Code session: the process, its shared state, and the `AgentSession` methods.
+
+use crate::catalog::{self, CliModel};
+use crate::control::{ControlChannel, ControlError};
+use crate::launch::LaunchOptions;
+use crate::normalize::{Mode, Normalizer};
+use crate::permissions::{self, PendingPermission};
+use crate::reader::Reader;
+use crate::wire;
+use agent_bridge_core::supervisor::{LaunchOverride, ManagedChild};
+use agent_bridge_core::{AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnRequest};
+use agent_bridge_protocol::{
+    ProviderCommand, ProviderConfigChanges, ProviderConfigState, ProviderContent, ProviderError,
+    ProviderPermissionResponse, PromptInput, TaggedContent,
+};
+use async_trait::async_trait;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+
+/// The turn the CLI is working on.
+#[derive(Debug, Clone)]
+pub struct TurnState {
+    pub id: String,
+    /// uuids of the user lines written for this turn that the CLI has not echoed yet.
+    pub pending: HashSet<String>,
+    /// Slash commands are not echoed: their first `result` ends the turn.
+    pub any_result_ends: bool,
+    pub interrupted: bool,
+}
+
+/// What the session knows about its configuration.
+#[derive(Debug, Clone)]
+pub struct ConfigSnapshot {
+    pub models: Vec<CliModel>,
+    pub model: String,
+    pub mode: String,
+    pub thinking: Option<String>,
+}
+
+/// State shared by the session methods and the stdout reader.
+#[derive(Debug)]
+pub struct Shared {
+    pub normalizer: Normalizer,
+    pub turn: Option<TurnState>,
+    pub canceled_inputs: HashSet<String>,
+    pub echo_seen: bool,
+    pub permissions: HashMap<String, PendingPermission>,
+    pub config: ConfigSnapshot,
+    pub native_session_id: Option<String>,
+    pub cwd: String,
+    pub closing: bool,
+    pub dead: bool,
+}
+
+impl Shared {
+    pub fn config_state(&self) -> ProviderConfigState {
+        catalog::config_state(&self.config.models, &self.config.model, &self.config.mode, self.config.thinking.as_deref())
+    }
+}
+
+fn poisoned() -> ProviderError {
+    ProviderError::new("internal state of the Claude session is unavailable")
+}
+
+fn control_error(e: ControlError) -> ProviderError {
+    ProviderError::new(e.to_string()).with_code("claude_control")
+}
+
+/// A running `claude` process with its reader.
+pub struct Runtime {
+    pub shared: Arc<Mutex<Shared>>,
+    pub channel: ControlChannel,
+    pub child: Arc<tokio::sync::Mutex<ManagedChild>>,
+    pub events: mpsc::UnboundedSender<AgentEvent>,
+    writer: tokio::task::JoinHandle<()>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+/// Spawns the CLI for `opts` and starts its reader; events go to `sink`.
+pub fn spawn_runtime(
+    session_id: &str,
+    launch: &LaunchOverride,
+    env: &BTreeMap<String, String>,
+    opts: &LaunchOptions,
+    sink: SessionSink,
+) -> Result<Runtime, ProviderError> {
+    let spec = opts.spec(launch, env);
+    let mut child = ManagedChild::spawn(&spec).map_err(|e| {
+        let code = match e {
+            agent_bridge_core::supervisor::SpawnError::NotFound { .. } => "cli_missing",
+            agent_bridge_core::supervisor::SpawnError::Io { .. } => "cli_unrunnable",
+        };
+        ProviderError::new(e.to_string()).with_code(code)
+    })?;
+    let stdin = child.take_stdin().ok_or_else(|| ProviderError::new("claude has no stdin pipe"))?;
+    let lines = child.take_stdout_lines().ok_or_else(|| ProviderError::new("claude has no stdout pipe"))?;
+    let stderr = child.stderr_tail_handle();
+    let (channel, writer) = ControlChannel::start(stdin);
+    let shared = Arc::new(Mutex::new(Shared {
+        normalizer: Normalizer::new(session_id, Mode::Live),
+        turn: None,
+        canceled_inputs: HashSet::new(),
+        echo_seen: false,
+        permissions: HashMap::new(),
+        config: ConfigSnapshot {
+            models: catalog::fallback_models(),
+            model: opts.model.clone().unwrap_or_else(|| "default".into()),
+            mode: opts.mode.clone(),
+            thinking: opts.effort.clone(),
+        },
+        native_session_id: opts.resume.clone(),
+        cwd: opts.cwd.clone(),
+        closing: false,
+        dead: false,
+    }));
+    let child = Arc::new(tokio::sync::Mutex::new(child));
+    let (tx, mut rx) = mpsc::unbounded_channel::<AgentEvent>();
+    // Forward to the sink from a task of its own: the reader never waits on the host, so a
+    // control answer is always read even while the host is slow.
+    tokio::spawn(async move {
+        while let Some(ev) = rx.recv().await {
+            if !sink.send(ev).await {
+                break;
+            }
+        }
+    });
+    let reader = Reader { shared: shared.clone(), channel: channel.clone(), events: tx.clone(), child: child.clone(), stderr };
+    let reader = tokio::spawn(reader.run(lines));
+    Ok(Runtime { shared, channel, child, events: tx, writer, reader })
+}
+
+impl Runtime {
+    /// Closes stdin, then stops the process group (SIGTERM, then SIGKILL).
+    pub async fn shutdown(&mut self) {
+        if let Ok(mut s) = self.shared.lock() {
+            s.closing = true;
+        }
+        self.channel.close();
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut self.writer).await;
+        self.child.lock().await.shutdown_after_stdin_closed().await;
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut self.reader).await;
+        self.reader.abort();
+    }
+}
+
+pub struct ClaudeSession {
+    pub runtime: Runtime,
+    pub commands: Vec<ProviderCommand>,
+}
+
+/// The CLI content blocks of a prompt.
+pub fn prompt_content(turn: &TurnRequest) -> Vec<Value> {
+    let PromptInput::Message { content } = &turn.prompt.input else {
+        return vec![json!({"type": "text", "text": turn.text})];
+    };
+    let mut out = Vec::new();
+    for part in content {
+        match part {
+            ProviderContent::Tagged(TaggedContent::Image { data, mime_type, .. }) => out.push(json!({
+                "type": "image",
+                "source": {"type": "base64", "media_type": mime_type, "data": data},
+            })),
+            other => {
+                if let Some(text) = other.as_text() {
+                    out.push(json!({"type": "text", "text": text}));
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push(json!({"type": "text", "text": turn.text}));
+    }
+    out
+}
+
+impl ClaudeSession {
+    fn write_user(&self, content: Vec<Value>, turn: Option<TurnState>, steer_of: Option<&str>) -> Result<(), ProviderError> {
+        let uuid = uuid::Uuid::new_v4().to_string();
+        let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
+        if s.dead {
+            return Err(ProviderError::new("the Claude Code process is not running").with_code("runtime_exited"));
+        }
+        match (turn, steer_of) {
+            (Some(mut t), _) => {
+                t.pending.insert(uuid.clone());
+                s.turn = Some(t);
+            }
+            (None, Some(turn_id)) => match s.turn.as_mut() {
+                Some(t) if t.id == turn_id && !t.interrupted => {
+                    t.pending.insert(uuid.clone());
+                }
+                _ => return Err(ProviderError::new("no running turn to steer").with_code("no_active_turn")),
+            },
+            (None, None) => {}
+        }
+        self.runtime.channel.write(wire::user_line(content, &uuid)).map_err(control_error)
+    }
+
+    fn new_turn(id: &str, any_result_ends: bool) -> TurnState {
+        TurnState { id: id.to_string(), pending: HashSet::new(), any_result_ends, interrupted: false }
+    }
+
+    fn validate(&self, s: &ConfigSnapshot, changes: &ProviderConfigChanges) -> Result<ConfigSnapshot, ProviderError> {
+        let mut next = s.clone();
+        if let Some(model) = &changes.model {
+            let id = model.clone().unwrap_or_else(|| "default".into());
+            if !s.models.iter().any(|m| m.value == id) {
+                return Err(ProviderError::new(format!("unknown Claude model `{id}`")).with_code("invalid_model"));
+            }
+            next.model = id;
+        }
+        if let Some(mode) = &changes.mode {
+            let id = mode.clone().unwrap_or_else(|| catalog::DEFAULT_MODE.into());
+            if !catalog::MODES.contains(&id.as_str()) {
+                return Err(ProviderError::new(format!("unknown permission mode `{id}`")).with_code("invalid_mode"));
+            }
+            next.mode = id;
+        }
+        let levels = catalog::levels_of(&next.models, &next.model);
+        if let Some(thinking) = &changes.thinking_option {
+            if let Some(level) = thinking {
+                if !levels.iter().any(|l| l == level) {
+                    return Err(ProviderError::new(format!("model `{}` has no thinking option `{level}`", next.model))
+                        .with_code("invalid_thinking_option"));
+                }
+            }
+            next.thinking = thinking.clone();
+        } else if next.thinking.as_ref().is_some_and(|t| !levels.contains(t)) {
+            next.thinking = None;
+        }
+        for (key, value) in changes.provider_options.iter().flatten() {
+            if !value.is_null() {
+                return Err(ProviderError::new(format!("unknown provider option `{key}`")).with_code("invalid_provider_option"));
+            }
+        }
+        for (key, value) in changes.settings.iter().flatten() {
+            if !value.is_null() {
+                return Err(ProviderError::new(format!("unknown setting `{key}`")).with_code("invalid_setting"));
+            }
+        }
+        Ok(next)
+    }
+}
+
+#[async_trait]
+impl AgentSession for ClaudeSession {
+    async fn start_turn(&mut self, turn: TurnRequest) -> Result<(), ProviderError> {
+        let content = prompt_content(&turn);
+        self.write_user(content, Some(Self::new_turn(&turn.turn_id, false)), None)
+    }
+
+    async fn steer(&mut self, turn_id: &str, turn: TurnRequest) -> Result<(), ProviderError> {
+        let content = prompt_content(&turn);
+        self.write_user(content, None, Some(turn_id))
+    }
+
+    async fn run_command(&mut self, name: &str, arguments: &str, turn: TurnRequest) -> Result<CommandOutcome, ProviderError> {
+        if !self.commands.is_empty() && !self.commands.iter().any(|c| c.name == name) {
+            return Err(ProviderError::new(format!("unknown Claude Code command `/{name}`")).with_code("unknown_command"));
+        }
+        let text = if arguments.trim().is_empty() { format!("/{name}") } else { format!("/{name} {arguments}") };
+        self.write_user(vec![json!({"type": "text", "text": text})], Some(Self::new_turn(&turn.turn_id, true)), None)?;
+        Ok(CommandOutcome::Turn)
+    }
+
+    async fn interrupt(&mut self, turn_id: &str) -> Result<(), ProviderError> {
+        {
+            let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
+            match s.turn.as_mut() {
+                Some(t) if t.id == turn_id => t.interrupted = true,
+                _ => return Ok(()),
+            }
+            s.normalizer.set_interrupted();
+        }
+        self.runtime.channel.send(json!({"subtype": "interrupt"})).map(|_| ()).map_err(control_error)
+    }
+
+    async fn respond_permission(&mut self, permission_id: &str, response: ProviderPermissionResponse) -> Result<(), ProviderError> {
+        let (answer, pending) = {
+            let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
+            let pending = s
+                .permissions
+                .remove(permission_id)
+                .ok_or_else(|| ProviderError::new(format!("no pending permission `{permission_id}`")).with_code("unknown_permission"))?;
+            let answer = permissions::answer(&pending, &response);
+            if answer.interrupt {
+                if let Some(t) = s.turn.as_mut() {
+                    t.interrupted = true;
+                }
+                s.normalizer.set_interrupted();
+            }
+            (answer, pending)
+        };
+        self.runtime
+            .channel
+            .write(wire::control_success_line(&pending.request_id, answer.response))
+            .map_err(control_error)?;
+        if let Some(mode) = answer.set_mode {
+            let result = self.runtime.channel.request(json!({"subtype": "set_permission_mode", "mode": mode})).await;
+            match result {
+                Ok(_) => {
+                    let state = {
+                        let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
+                        s.config.mode = mode.to_string();
+                        s.config_state()
+                    };
+                    let _ = self.runtime.events.send(AgentEvent::Config(state));
+                }
+                Err(e) => tracing::warn!("plan approved but switching to {mode} failed: {e}"),
+            }
+        }
+        Ok(())
+    }
+
+    async fn configure(&mut self, changes: ProviderConfigChanges) -> Result<ProviderConfigState, ProviderError> {
+        let current = self.runtime.shared.lock().map_err(|_| poisoned())?.config.clone();
+        let next = self.validate(&current, &changes)?;
+        let channel = &self.runtime.channel;
+        // Apply in order; on a refusal, put back what was already applied.
+        let mut applied: Vec<Value> = Vec::new();
+        let mut steps: Vec<(Value, Value)> = Vec::new();
+        if next.model != current.model {
+            let model = if next.model == "default" { Value::Null } else { json!(next.model) };
+            let undo = if current.model == "default" { Value::Null } else { json!(current.model) };
+            steps.push((json!({"subtype": "set_model", "model": model}), json!({"subtype": "set_model", "model": undo})));
+        }
+        if next.mode != current.mode {
+            steps.push((
+                json!({"subtype": "set_permission_mode", "mode": next.mode}),
+                json!({"subtype": "set_permission_mode", "mode": current.mode}),
+            ));
+        }
+        if next.thinking != current.thinking && changes.thinking_option.is_some() {
+            steps.push((
+                json!({"subtype": "apply_flag_settings", "settings": {"effortLevel": next.thinking}}),
+                json!({"subtype": "apply_flag_settings", "settings": {"effortLevel": current.thinking}}),
+            ));
+        }
+        for (step, undo) in steps {
+            if let Err(e) = channel.request(step).await {
+                for undo in applied.into_iter().rev() {
+                    if let Err(e) = channel.request(undo).await {
+                        tracing::warn!("rolling back a configure step failed: {e}");
+                    }
+                }
+                return Err(control_error(e));
+            }
+            applied.push(undo);
+        }
+        let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
+        s.config = next;
+        Ok(s.config_state())
+    }
+
+    async fn can_stop_runtime(&mut self) -> bool {
+        match self.runtime.shared.lock() {
+            Ok(s) => s.dead || (s.turn.is_none() && s.permissions.is_empty() && s.normalizer.background_tasks() == 0),
+            Err(_) => false,
+        }
+    }
+
+    async fn close(&mut self) {
+        self.runtime.shutdown().await;
+    }
+}
