@@ -4,12 +4,13 @@ use agent_bridge_core::Provider;
 use std::sync::Arc;
 
 /// Every agent name this build can serve.
-pub const KNOWN_AGENTS: &[&str] = &["demo"];
+pub const KNOWN_AGENTS: &[&str] = &["demo", "claude"];
 
 /// Builds the provider for an agent name from `plugin.json`; `None` for an unknown name.
 pub fn build(agent: &str) -> Option<Arc<dyn Provider>> {
     match agent {
         "demo" => Some(Arc::new(agent_bridge_demo::DemoProvider::new())),
+        "claude" => Some(Arc::new(agent_bridge_claude::ClaudeProvider::new())),
         _ => None,
     }
 }
