@@ -131,3 +131,15 @@ async fn session_close_stops_its_tool_processes() {
     );
     d.host.assert_invariants();
 }
+
+#[tokio::test]
+async fn a_tool_ignoring_sigterm_is_killed_within_the_budget() {
+    let d = demo().await;
+    d.open("s", json!({"mode": "auto"})).await;
+    d.prompt("s", "run `trap '' TERM; sleep 30`").await;
+    let procs = wait_descendant(&d.host, SLEEP).await;
+    let since = std::time::Instant::now();
+    d.host.close_stdin().await;
+    assert_clean_exit(&d, &procs, "stdin close with a TERM-ignoring tool", since).await;
+    d.host.assert_invariants();
+}

@@ -390,3 +390,83 @@ async fn stdout_stays_pure_json_rpc_with_verbose_logging() {
     // Every stdout line was checked by the reader: non-JSON-RPC output is a violation.
     d.host.assert_invariants();
 }
+
+#[tokio::test]
+async fn notifications_are_never_answered() {
+    let host = BridgeHost::spawn().await.expect("spawn");
+    host.initialize().await.expect("initialize");
+    host.notify("no/such/notification", json!({}))
+        .await
+        .expect("write");
+    host.notify("initialize", json!({"apiVersion": 1}))
+        .await
+        .expect("write");
+    let before = host.messages().len();
+    host.initialize().await.expect("initialize");
+    let between: Vec<Value> = host.messages()[..before]
+        .iter()
+        .filter(|m| m.get("id").is_some_and(Value::is_null))
+        .cloned()
+        .collect();
+    assert!(
+        between.is_empty(),
+        "a notification got an answer: {between:#?}"
+    );
+    assert_eq!(
+        host.messages().len(),
+        before + 1,
+        "only the request was answered: {:#?}",
+        host.messages()
+    );
+    host.assert_invariants();
+}
+
+#[tokio::test]
+async fn request_ids_are_echoed_exactly() {
+    let host = BridgeHost::spawn().await.expect("spawn");
+    let params = json!({"apiVersion": 1, "host": {"name": "t", "version": "0"}});
+    for id in [
+        json!("abc-1"),
+        json!(0),
+        json!(9007199254740991_i64),
+        json!(""),
+    ] {
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": params})
+            .to_string();
+        host.send_raw(&line).await.expect("write");
+        let answer = host
+            .wait_message(|m| m.get("id") == Some(&id) && m.get("result").is_some(), T)
+            .await
+            .unwrap_or_else(|e| panic!("no result for id {id}: {e:#}"));
+        assert_eq!(answer["result"]["apiVersion"], 1, "{answer}");
+    }
+    host.assert_invariants();
+}
+
+#[tokio::test]
+async fn invalid_utf8_is_a_parse_error_and_not_fatal() {
+    let host = BridgeHost::spawn().await.expect("spawn");
+    host.send_raw_bytes(b"{\"jsonrpc\":\"2.0\",\"id\":\"u\",\"method\":\"\xff\xfe\"}\n")
+        .await
+        .expect("write");
+    let err = error_for(&host, Value::Null).await;
+    assert_eq!(err["error"]["code"], -32700, "{err}");
+    still_serving(&host).await;
+    host.assert_invariants();
+}
+
+#[tokio::test]
+async fn a_partial_last_line_does_not_block_exit() {
+    let host = BridgeHost::spawn().await.expect("spawn");
+    host.initialize().await.expect("initialize");
+    host.send_raw_bytes(br#"{"jsonrpc":"2.0","id":"half","method":"initia"#)
+        .await
+        .expect("write");
+    host.close_stdin().await;
+    let status = host
+        .wait_exit(EXIT_LIMIT)
+        .await
+        .expect("exit after stdin close");
+    assert!(status.success(), "{status}");
+    host.assert_invariants();
+}
