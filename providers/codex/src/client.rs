@@ -48,12 +48,20 @@ pub enum CallError {
     Timeout { method: String, secs: u64 },
 }
 
+/// What the writer task writes.
+#[derive(Debug)]
+enum Outgoing {
+    Line(String),
+    /// Close the CLI's stdin (the app-server exits at end of input).
+    Close,
+}
+
 type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value, RpcError>>>>>;
 
 /// A cloneable handle for talking to one app-server.
 #[derive(Debug, Clone)]
 pub struct RpcHandle {
-    outbox: mpsc::UnboundedSender<String>,
+    outbox: mpsc::UnboundedSender<Outgoing>,
     pending: Pending,
     next_id: Arc<AtomicU64>,
 }
@@ -97,7 +105,7 @@ impl RpcHandle {
         tracing::debug!(method, id, "codex request");
         if self
             .outbox
-            .send(rpc::request_line(id, method, params))
+            .send(Outgoing::Line(rpc::request_line(id, method, params)))
             .is_err()
         {
             if let Ok(mut p) = self.pending.lock() {
@@ -108,15 +116,24 @@ impl RpcHandle {
     }
 
     pub fn notify(&self, method: &str, params: Option<&Value>) {
-        let _ = self.outbox.send(rpc::notification_line(method, params));
+        let _ = self
+            .outbox
+            .send(Outgoing::Line(rpc::notification_line(method, params)));
     }
 
     pub fn respond(&self, id: &Value, result: &Value) {
-        let _ = self.outbox.send(rpc::result_line(id, result));
+        let _ = self.outbox.send(Outgoing::Line(rpc::result_line(id, result)));
     }
 
     pub fn respond_error(&self, id: &Value, code: i64, message: &str) {
-        let _ = self.outbox.send(rpc::error_line(id, code, message));
+        let _ = self
+            .outbox
+            .send(Outgoing::Line(rpc::error_line(id, code, message)));
+    }
+
+    /// Closes the CLI's stdin once everything queued before is written.
+    pub fn close_input(&self) {
+        let _ = self.outbox.send(Outgoing::Close);
     }
 }
 
@@ -162,14 +179,14 @@ impl AppServer {
         let stderr = child.stderr_tail_handle();
         let stdin = child.take_stdin();
         let stdout = child.take_stdout_lines();
-        let (outbox, mut out_rx) = mpsc::unbounded_channel::<String>();
+        let (outbox, mut out_rx) = mpsc::unbounded_channel::<Outgoing>();
         let (msg_tx, messages) = mpsc::unbounded_channel();
         let pending: Pending = Arc::new(Mutex::new(HashMap::new()));
 
         // Writer.
         if let Some(mut stdin) = stdin {
             tokio::spawn(async move {
-                while let Some(line) = out_rx.recv().await {
+                while let Some(Outgoing::Line(line)) = out_rx.recv().await {
                     let mut bytes = line.into_bytes();
                     bytes.push(b'\n');
                     if stdin.write_all(&bytes).await.is_err() || stdin.flush().await.is_err() {

@@ -10,3 +10,11 @@ pub mod client;
 pub mod normalize;
 pub mod rpc;
 pub mod wire;
+pub mod catalog;
+pub mod history;
+pub mod launch;
+pub mod permissions;
+mod provider;
+pub mod session;
+
+pub use provider::CodexProvider;

@@ -10,7 +10,7 @@ pub mod items;
 mod turn;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use crate::wire::items::ThreadItem;
 use crate::wire::notify::Notification;

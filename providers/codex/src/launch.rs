@@ -1,0 +1,201 @@
+//! Starting `codex app-server` (through the core's supervisor, honouring the connect request's
+//! `launch` and plugin.json's `command`), the `initialize` handshake, and the availability
+//! probes (`codex --version`, `codex sandbox -- true`).
+
+use crate::client::{AppServer, CallError};
+use crate::wire::notify::method;
+use agent_bridge_core::codec::Line;
+use agent_bridge_core::supervisor::{LaunchOverride, ManagedChild, SpawnError, SpawnSpec};
+use agent_bridge_protocol::ProviderError;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+pub const DEFAULT_PROGRAM: &str = "codex";
+/// The version this provider's wire types were derived from and tested against.
+pub const MIN_VERSION: (u64, u64, u64) = (0, 171, 0);
+/// Longest the handshake and other setup calls may take.
+pub const SETUP_TIMEOUT: Duration = Duration::from_secs(30);
+const PROBE_TIMEOUT: Duration = Duration::from_secs(15);
+
+pub fn app_server_spec(
+    launch: &LaunchOverride,
+    cwd: Option<&str>,
+    env: &BTreeMap<String, String>,
+) -> SpawnSpec {
+    let mut spec = launch.spec(DEFAULT_PROGRAM, vec!["app-server".into()]);
+    if let Some(cwd) = cwd {
+        spec = spec.cwd(cwd);
+    }
+    spec.envs(env)
+}
+
+pub fn spawn_error(e: SpawnError) -> ProviderError {
+    match e {
+        SpawnError::NotFound { .. } => ProviderError::new(format!(
+            "{e}; install Codex with `npm install -g @openai/codex` or set the provider's command"
+        ))
+        .with_code("not_found"),
+        SpawnError::Io { .. } => ProviderError::new(e.to_string()).with_code("spawn_failed"),
+    }
+}
+
+pub fn call_error(e: CallError, stderr: &str) -> ProviderError {
+    let code = match &e {
+        CallError::Rpc { .. } => "codex_error",
+        CallError::Closed { .. } => "runtime_exited",
+        CallError::Timeout { .. } => "timeout",
+    };
+    ProviderError::new(e.to_string())
+        .with_code(code)
+        .with_diagnostic(stderr.to_string())
+}
+
+/// Spawns an app-server and completes the `initialize` / `initialized` handshake.
+pub async fn start(spec: &SpawnSpec) -> Result<AppServer, ProviderError> {
+    let server = AppServer::spawn(spec).map_err(spawn_error)?;
+    let params = json!({
+        "clientInfo": {
+            "name": "agent_bridge",
+            "title": "agent-bridge",
+            "version": env!("CARGO_PKG_VERSION"),
+        }
+    });
+    if let Err(e) = server.rpc.call(method::INITIALIZE, params, SETUP_TIMEOUT).await {
+        let stderr = server.process.stderr_tail();
+        return Err(call_error(e, &stderr));
+    }
+    server.rpc.notify(method::INITIALIZED, None);
+    Ok(server)
+}
+
+/// `codex-cli 0.171.0` -> (0, 171, 0).
+pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
+    let word = text
+        .split_whitespace()
+        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))?;
+    let core = word.split(['-', '+']).next()?;
+    let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
+    Some((parts.next()??, parts.next()??, parts.next().flatten().unwrap_or(0)))
+}
+
+/// Output of a short probe command.
+pub struct ProbeOutput {
+    pub success: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `<launch> args...` to completion (bounded), through the supervisor.
+pub async fn run_probe(launch: &LaunchOverride, args: &[&str]) -> Result<ProbeOutput, ProviderError> {
+    let spec = launch
+        .spec(DEFAULT_PROGRAM, args.iter().map(|a| a.to_string()).collect())
+        .cwd(std::env::temp_dir());
+    let mut child = ManagedChild::spawn(&spec).map_err(spawn_error)?;
+    drop(child.take_stdin());
+    let mut lines = child.take_stdout_lines();
+    let run = async {
+        let mut stdout = String::new();
+        if let Some(lines) = lines.as_mut() {
+            while let Some(line) = lines.next_line().await {
+                if let Line::Text(t) = line {
+                    stdout.push_str(&t);
+                    stdout.push('\n');
+                }
+            }
+        }
+        let status = child.wait().await;
+        (stdout, status)
+    };
+    match tokio::time::timeout(PROBE_TIMEOUT, run).await {
+        Ok((stdout, status)) => {
+            // Let the stderr reader catch up.
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            Ok(ProbeOutput {
+                success: status.map(|s| s.success()).unwrap_or(false),
+                stdout,
+                stderr: child.stderr_tail(),
+            })
+        }
+        Err(_) => {
+            child.kill_now();
+            Err(ProviderError::new(format!(
+                "`{} {}` did not finish within {} s",
+                spec.program,
+                args.join(" "),
+                PROBE_TIMEOUT.as_secs()
+            ))
+            .with_code("timeout"))
+        }
+    }
+}
+
+/// The installed version, or why it cannot be told.
+pub async fn probe_version(launch: &LaunchOverride) -> Result<(u64, u64, u64), ProviderError> {
+    let out = run_probe(launch, &["--version"]).await?;
+    if !out.success {
+        return Err(ProviderError::new("`codex --version` failed").with_diagnostic(out.stderr));
+    }
+    parse_version(&out.stdout).ok_or_else(|| {
+        ProviderError::new(format!(
+            "cannot read a version from `codex --version`: {}",
+            out.stdout.trim()
+        ))
+    })
+}
+
+/// `Some(problem)` when Codex's Linux sandbox (bubblewrap) cannot run here.
+pub async fn probe_sandbox(launch: &LaunchOverride) -> Option<String> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    match run_probe(launch, &["sandbox", "--", "true"]).await {
+        Ok(out) if out.success => None,
+        Ok(out) => {
+            let detail = out
+                .stderr
+                .lines()
+                .filter(|l| !l.contains("could not create PATH aliases"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            Some(if detail.trim().is_empty() {
+                "`codex sandbox -- true` failed".to_string()
+            } else {
+                detail.trim().to_string()
+            })
+        }
+        Err(e) => Some(e.message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn versions_parse() {
+        assert_eq!(parse_version("codex-cli 0.171.0\n"), Some((0, 171, 0)));
+        assert_eq!(parse_version("codex-cli 0.172.0-alpha.3"), Some((0, 172, 0)));
+        assert_eq!(parse_version("codex 1.2"), Some((1, 2, 0)));
+        assert_eq!(parse_version("codex-cli"), None);
+        assert!(parse_version("codex-cli 0.170.9").unwrap() < MIN_VERSION);
+    }
+
+    #[test]
+    fn the_launch_override_replaces_the_program_and_prefixes_arguments() {
+        let launch = LaunchOverride {
+            command: Some("/opt/node".into()),
+            args: vec!["/opt/codex.js".into()],
+            env: Some(BTreeMap::from([("PATH".into(), "/bin".into())])),
+        };
+        let env = BTreeMap::from([("CODEX_HOME".into(), "/h".into())]);
+        let spec = app_server_spec(&launch, Some("/w"), &env);
+        assert_eq!(spec.program, "/opt/node");
+        assert_eq!(spec.args, vec!["/opt/codex.js", "app-server"]);
+        assert_eq!(spec.cwd.as_deref(), Some(std::path::Path::new("/w")));
+        assert_eq!(spec.env.get("CODEX_HOME").map(String::as_str), Some("/h"));
+        let default = app_server_spec(&LaunchOverride::default(), None, &BTreeMap::new());
+        assert_eq!((default.program.as_str(), default.args.clone()), ("codex", vec!["app-server".to_string()]));
+    }
+}

@@ -1,0 +1,196 @@
+//! Codex approvals <-> Paseo permissions.
+//!
+//! `item/commandExecution/requestApproval` and `item/fileChange/requestApproval` become
+//! `session.permission` requests with three actions (allow once, allow for this session, deny);
+//! the answer goes back as the request's result: `accept`, `acceptForSession`, `decline`, or
+//! `cancel` when the denial also stops the turn.
+
+use crate::normalize::items::display_command;
+use crate::wire::notify::{CommandApproval, FileChangeApproval};
+use agent_bridge_protocol::{
+    ActionVariant, JsonMap, PermissionBehavior, PermissionKind, ProviderPermissionAction,
+    ProviderPermissionRequest, ProviderPermissionResponse, ToolCall, ToolCallDetail,
+};
+use serde_json::{json, Value};
+
+pub const ALLOW_ONCE: &str = "allow_once";
+pub const ALLOW_SESSION: &str = "allow_session";
+pub const DENY: &str = "deny";
+
+/// A Codex approval waiting for the user.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingApproval {
+    /// The JSON-RPC id of Codex's request (answered with the decision).
+    pub rpc_id: Value,
+    pub item_id: String,
+}
+
+/// The permission id for a Codex request id (unique within one app-server process).
+pub fn permission_id(rpc_id: &Value) -> String {
+    match rpc_id {
+        Value::String(s) => format!("codex-approval-{s}"),
+        other => format!("codex-approval-{other}"),
+    }
+}
+
+fn actions() -> Vec<ProviderPermissionAction> {
+    vec![
+        ProviderPermissionAction {
+            id: ALLOW_ONCE.into(),
+            label: "Allow once".into(),
+            behavior: PermissionBehavior::Allow,
+            variant: Some(ActionVariant::Primary),
+            intent: None,
+        },
+        ProviderPermissionAction {
+            id: ALLOW_SESSION.into(),
+            label: "Allow for this session".into(),
+            behavior: PermissionBehavior::Allow,
+            variant: Some(ActionVariant::Secondary),
+            intent: None,
+        },
+        ProviderPermissionAction {
+            id: DENY.into(),
+            label: "Deny".into(),
+            behavior: PermissionBehavior::Deny,
+            variant: Some(ActionVariant::Danger),
+            intent: None,
+        },
+    ]
+}
+
+fn object(v: Value) -> JsonMap {
+    match v {
+        Value::Object(m) => m,
+        _ => JsonMap::new(),
+    }
+}
+
+pub fn command_request(p: &CommandApproval, rpc_id: &Value) -> ProviderPermissionRequest {
+    let raw = p.command.clone().unwrap_or_default();
+    let command = display_command(&raw, p.command_actions.as_deref());
+    ProviderPermissionRequest {
+        id: permission_id(rpc_id),
+        name: "CodexBash".into(),
+        kind: PermissionKind::Tool,
+        title: Some(if command.is_empty() {
+            "Run a command".into()
+        } else {
+            format!("Run command: {command}")
+        }),
+        description: p.reason.clone(),
+        input: Some(object(json!({ "command": command, "cwd": p.cwd }))),
+        detail: Some(ToolCallDetail::Shell {
+            command,
+            cwd: p.cwd.clone(),
+            output: None,
+            exit_code: None,
+        }),
+        suggestions: None,
+        actions: Some(actions()),
+        metadata: Some(object(json!({
+            "itemId": p.item_id,
+            "turnId": p.turn_id,
+            "rawCommand": raw,
+            "availableDecisions": p.available_decisions,
+        }))),
+    }
+}
+
+pub fn file_change_request(
+    p: &FileChangeApproval,
+    rpc_id: &Value,
+    snapshot: Option<&ToolCall>,
+) -> ProviderPermissionRequest {
+    let detail = snapshot.map(|t| t.detail.clone()).unwrap_or(ToolCallDetail::Unknown {
+        input: json!({ "reason": p.reason, "grantRoot": p.grant_root }),
+        output: Value::Null,
+    });
+    let title = match &detail {
+        ToolCallDetail::Edit { file_path, .. } | ToolCallDetail::Write { file_path, .. }
+            if !file_path.is_empty() =>
+        {
+            format!("Apply changes to {file_path}")
+        }
+        _ => "Apply file changes".into(),
+    };
+    ProviderPermissionRequest {
+        id: permission_id(rpc_id),
+        name: "CodexFileChange".into(),
+        kind: PermissionKind::Tool,
+        title: Some(title),
+        description: p.reason.clone(),
+        input: Some(object(json!({ "reason": p.reason, "grantRoot": p.grant_root }))),
+        detail: Some(detail),
+        suggestions: None,
+        actions: Some(actions()),
+        metadata: Some(object(json!({ "itemId": p.item_id, "turnId": p.turn_id }))),
+    }
+}
+
+/// The decision Codex gets for a Paseo answer.
+pub fn decision(response: &ProviderPermissionResponse) -> &'static str {
+    match response {
+        ProviderPermissionResponse::Allow {
+            selected_action_id, ..
+        } => match selected_action_id.as_deref() {
+            Some(ALLOW_SESSION) => "acceptForSession",
+            _ => "accept",
+        },
+        ProviderPermissionResponse::Deny {
+            interrupt: Some(true),
+            ..
+        } => "cancel",
+        ProviderPermissionResponse::Deny { .. } => "decline",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rpc::{parse_line, Incoming};
+    use crate::wire::notify::ServerRequest;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn the_recorded_command_approval_becomes_a_permission() {
+        let transcript = crate::normalize::tests::fixture("tool-permission-prompt");
+        let (id, params) = transcript
+            .lines()
+            .find_map(|l| match parse_line(l) {
+                Ok(Incoming::Request { id, method, params })
+                    if method == "item/commandExecution/requestApproval" =>
+                {
+                    Some((id, params))
+                }
+                _ => None,
+            })
+            .expect("the transcript has an approval request");
+        let ServerRequest::CommandApproval(p) =
+            ServerRequest::parse("item/commandExecution/requestApproval", params)
+        else {
+            panic!("not read as a command approval");
+        };
+        insta::assert_json_snapshot!("command_permission", command_request(&p, &id));
+    }
+
+    #[test]
+    fn answers_map_to_codex_decisions() {
+        let allow = |id: Option<&str>| ProviderPermissionResponse::Allow {
+            selected_action_id: id.map(str::to_string),
+            updated_input: None,
+            updated_permissions: None,
+        };
+        let deny = |interrupt| ProviderPermissionResponse::Deny {
+            selected_action_id: Some(DENY.into()),
+            message: None,
+            interrupt,
+        };
+        assert_eq!(decision(&allow(None)), "accept");
+        assert_eq!(decision(&allow(Some(ALLOW_ONCE))), "accept");
+        assert_eq!(decision(&allow(Some(ALLOW_SESSION))), "acceptForSession");
+        assert_eq!(decision(&deny(None)), "decline");
+        assert_eq!(decision(&deny(Some(false))), "decline");
+        assert_eq!(decision(&deny(Some(true))), "cancel");
+    }
+}

@@ -1,0 +1,434 @@
+//! [`CodexProvider`]: availability, catalog, session list and open/resume.
+
+use crate::catalog::{self, SessionConfig};
+use crate::client::RpcHandle;
+use crate::history;
+use crate::launch::{self, call_error, SETUP_TIMEOUT};
+use crate::normalize::Normalizer;
+use crate::session::CodexSession;
+use crate::wire::notify::method;
+use crate::wire::params::{ThreadListParams, ThreadResumeParams, ThreadStartParams, TurnsListParams};
+use crate::wire::thread::{Model, Page, Thread, ThreadOpened, Turn};
+use agent_bridge_core::supervisor::LaunchOverride;
+use agent_bridge_core::{
+    AgentEvent, CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink,
+    SessionsQuery,
+};
+use agent_bridge_protocol::{
+    AvailabilityStatus, Capability, HistoryMode, McpServerConfig, ProviderAvailability,
+    ProviderCatalog, ProviderCatalogOptions, ProviderError, ProviderNotice,
+    ProviderSessionSummary, Severity,
+};
+use async_trait::async_trait;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+const PAGE_LIMIT: usize = 20;
+const CLOSE_LIMIT: Duration = Duration::from_secs(3);
+
+/// The Codex provider (`codex app-server`).
+#[derive(Debug, Default)]
+pub struct CodexProvider {
+    /// Sandbox probe results by launch key (`None` = the sandbox works).
+    sandbox: Mutex<HashMap<String, Option<String>>>,
+}
+
+impl CodexProvider {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    async fn sandbox_problem(&self, launch: &LaunchOverride) -> Option<String> {
+        let key = launch_key(launch);
+        if let Some(known) = self.sandbox.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return known;
+        }
+        let problem = launch::probe_sandbox(launch).await;
+        if let Ok(mut m) = self.sandbox.lock() {
+            m.insert(key, problem.clone());
+        }
+        problem
+    }
+}
+
+/// What identifies a Codex installation and its state: program, prefix, CODEX_HOME and HOME.
+fn launch_key(launch: &LaunchOverride) -> String {
+    let var = |k: &str| match &launch.env {
+        Some(env) => env.get(k).cloned(),
+        None => std::env::var(k).ok(),
+    };
+    format!(
+        "codex-bridge|{}|{}|{}|{}",
+        launch.program(launch::DEFAULT_PROGRAM),
+        launch.args.join(" "),
+        var("CODEX_HOME").unwrap_or_default(),
+        var("HOME").unwrap_or_default()
+    )
+}
+
+async fn fetch_models(rpc: &RpcHandle) -> Result<Vec<Model>, ProviderError> {
+    let mut out = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..PAGE_LIMIT {
+        let v = rpc
+            .call(method::MODEL_LIST, json!({ "cursor": cursor }), SETUP_TIMEOUT)
+            .await
+            .map_err(|e| call_error(e, ""))?;
+        let page: Page<Model> = serde_json::from_value(v)
+            .map_err(|e| ProviderError::new(format!("unreadable model/list answer: {e}")))?;
+        out.extend(page.data);
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    Ok(out)
+}
+
+/// The parts of `config/read` that pick defaults.
+#[derive(Debug, Default)]
+struct Defaults {
+    model: Option<String>,
+    effort: Option<String>,
+    mode: Option<&'static str>,
+}
+
+async fn read_defaults(rpc: &RpcHandle, cwd: Option<&str>) -> Defaults {
+    match rpc
+        .call(method::CONFIG_READ, json!({ "cwd": cwd }), SETUP_TIMEOUT)
+        .await
+    {
+        Ok(v) => {
+            let c = &v["config"];
+            let s = |k: &str| c.get(k).and_then(Value::as_str).map(str::to_string);
+            Defaults {
+                model: s("model"),
+                effort: s("model_reasoning_effort"),
+                mode: catalog::mode_of(&c["approval_policy"], &c["sandbox_mode"]),
+            }
+        }
+        Err(e) => {
+            tracing::warn!("config/read failed: {e}");
+            Defaults::default()
+        }
+    }
+}
+
+fn mcp_servers(servers: &std::collections::BTreeMap<String, McpServerConfig>) -> Option<Map<String, Value>> {
+    if servers.is_empty() {
+        return None;
+    }
+    let mut out = Map::new();
+    for (name, s) in servers {
+        let v = match s {
+            McpServerConfig::Stdio {
+                command, args, env, ..
+            } => json!({ "command": command, "args": args.clone().unwrap_or_default(),
+                         "env": env.clone().unwrap_or_default() }),
+            McpServerConfig::Http { url, headers, .. } | McpServerConfig::Sse { url, headers, .. } => {
+                json!({ "url": url, "http_headers": headers.clone().unwrap_or_default() })
+            }
+        };
+        out.insert(name.clone(), v);
+    }
+    let mut config = Map::new();
+    config.insert("mcp_servers".into(), Value::Object(out));
+    Some(config)
+}
+
+/// A resumed thread's turns, oldest first, paged with `thread/turns/list`.
+async fn load_turns(rpc: &RpcHandle, thread_id: &str) -> Result<Vec<Turn>, ProviderError> {
+    let mut turns = Vec::new();
+    let mut cursor = None;
+    for _ in 0..PAGE_LIMIT * 5 {
+        let params = TurnsListParams {
+            thread_id: thread_id.to_string(),
+            items_view: "full".into(),
+            sort_direction: "asc".into(),
+            limit: 100,
+            cursor,
+        };
+        let v = rpc
+            .call(method::THREAD_TURNS_LIST, json!(params), SETUP_TIMEOUT)
+            .await
+            .map_err(|e| call_error(e, ""))?;
+        let page: Page<Turn> = serde_json::from_value(v)
+            .map_err(|e| ProviderError::new(format!("unreadable thread/turns/list answer: {e}")))?;
+        turns.extend(page.data);
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    Ok(turns)
+}
+
+#[async_trait]
+impl Provider for CodexProvider {
+    fn capabilities(&self) -> Vec<Capability> {
+        vec![
+            Capability::PromptMessage,
+            Capability::PromptSteer,
+            Capability::SessionConfigure,
+            Capability::SessionList,
+            Capability::SessionPersistence,
+            Capability::SessionSubsession,
+            Capability::Permission,
+            Capability::SessionCanStopRuntime,
+        ]
+    }
+
+    async fn availability(
+        &self,
+        ctx: &ProviderContext,
+        _options: &ProviderCatalogOptions,
+    ) -> ProviderAvailability {
+        if let Err(e) = ctx.launch.resolve(launch::DEFAULT_PROGRAM) {
+            return ProviderAvailability::with(AvailabilityStatus::Missing, e.to_string());
+        }
+        let version = match launch::probe_version(&ctx.launch).await {
+            Ok(v) => v,
+            Err(e) => {
+                return ProviderAvailability::with(AvailabilityStatus::Unrunnable, e.to_string())
+            }
+        };
+        if version < launch::MIN_VERSION {
+            let (a, b, c) = launch::MIN_VERSION;
+            return ProviderAvailability::with(
+                AvailabilityStatus::Incompatible,
+                format!(
+                    "codex {}.{}.{} is older than {a}.{b}.{c}, the oldest app-server protocol this bridge speaks; update with `npm install -g @openai/codex@latest`",
+                    version.0, version.1, version.2
+                ),
+            );
+        }
+        match self.sandbox_problem(&ctx.launch).await {
+            None => ProviderAvailability::available(),
+            Some(problem) => ProviderAvailability::with(
+                AvailabilityStatus::Available,
+                format!(
+                    "Codex's Linux sandbox cannot run here ({problem}); the read-only and auto modes cannot run commands, use ask or full-access"
+                ),
+            ),
+        }
+    }
+
+    async fn catalog_cache_key(
+        &self,
+        ctx: &ProviderContext,
+        options: &ProviderCatalogOptions,
+    ) -> Option<String> {
+        Some(format!("{}|{}", launch_key(&ctx.launch), options.cwd.as_deref().unwrap_or("")))
+    }
+
+    async fn catalog(
+        &self,
+        ctx: &ProviderContext,
+        query: CatalogQuery,
+    ) -> Result<ProviderCatalog, ProviderError> {
+        let cwd = query.cwd.clone();
+        let spec = launch::app_server_spec(&ctx.launch, cwd.as_deref(), &Default::default());
+        let mut server = launch::start(&spec).await?;
+        let listed = fetch_models(&server.rpc).await;
+        let defaults = read_defaults(&server.rpc, cwd.as_deref()).await;
+        server.rpc.close_input();
+        server.process.shutdown(CLOSE_LIMIT).await;
+        let listed = listed?;
+        let problem = self.sandbox_problem(&ctx.launch).await;
+        let models = catalog::models(&listed, defaults.model.as_deref());
+        let default_model = catalog::default_model(&models, defaults.model.as_deref());
+        let model = default_model
+            .as_ref()
+            .and_then(|id| models.iter().find(|m| &m.id == id));
+        let thinking = model.and_then(|m| m.thinking_options.clone());
+        let default_thinking = defaults
+            .effort
+            .or_else(|| model.and_then(|m| m.default_thinking_option_id.clone()));
+        let default_mode = defaults
+            .mode
+            .unwrap_or(if problem.is_some() { "ask" } else { "auto" });
+        Ok(ProviderCatalog {
+            models,
+            modes: catalog::modes(problem.as_deref()),
+            thinking_options: thinking,
+            default_model,
+            default_mode: Some(default_mode.to_string()),
+            default_thinking_option: default_thinking,
+        })
+    }
+
+    async fn list_sessions(
+        &self,
+        ctx: &ProviderContext,
+        query: SessionsQuery,
+    ) -> Result<Vec<ProviderSessionSummary>, ProviderError> {
+        let spec = launch::app_server_spec(&ctx.launch, query.cwd.as_deref(), &Default::default());
+        let mut server = launch::start(&spec).await?;
+        let params = ThreadListParams {
+            limit: Some(query.limit.unwrap_or(50).min(200)),
+            cwd: query.cwd.clone(),
+            search_term: query.query.clone().filter(|q| !q.is_empty()),
+            model_providers: Vec::new(),
+            source_kinds: ["cli", "vscode", "exec", "appServer"].map(String::from).to_vec(),
+            sort_key: "updated_at".into(),
+            ..Default::default()
+        };
+        let answer = server
+            .rpc
+            .call(method::THREAD_LIST, json!(params), SETUP_TIMEOUT)
+            .await;
+        let stderr = server.process.stderr_tail();
+        server.rpc.close_input();
+        server.process.shutdown(CLOSE_LIMIT).await;
+        let page: Page<Thread> = serde_json::from_value(answer.map_err(|e| call_error(e, &stderr))?)
+            .map_err(|e| ProviderError::new(format!("unreadable thread/list answer: {e}")))?;
+        Ok(page.data.iter().map(history::summary).collect())
+    }
+
+    async fn open(
+        &self,
+        ctx: &ProviderContext,
+        request: OpenRequest,
+        sink: SessionSink,
+    ) -> Result<OpenedSession, ProviderError> {
+        let cfg = &request.config;
+        let requested_mode = match cfg.mode.as_deref() {
+            Some(id) => Some(catalog::mode(id).ok_or_else(|| {
+                ProviderError::new(format!("unknown Codex mode `{id}`")).with_code("invalid_mode")
+            })?),
+            None => None,
+        };
+        let spec = launch::app_server_spec(&ctx.launch, Some(&cfg.cwd), &cfg.env);
+        let server = launch::start(&spec).await?;
+        let stderr = || server.process.stderr_tail();
+        let listed = fetch_models(&server.rpc).await.unwrap_or_else(|e| {
+            tracing::warn!("model/list failed: {e}");
+            Vec::new()
+        });
+        let defaults = read_defaults(&server.rpc, Some(&cfg.cwd)).await;
+        let overrides = ThreadStartParams {
+            cwd: Some(cfg.cwd.clone()),
+            model: cfg.model.clone(),
+            approval_policy: requested_mode.map(|m| m.approval.to_string()),
+            sandbox: requested_mode.map(|m| m.sandbox.to_string()),
+            developer_instructions: cfg.system_prompt.clone(),
+            config: mcp_servers(&cfg.mcp_servers),
+        };
+        if cfg.denied_tools.as_ref().is_some_and(|d| !d.is_empty()) {
+            tracing::warn!("codex-bridge cannot deny individual Codex tools; deniedTools ignored");
+        }
+        let mut notice = None;
+        let (opened, resumed) = match &request.persistence {
+            Some(p) => {
+                let thread_id = history::thread_of(p)?;
+                let params = ThreadResumeParams {
+                    thread_id: thread_id.clone(),
+                    overrides: overrides.clone(),
+                    exclude_turns: true,
+                };
+                match server.rpc.call(method::THREAD_RESUME, json!(params), SETUP_TIMEOUT).await {
+                    Ok(v) => (v, true),
+                    Err(crate::client::CallError::Rpc { error, .. }) => {
+                        tracing::warn!("thread/resume {thread_id} failed ({error}); starting a new thread");
+                        notice = Some(format!(
+                            "Codex could not resume thread {thread_id} ({}); this session continues in a new thread.",
+                            error.message
+                        ));
+                        let v = server
+                            .rpc
+                            .call(method::THREAD_START, json!(overrides), SETUP_TIMEOUT)
+                            .await
+                            .map_err(|e| call_error(e, &stderr()))?;
+                        (v, false)
+                    }
+                    Err(e) => return Err(call_error(e, &stderr())),
+                }
+            }
+            None => {
+                let v = server
+                    .rpc
+                    .call(method::THREAD_START, json!(overrides), SETUP_TIMEOUT)
+                    .await
+                    .map_err(|e| call_error(e, &stderr()))?;
+                (v, false)
+            }
+        };
+        let opened: ThreadOpened = serde_json::from_value(opened)
+            .map_err(|e| ProviderError::new(format!("unreadable thread answer: {e}")))?;
+        let thread = &opened.thread;
+        let replay = if resumed && request.history == HistoryMode::Replay {
+            let turns = match load_turns(&server.rpc, &thread.id).await {
+                Ok(t) => t,
+                Err(e) => {
+                    tracing::warn!("thread/turns/list failed ({e}); reading the whole thread");
+                    let v = server
+                        .rpc
+                        .call(method::THREAD_READ, json!({ "threadId": thread.id, "includeTurns": true }), SETUP_TIMEOUT)
+                        .await
+                        .map_err(|e| call_error(e, &stderr()))?;
+                    serde_json::from_value::<Thread>(v["thread"].clone())
+                        .map(|t| t.turns)
+                        .unwrap_or_default()
+                }
+            };
+            history::replay(&turns, &|_| None)
+        } else {
+            Vec::new()
+        };
+
+        let effective_model = opened.model.clone().or_else(|| thread.model.clone());
+        let models = catalog::models(&listed, effective_model.as_deref().or(defaults.model.as_deref()));
+        let problem = self.sandbox_problem(&ctx.launch).await;
+        let config = SessionConfig {
+            model: effective_model,
+            effort: cfg.thinking_option.clone().or(opened.reasoning_effort.clone()),
+            mode: catalog::mode_of(&opened.approval_policy, &opened.sandbox)
+                .map(str::to_string)
+                .or_else(|| requested_mode.map(|m| m.id.to_string())),
+            default_model: catalog::default_model(&models, defaults.model.as_deref()),
+            default_mode: Some(
+                defaults
+                    .mode
+                    .unwrap_or(if problem.is_some() { "ask" } else { "auto" })
+                    .to_string(),
+            ),
+            models,
+            modes: catalog::modes(problem.as_deref()),
+        };
+        let cwd = opened.cwd.clone().or(thread.cwd.clone()).unwrap_or(cfg.cwd.clone());
+        let persistence = history::persistence(&thread.id, &cwd);
+        let title = thread
+            .name
+            .clone()
+            .filter(|n| !n.trim().is_empty())
+            .or_else(|| Some(agent_bridge_protocol::prompt_preview(&thread.preview)).filter(|p| !p.is_empty()));
+        if let Some(text) = notice {
+            let _ = sink
+                .send(AgentEvent::Notice(ProviderNotice {
+                    id: format!("codex-resume-failed:{}", thread.id),
+                    severity: Severity::Warning,
+                    title: "Could not resume the Codex thread".into(),
+                    description: Some(text),
+                    dismissed: None,
+                }))
+                .await;
+        }
+        let normalizer = Normalizer::new(&request.session_id, &thread.id, &cwd);
+        let state = config.state();
+        let session = CodexSession::start(
+            server.rpc,
+            server.process,
+            server.messages,
+            normalizer,
+            config,
+            sink,
+        );
+        let mut out = OpenedSession::new(Box::new(session), state);
+        out.persistence = Some(persistence);
+        out.title = title;
+        out.replay = replay;
+        Ok(out)
+    }
+}
