@@ -1,0 +1,402 @@
+//! Connection handling: classify each request, record it, answer it.
+
+use crate::conversation::{extract, Conversation};
+use crate::http::{Conn, Request};
+use crate::record::{body_value, header_map, Family, RecordedRequest};
+use crate::reply::Reply;
+use crate::script::Script;
+use crate::server::{lock, Shared};
+use crate::sse::{self, Ctx, Frame};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+pub(crate) async fn accept_loop(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    cancel: CancellationToken,
+) {
+    loop {
+        let accepted = tokio::select! {
+            _ = cancel.cancelled() => return,
+            a = listener.accept() => a,
+        };
+        match accepted {
+            Ok((stream, _)) => {
+                let shared = shared.clone();
+                let cancel = cancel.clone();
+                tokio::spawn(async move {
+                    tokio::select! {
+                        _ = cancel.cancelled() => {}
+                        _ = serve(Conn::new(stream), shared) => {}
+                    }
+                });
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed");
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        }
+    }
+}
+
+async fn serve(mut conn: Conn, shared: Arc<Shared>) {
+    loop {
+        match conn.read_request().await {
+            Ok(Some(req)) => {
+                if !handle(&shared, &mut conn, req).await {
+                    return;
+                }
+            }
+            Ok(None) => return,
+            Err(e) => {
+                tracing::debug!(error = %e, "bad request / connection error");
+                let _ = conn
+                    .respond(400, "text/plain", e.to_string().as_bytes(), true)
+                    .await;
+                return;
+            }
+        }
+    }
+}
+
+/// Which family a request belongs to (by method and target).
+pub fn classify(method: &str, target: &str) -> Family {
+    if method == "CONNECT" || target.starts_with("http://") || target.starts_with("https://") {
+        return Family::ProxyRefused;
+    }
+    let path = target.split('?').next().unwrap_or("");
+    if path == "/npm" || path.starts_with("/npm/") {
+        return Family::NpmRegistry;
+    }
+    if method != "POST" {
+        return Family::Unknown;
+    }
+    if path.ends_with("/messages") || path.ends_with("/messages/count_tokens") {
+        Family::Anthropic
+    } else if path.ends_with("/responses") {
+        Family::OpenaiResponses
+    } else if path.ends_with("/chat/completions") {
+        Family::OpenaiChat
+    } else if path.contains("/models/") && path.rsplit('/').next().is_some_and(|s| s.contains(':'))
+    {
+        Family::Gemini
+    } else {
+        Family::Unknown
+    }
+}
+
+/// Handles one request; returns whether the connection stays open.
+async fn handle(shared: &Arc<Shared>, conn: &mut Conn, req: Request) -> bool {
+    let keep_alive = !req
+        .header("connection")
+        .is_some_and(|v| v.eq_ignore_ascii_case("close"));
+    let family = classify(&req.method, &req.target);
+    if family == Family::Unknown {
+        if let Some(keep) = control(shared, conn, &req).await {
+            return keep && keep_alive;
+        }
+    }
+    let seq = record(shared, &req, family);
+    match family {
+        Family::ProxyRefused => {
+            finish(shared, seq, "status:403".into(), false);
+            let _ = conn
+                .respond(
+                    403,
+                    "text/plain",
+                    b"mock-llm: outbound proxy request refused (hermetic test)\n",
+                    true,
+                )
+                .await;
+            false
+        }
+        Family::NpmRegistry | Family::Unknown => {
+            finish(shared, seq, "status:404".into(), false);
+            conn.respond(
+                404,
+                "application/json",
+                br#"{"error":"Not found"}"#,
+                !keep_alive,
+            )
+            .await
+            .is_ok()
+                && keep_alive
+        }
+        Family::Anthropic | Family::OpenaiResponses | Family::OpenaiChat | Family::Gemini => {
+            model_call(shared, conn, &req, family, seq).await && keep_alive
+        }
+    }
+}
+
+/// `GET /_mock/requests` (the log as JSON) and `POST /_mock/script` (push a script), for
+/// driving a hand-started mock. Not recorded.
+async fn control(shared: &Arc<Shared>, conn: &mut Conn, req: &Request) -> Option<bool> {
+    let (status, body) = match (req.method.as_str(), req.path()) {
+        ("GET", "/_mock/requests") => {
+            let log = lock(&shared.requests).clone();
+            (200, serde_json::to_vec(&log).unwrap_or_default())
+        }
+        ("POST", "/_mock/script") => match Script::from_json(&String::from_utf8_lossy(&req.body)) {
+            Ok(script) => {
+                lock(&shared.script).push(script);
+                (200, br#"{"ok":true}"#.to_vec())
+            }
+            Err(e) => (
+                400,
+                json!({"error": e.to_string()}).to_string().into_bytes(),
+            ),
+        },
+        _ => return None,
+    };
+    Some(
+        conn.respond(status, "application/json", &body, false)
+            .await
+            .is_ok(),
+    )
+}
+
+fn record(shared: &Shared, req: &Request, family: Family) -> usize {
+    let mut log = lock(&shared.requests);
+    let seq = log.len();
+    log.push(RecordedRequest {
+        seq,
+        method: req.method.clone(),
+        path: req.target.clone(),
+        headers: header_map(&req.headers),
+        body: body_value(&req.body),
+        family,
+        reply: String::new(),
+        client_disconnected: false,
+    });
+    drop(log);
+    shared.changed.notify_waiters();
+    seq
+}
+
+/// Stores the answer label, appends the entry to the request log file, logs it.
+fn finish(shared: &Shared, seq: usize, reply: String, disconnected: bool) {
+    let mut log = lock(&shared.requests);
+    // The log may have been cleared meanwhile; then there is nothing to update.
+    if let Some(entry) = log.get_mut(seq).filter(|e| e.seq == seq) {
+        entry.reply = reply;
+        entry.client_disconnected = disconnected;
+        tracing::info!(
+            family = %entry.family,
+            method = %entry.method,
+            path = %entry.path,
+            reply = %entry.reply,
+            disconnected,
+            "request"
+        );
+        if let Some(file) = &shared.request_log {
+            if let Ok(line) = serde_json::to_string(&*entry) {
+                let _ = writeln!(lock(file), "{line}");
+            }
+        }
+    }
+    drop(log);
+    shared.changed.notify_waiters();
+}
+
+/// How a model request is answered.
+enum Mode {
+    Sse,
+    Json,
+    /// Gemini `streamGenerateContent` without `alt=sse`: a JSON array of chunks.
+    JsonArray,
+}
+
+async fn model_call(
+    shared: &Arc<Shared>,
+    conn: &mut Conn,
+    req: &Request,
+    family: Family,
+    seq: usize,
+) -> bool {
+    let body = body_value(&req.body);
+    if !body.is_object() {
+        finish(shared, seq, "status:400".into(), false);
+        let msg = json!({"error": {"message": "mock-llm: request body is not a JSON object"}});
+        return conn
+            .respond(400, "application/json", msg.to_string().as_bytes(), false)
+            .await
+            .is_ok();
+    }
+    let path = req.path();
+    let (gemini_model, gemini_action) = match family {
+        Family::Gemini => {
+            let last = path.rsplit('/').next().unwrap_or("");
+            let (m, a) = last.split_once(':').unwrap_or((last, ""));
+            (Some(m.to_string()), a.to_string())
+        }
+        _ => (None, String::new()),
+    };
+    // Token counting side calls.
+    let count = match (family, gemini_action.as_str()) {
+        (Family::Anthropic, _) if path.ends_with("/count_tokens") => {
+            Some(json!({"input_tokens": sse::INPUT_TOKENS}))
+        }
+        (Family::Gemini, "countTokens") => Some(json!({"totalTokens": sse::INPUT_TOKENS})),
+        _ => None,
+    };
+    if let Some(answer) = count {
+        finish(shared, seq, "count-tokens".into(), false);
+        return conn
+            .respond(
+                200,
+                "application/json",
+                answer.to_string().as_bytes(),
+                false,
+            )
+            .await
+            .is_ok();
+    }
+    let conv: Conversation = extract(family, &body);
+    let n = shared.model_calls.fetch_add(1, Ordering::SeqCst) + 1;
+    let reply = lock(&shared.script).decide(&conv, n);
+    let is_json = conv.json_schema.is_some() && conv.tools.is_empty();
+    let label = match &reply {
+        Reply::Text(_) if is_json => "json".to_string(),
+        other => other.label(),
+    };
+    let model = gemini_model.or_else(|| conv.model.clone());
+    let ctx = Ctx::new(model.as_deref(), n);
+    let mode = match family {
+        Family::Gemini if gemini_action == "streamGenerateContent" => {
+            if req
+                .query()
+                .is_some_and(|q| q.split('&').any(|kv| kv == "alt=sse"))
+            {
+                Mode::Sse
+            } else {
+                Mode::JsonArray
+            }
+        }
+        Family::Gemini => Mode::Json,
+        _ if conv.stream => Mode::Sse,
+        _ => Mode::Json,
+    };
+    if let Reply::Error { status, message } = &reply {
+        let body = match family {
+            Family::Anthropic => sse::anthropic::error(message),
+            Family::Gemini => sse::gemini::error(*status, message),
+            _ => sse::openai_chat::error(message),
+        };
+        finish(shared, seq, label, false);
+        return conn
+            .respond(
+                *status,
+                "application/json",
+                body.to_string().as_bytes(),
+                false,
+            )
+            .await
+            .is_ok();
+    }
+    let result = match mode {
+        Mode::Sse => {
+            let frames = match family {
+                Family::Anthropic => sse::anthropic::stream(&reply, &ctx),
+                Family::OpenaiResponses => sse::openai_responses::stream(&reply, &ctx),
+                Family::OpenaiChat => sse::openai_chat::stream(&reply, &ctx),
+                _ => sse::gemini::stream(&reply, &ctx),
+            };
+            stream_frames(conn, &frames).await
+        }
+        Mode::Json | Mode::JsonArray => {
+            let answer: Value = match (family, mode) {
+                (Family::Gemini, Mode::JsonArray) => sse::gemini::array_body(&reply, &ctx),
+                (Family::Anthropic, _) => sse::anthropic::body(&reply, &ctx),
+                (Family::OpenaiResponses, _) => sse::openai_responses::body(&reply, &ctx),
+                (Family::OpenaiChat, _) => sse::openai_chat::body(&reply, &ctx),
+                _ => sse::gemini::body(&reply, &ctx),
+            };
+            let ok = conn
+                .respond(
+                    200,
+                    "application/json",
+                    answer.to_string().as_bytes(),
+                    false,
+                )
+                .await
+                .is_ok();
+            if ok {
+                Streamed::Complete
+            } else {
+                Streamed::Disconnected
+            }
+        }
+    };
+    let disconnected = matches!(result, Streamed::Disconnected);
+    finish(shared, seq, label, disconnected);
+    !disconnected
+}
+
+enum Streamed {
+    Complete,
+    Disconnected,
+}
+
+/// Sends SSE frames as HTTP chunks, honouring each frame's delay and stopping as soon as the
+/// client disconnects.
+async fn stream_frames(conn: &mut Conn, frames: &[Frame]) -> Streamed {
+    if conn.start_chunked(200, "text/event-stream").await.is_err() {
+        return Streamed::Disconnected;
+    }
+    for frame in frames {
+        if !frame.delay.is_zero() && conn.sleep_or_disconnect(frame.delay).await {
+            return Streamed::Disconnected;
+        }
+        if conn.write_chunk(frame.data.as_bytes()).await.is_err() {
+            return Streamed::Disconnected;
+        }
+    }
+    if conn.end_chunked().await.is_err() {
+        return Streamed::Disconnected;
+    }
+    Streamed::Complete
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_every_family() {
+        assert_eq!(
+            classify("POST", "/v1/messages?beta=true"),
+            Family::Anthropic
+        );
+        assert_eq!(
+            classify("POST", "/v1/messages/count_tokens?beta=true"),
+            Family::Anthropic
+        );
+        assert_eq!(classify("POST", "/v1/responses"), Family::OpenaiResponses);
+        assert_eq!(classify("POST", "/v1/chat/completions"), Family::OpenaiChat);
+        assert_eq!(
+            classify(
+                "POST",
+                "/v1beta/models/gemini-3.5-flash-lite:generateContent"
+            ),
+            Family::Gemini
+        );
+        assert_eq!(
+            classify("POST", "/v1beta/models/m:streamGenerateContent?alt=sse"),
+            Family::Gemini
+        );
+        assert_eq!(
+            classify("GET", "/npm/@opencode-ai%2fplugin"),
+            Family::NpmRegistry
+        );
+        assert_eq!(classify("CONNECT", "github.com:443"), Family::ProxyRefused);
+        assert_eq!(
+            classify("GET", "http://example.com/x"),
+            Family::ProxyRefused
+        );
+        assert_eq!(classify("GET", "/v1/models"), Family::Unknown);
+    }
+}

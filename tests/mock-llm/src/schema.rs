@@ -1,0 +1,238 @@
+//! Builds JSON values from JSON schemas: answers to structured-output helper calls (Gemini's
+//! router expects `{"complexity_reasoning": str, "complexity_score": int >= 1}`) and the
+//! arguments of shell-tool calls.
+
+use serde_json::{json, Map, Value};
+
+/// Recursion limit for nested schemas.
+const MAX_DEPTH: usize = 12;
+
+/// A value that satisfies the common constraints of `schema`: `const`, `enum`, `type`
+/// (also Gemini's upper-case OpenAPI types), `properties`, `items` + `minItems`,
+/// `minimum`/`maximum`/`exclusiveMinimum`, `minLength`, `anyOf`/`oneOf`/`allOf` (first branch).
+pub fn synthesize(schema: &Value) -> Value {
+    synth(schema, 0)
+}
+
+fn synth(schema: &Value, depth: usize) -> Value {
+    if depth > MAX_DEPTH {
+        return Value::Null;
+    }
+    let Some(obj) = schema.as_object() else {
+        return Value::Null;
+    };
+    if let Some(c) = obj.get("const") {
+        return c.clone();
+    }
+    if let Some(first) = obj
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
+        return first.clone();
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(branches) = obj.get(key).and_then(Value::as_array) {
+            let pick = branches
+                .iter()
+                .find(|b| schema_type(b).as_deref() != Some("null"))
+                .or_else(|| branches.first());
+            if let Some(branch) = pick {
+                return synth(branch, depth + 1);
+            }
+        }
+    }
+    let ty = schema_type(schema).unwrap_or_else(|| {
+        if obj.contains_key("properties") {
+            "object".into()
+        } else if obj.contains_key("items") {
+            "array".into()
+        } else {
+            "string".into()
+        }
+    });
+    match ty.as_str() {
+        "object" => {
+            let mut out = Map::new();
+            if let Some(props) = obj.get("properties").and_then(Value::as_object) {
+                for (name, prop) in props {
+                    out.insert(name.clone(), synth(prop, depth + 1));
+                }
+            }
+            Value::Object(out)
+        }
+        "array" => {
+            let n = obj.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+            let item = obj.get("items").cloned().unwrap_or(Value::Null);
+            Value::Array((0..n).map(|_| synth(&item, depth + 1)).collect())
+        }
+        "integer" => json!(number(obj).ceil() as i64),
+        "number" => json!(number(obj)),
+        "boolean" => Value::Bool(false),
+        "null" => Value::Null,
+        _ => {
+            let min_len = obj.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
+            let mut s = String::from("mock");
+            while s.len() < min_len {
+                s.push('x');
+            }
+            Value::String(s)
+        }
+    }
+}
+
+/// The schema's type, lower-cased; for a list of types the first that is not `null`.
+fn schema_type(schema: &Value) -> Option<String> {
+    match schema.get("type")? {
+        Value::String(s) => Some(s.to_ascii_lowercase()),
+        Value::Array(types) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| !t.eq_ignore_ascii_case("null"))
+            .or_else(|| types.first().and_then(Value::as_str))
+            .map(str::to_ascii_lowercase),
+        _ => None,
+    }
+}
+
+/// 1, moved into `[minimum, maximum]` (an exclusive minimum counts as `min + 1`).
+fn number(obj: &Map<String, Value>) -> f64 {
+    let min = obj.get("minimum").and_then(Value::as_f64).or_else(|| {
+        obj.get("exclusiveMinimum")
+            .and_then(Value::as_f64)
+            .map(|m| m + 1.0)
+    });
+    let max = obj.get("maximum").and_then(Value::as_f64).or_else(|| {
+        obj.get("exclusiveMaximum")
+            .and_then(Value::as_f64)
+            .map(|m| m - 1.0)
+    });
+    let mut v = 1.0;
+    if let Some(min) = min {
+        v = min;
+    }
+    if let Some(max) = max {
+        if v > max {
+            v = max;
+        }
+    }
+    v
+}
+
+/// Arguments for a shell tool, shaped by its schema: the command goes into `cmd` or
+/// `command` (an argv array `["bash", "-lc", CMD]` when that property is an array), a
+/// `description` property gets "Run CMD", and other required properties get synthesized
+/// values.
+pub fn shell_arguments(schema: &Value, command: &str) -> Value {
+    let props = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let required: Vec<String> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let key = ["cmd", "command", "commands", "script"]
+        .iter()
+        .find(|k| props.contains_key(**k))
+        .map(|k| k.to_string())
+        .or_else(|| {
+            required
+                .iter()
+                .find(|r| props.get(*r).and_then(schema_type).as_deref() == Some("string"))
+                .cloned()
+        })
+        .unwrap_or_else(|| "command".to_string());
+    let mut out = Map::new();
+    let is_array = props.get(&key).and_then(schema_type).as_deref() == Some("array");
+    let value = if is_array {
+        json!(["bash", "-lc", command])
+    } else {
+        json!(command)
+    };
+    out.insert(key, value);
+    if props.contains_key("description") {
+        out.insert("description".into(), json!(format!("Run {command}")));
+    }
+    for name in required {
+        if !out.contains_key(&name) {
+            let prop = props.get(&name).cloned().unwrap_or(Value::Null);
+            out.insert(name, synthesize(&prop));
+        }
+    }
+    Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn gemini_router_schema_honours_minimum() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "complexity_reasoning": {"type": "string"},
+                "complexity_score": {"type": "integer", "minimum": 1, "maximum": 100}
+            },
+            "required": ["complexity_reasoning", "complexity_score"]
+        });
+        assert_eq!(
+            synthesize(&schema),
+            json!({"complexity_reasoning": "mock", "complexity_score": 1})
+        );
+        let schema = json!({"type": "integer", "minimum": 5});
+        assert_eq!(synthesize(&schema), json!(5));
+        let schema = json!({"type": "number", "exclusiveMinimum": 0, "maximum": 0.5});
+        assert_eq!(synthesize(&schema), json!(0.5));
+    }
+
+    #[test]
+    fn upper_case_types_enums_arrays_and_unions() {
+        let schema = json!({
+            "type": "OBJECT",
+            "properties": {
+                "kind": {"type": "STRING", "enum": ["a", "b"]},
+                "tags": {"type": "ARRAY", "items": {"type": "STRING"}, "minItems": 2},
+                "flag": {"type": ["boolean", "null"]},
+                "either": {"anyOf": [{"type": "null"}, {"type": "integer"}]},
+                "fixed": {"const": 7}
+            }
+        });
+        assert_eq!(
+            synthesize(&schema),
+            json!({"kind": "a", "tags": ["mock", "mock"], "flag": false, "either": 1, "fixed": 7})
+        );
+    }
+
+    #[test]
+    fn shell_arguments_follow_the_tool_schema() {
+        let bash = json!({"type": "object", "properties": {"command": {"type": "string"},
+            "description": {"type": "string"}, "timeout": {"type": "number"}}, "required": ["command"]});
+        assert_eq!(
+            shell_arguments(&bash, "echo hello"),
+            json!({"command": "echo hello", "description": "Run echo hello"})
+        );
+        let exec = json!({"type": "object", "properties": {"cmd": {"type": "string"},
+            "workdir": {"type": "string"}}, "required": ["cmd"]});
+        assert_eq!(
+            shell_arguments(&exec, "echo hello"),
+            json!({"cmd": "echo hello"})
+        );
+        let argv = json!({"type": "object", "properties": {"command": {"type": "array",
+            "items": {"type": "string"}}, "timeout_ms": {"type": "integer"}}, "required": ["command", "timeout_ms"]});
+        assert_eq!(
+            shell_arguments(&argv, "echo hello"),
+            json!({"command": ["bash", "-lc", "echo hello"], "timeout_ms": 1})
+        );
+        assert_eq!(shell_arguments(&json!({}), "ls"), json!({"command": "ls"}));
+    }
+}

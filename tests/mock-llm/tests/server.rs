@@ -1,0 +1,331 @@
+//! The mock over real TCP: routing, SSE framing, keep-alive, chunked bodies, the proxy trap,
+//! disconnect detection and the control endpoints.
+
+use mock_llm::{Family, MockLlm, ScriptReply};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+struct Response {
+    status: u16,
+    head: String,
+    body: String,
+}
+
+async fn more(stream: &mut TcpStream, rest: &mut Vec<u8>) {
+    let mut tmp = [0u8; 4096];
+    let n = stream.read(&mut tmp).await.unwrap();
+    assert!(n > 0, "eof inside body");
+    rest.extend_from_slice(&tmp[..n]);
+}
+
+/// Reads one response (Content-Length or chunked) from `stream`.
+async fn read_response(stream: &mut TcpStream) -> Response {
+    let mut buf = Vec::new();
+    let head_end = loop {
+        if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break p;
+        }
+        let mut tmp = [0u8; 4096];
+        let n = stream.read(&mut tmp).await.unwrap();
+        assert!(n > 0, "eof before response head");
+        buf.extend_from_slice(&tmp[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    let mut rest = buf[head_end + 4..].to_vec();
+    let status: u16 = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let lower = head.to_ascii_lowercase();
+    let body = if lower.contains("transfer-encoding: chunked") {
+        let mut body = Vec::new();
+        loop {
+            while !rest.windows(2).any(|w| w == b"\r\n") {
+                more(stream, &mut rest).await;
+            }
+            let p = rest.windows(2).position(|w| w == b"\r\n").unwrap();
+            let size = usize::from_str_radix(std::str::from_utf8(&rest[..p]).unwrap(), 16).unwrap();
+            rest.drain(..p + 2);
+            while rest.len() < size + 2 {
+                more(stream, &mut rest).await;
+            }
+            body.extend_from_slice(&rest[..size]);
+            rest.drain(..size + 2);
+            if size == 0 {
+                break;
+            }
+        }
+        body
+    } else {
+        let len: usize = lower
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length: "))
+            .map(|v| v.trim().parse().unwrap())
+            .unwrap_or(0);
+        while rest.len() < len {
+            more(stream, &mut rest).await;
+        }
+        rest[..len].to_vec()
+    };
+    Response {
+        status,
+        head,
+        body: String::from_utf8(body).unwrap(),
+    }
+}
+
+async fn post(stream: &mut TcpStream, path: &str, body: &Value) -> Response {
+    let body = body.to_string();
+    let req = format!(
+        "POST {path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(req.as_bytes()).await.unwrap();
+    read_response(stream).await
+}
+
+/// `data:` payloads of an SSE body.
+fn sse_data(body: &str) -> Vec<Value> {
+    body.lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|d| serde_json::from_str(d).unwrap_or(Value::String(d.to_string())))
+        .collect()
+}
+
+#[tokio::test]
+async fn every_family_over_one_keep_alive_connection() {
+    let mock = MockLlm::start().await.unwrap();
+    let mut s = TcpStream::connect(("127.0.0.1", mock.port()))
+        .await
+        .unwrap();
+
+    let r = post(
+        &mut s,
+        "/v1/messages?beta=true",
+        &json!({"stream": true, "model": "claude-x",
+        "messages": [{"role": "user", "content": "say hi"}]}),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert!(r.head.contains("text/event-stream"));
+    assert!(r.body.contains("event: message_start") && r.body.contains("hi! (mock"));
+
+    let r = post(
+        &mut s,
+        "/v1/responses",
+        &json!({"stream": true, "input": "say hi",
+        "tools": [{"type": "function", "name": "exec_command", "parameters": {"type": "object",
+            "properties": {"cmd": {"type": "string"}}}}]}),
+    )
+    .await;
+    assert!(r.body.contains("event: response.completed"));
+
+    let r = post(
+        &mut s,
+        "/v1/chat/completions",
+        &json!({"stream": true,
+        "messages": [{"role": "user", "content": "run `echo hi`"}],
+        "tools": [{"type": "function", "function": {"name": "bash", "parameters": {"type": "object",
+            "properties": {"command": {"type": "string"}}}}}]}),
+    )
+    .await;
+    let data = sse_data(&r.body);
+    assert_eq!(
+        data[0]["choices"][0]["delta"]["tool_calls"][0]["function"]["name"],
+        "bash"
+    );
+    assert_eq!(data.last().unwrap(), &json!("[DONE]"));
+
+    let r = post(
+        &mut s,
+        "/v1beta/models/gemini-3.5-flash-lite:generateContent",
+        &json!({
+        "contents": [{"role": "user", "parts": [{"text": "route"}]}],
+        "generationConfig": {"responseJsonSchema": {"type": "object", "properties": {
+            "complexity_reasoning": {"type": "string"},
+            "complexity_score": {"type": "integer", "minimum": 1}}}}}),
+    )
+    .await;
+    let answer: Value = serde_json::from_str(&r.body).unwrap();
+    let text = answer["candidates"][0]["content"]["parts"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(text).unwrap()["complexity_score"],
+        1
+    );
+    assert_eq!(answer["modelVersion"], "gemini-3.5-flash-lite");
+
+    let r = post(
+        &mut s,
+        "/v1beta/models/m:streamGenerateContent?alt=sse",
+        &json!({
+        "contents": [{"role": "user", "parts": [{"text": "hi"}]}]}),
+    )
+    .await;
+    assert_eq!(
+        sse_data(&r.body).last().unwrap()["candidates"][0]["finishReason"],
+        "STOP"
+    );
+
+    let r = post(
+        &mut s,
+        "/v1/messages",
+        &json!({"messages": [{"role": "user", "content": "x"}]}),
+    )
+    .await;
+    let answer: Value = serde_json::from_str(&r.body).unwrap();
+    assert_eq!(answer["type"], "message", "non-streaming answer");
+
+    let families: Vec<Family> = mock.requests().iter().map(|r| r.family).collect();
+    assert_eq!(
+        families,
+        [
+            Family::Anthropic,
+            Family::OpenaiResponses,
+            Family::OpenaiChat,
+            Family::Gemini,
+            Family::Gemini,
+            Family::Anthropic
+        ]
+    );
+    let log = mock.requests();
+    assert_eq!(log[0].path, "/v1/messages?beta=true");
+    assert_eq!(log[0].header("content-type"), Some("application/json"));
+    assert_eq!(log[2].reply, "tool-call:bash");
+    assert_eq!(log[3].reply, "json");
+    assert_eq!(log[1].tool_names(), ["exec_command"]);
+    mock.shutdown().await;
+}
+
+#[tokio::test]
+async fn chunked_request_bodies_and_expect_continue() {
+    let mock = MockLlm::start().await.unwrap();
+    let mut s = TcpStream::connect(("127.0.0.1", mock.port()))
+        .await
+        .unwrap();
+    let body = json!({"messages": [{"role": "user", "content": "say hi"}]}).to_string();
+    let (a, b) = body.split_at(10);
+    let head = "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nexpect: 100-continue\r\ntransfer-encoding: chunked\r\n\r\n";
+    s.write_all(head.as_bytes()).await.unwrap();
+    let cont = read_response(&mut s).await;
+    assert_eq!(cont.status, 100);
+    let chunks = format!("{:x}\r\n{a}\r\n{:x}\r\n{b}\r\n0\r\n\r\n", a.len(), b.len());
+    s.write_all(chunks.as_bytes()).await.unwrap();
+    let r = read_response(&mut s).await;
+    assert_eq!(r.status, 200);
+    assert!(r.body.contains("hi! (mock reply 1)"));
+    assert_eq!(mock.requests()[0].prompt().as_deref(), Some("say hi"));
+}
+
+#[tokio::test]
+async fn proxy_requests_are_refused_and_recorded() {
+    let mock = MockLlm::start().await.unwrap();
+    let mut s = TcpStream::connect(("127.0.0.1", mock.port()))
+        .await
+        .unwrap();
+    s.write_all(b"CONNECT github.com:443 HTTP/1.1\r\nhost: github.com:443\r\n\r\n")
+        .await
+        .unwrap();
+    assert_eq!(read_response(&mut s).await.status, 403);
+    let mut s = TcpStream::connect(("127.0.0.1", mock.port()))
+        .await
+        .unwrap();
+    s.write_all(b"GET http://example.com/x HTTP/1.1\r\nhost: example.com\r\n\r\n")
+        .await
+        .unwrap();
+    assert_eq!(read_response(&mut s).await.status, 403);
+    let mut s = TcpStream::connect(("127.0.0.1", mock.port()))
+        .await
+        .unwrap();
+    s.write_all(b"GET /npm/@opencode-ai%2fplugin HTTP/1.1\r\nhost: x\r\n\r\n")
+        .await
+        .unwrap();
+    assert_eq!(read_response(&mut s).await.status, 404);
+
+    let refused: Vec<String> = mock.proxy_refused().into_iter().map(|r| r.path).collect();
+    assert_eq!(refused, ["github.com:443", "http://example.com/x"]);
+    assert_eq!(mock.requests_of(Family::NpmRegistry).len(), 1);
+}
+
+#[tokio::test]
+async fn slow_stream_stops_when_the_client_disconnects() {
+    let mock = MockLlm::start().await.unwrap();
+    let mut s = TcpStream::connect(("127.0.0.1", mock.port()))
+        .await
+        .unwrap();
+    let body =
+        json!({"stream": true, "messages": [{"role": "user", "content": "be SLOW"}]}).to_string();
+    let req = format!(
+        "POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut first = [0u8; 512];
+    let n = s.read(&mut first).await.unwrap();
+    assert!(String::from_utf8_lossy(&first[..n]).contains("200 OK"));
+    let started = Instant::now();
+    drop(s);
+    let seen = mock
+        .wait_for(Duration::from_secs(3), |log| {
+            log.first().is_some_and(|r| r.client_disconnected)
+        })
+        .await;
+    assert!(
+        seen,
+        "mock did not notice the disconnect: {:?}",
+        mock.requests()
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "a full slow stream takes ~6 s"
+    );
+    assert_eq!(mock.requests()[0].reply, "slow-text");
+}
+
+#[tokio::test]
+async fn scripts_via_api_and_control_endpoint() {
+    let mock = MockLlm::start().await.unwrap();
+    mock.push_steps([ScriptReply::Error {
+        status: 529,
+        message: "overloaded".into(),
+    }]);
+    let tools = json!([{"name": "Bash", "input_schema": {"type": "object"}}]);
+    let mut s = TcpStream::connect(("127.0.0.1", mock.port()))
+        .await
+        .unwrap();
+    let r = post(
+        &mut s,
+        "/v1/messages",
+        &json!({"tools": tools, "messages": [{"role": "user", "content": "x"}]}),
+    )
+    .await;
+    assert_eq!(r.status, 529);
+    assert!(r.body.contains("overloaded"));
+
+    let script = r#"{"rules": [{"match": "weather", "reply": {"text": "sunny"}}]}"#;
+    let req = format!(
+        "POST /_mock/script HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\n\r\n{script}",
+        script.len()
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut s).await.status, 200);
+    let r = post(
+        &mut s,
+        "/v1/messages",
+        &json!({"messages": [{"role": "user", "content": "weather?"}]}),
+    )
+    .await;
+    assert!(r.body.contains("sunny"));
+
+    s.write_all(b"GET /_mock/requests HTTP/1.1\r\nhost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let log: Value = serde_json::from_str(&read_response(&mut s).await.body).unwrap();
+    assert_eq!(
+        log.as_array().unwrap().len(),
+        2,
+        "control calls are not recorded"
+    );
+    assert_eq!(log[0]["family"], "anthropic");
+    assert_eq!(log[0]["reply"], "error:529");
+}
