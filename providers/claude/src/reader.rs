@@ -160,7 +160,7 @@ impl Reader {
                     s.config.mode = mode;
                 }
                 let after = s.config_state();
-                if after != before {
+                if after != before && !s.configuring {
                     out.push(AgentEvent::Config(after));
                 }
                 out
@@ -170,6 +170,9 @@ impl Reader {
                     return Vec::new();
                 }
                 s.config.mode = mode;
+                if s.configuring {
+                    return Vec::new();
+                }
                 vec![AgentEvent::Config(s.config_state())]
             }
             NormEvent::Echo { uuid } => {

@@ -52,6 +52,9 @@ pub struct Shared {
     pub cwd: String,
     pub closing: bool,
     pub dead: bool,
+    /// A `configure` is applying changes: the CLI's own mode/model notices are not published
+    /// (the core publishes the committed config when it returns).
+    pub configuring: bool,
 }
 
 impl Shared {
@@ -114,6 +117,7 @@ pub fn spawn_runtime(
         cwd: opts.cwd.clone(),
         closing: false,
         dead: false,
+        configuring: false,
     }));
     let child = Arc::new(tokio::sync::Mutex::new(child));
     let (tx, mut rx) = mpsc::unbounded_channel::<AgentEvent>();
@@ -317,8 +321,40 @@ impl AgentSession for ClaudeSession {
     async fn configure(&mut self, changes: ProviderConfigChanges) -> Result<ProviderConfigState, ProviderError> {
         let current = self.runtime.shared.lock().map_err(|_| poisoned())?.config.clone();
         let next = self.validate(&current, &changes)?;
+        let result = self.apply(&current, &next, &changes).await;
+        let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
+        s.configuring = false;
+        match result {
+            Ok(()) => {
+                s.config = next;
+                Ok(s.config_state())
+            }
+            Err(e) => {
+                s.config = current;
+                Err(e)
+            }
+        }
+    }
+
+    async fn can_stop_runtime(&mut self) -> bool {
+        match self.runtime.shared.lock() {
+            Ok(s) => s.dead || (s.turn.is_none() && s.permissions.is_empty() && s.normalizer.background_tasks() == 0),
+            Err(_) => false,
+        }
+    }
+
+    async fn close(&mut self) {
+        self.runtime.shutdown().await;
+    }
+}
+
+impl ClaudeSession {
+    /// Applies validated changes in order; on a refusal, puts back what was already applied.
+    async fn apply(&self, current: &ConfigSnapshot, next: &ConfigSnapshot, changes: &ProviderConfigChanges) -> Result<(), ProviderError> {
+        if let Ok(mut s) = self.runtime.shared.lock() {
+            s.configuring = true;
+        }
         let channel = &self.runtime.channel;
-        // Apply in order; on a refusal, put back what was already applied.
         let mut applied: Vec<Value> = Vec::new();
         let mut steps: Vec<(Value, Value)> = Vec::new();
         if next.model != current.model {
@@ -349,19 +385,6 @@ impl AgentSession for ClaudeSession {
             }
             applied.push(undo);
         }
-        let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
-        s.config = next;
-        Ok(s.config_state())
-    }
-
-    async fn can_stop_runtime(&mut self) -> bool {
-        match self.runtime.shared.lock() {
-            Ok(s) => s.dead || (s.turn.is_none() && s.permissions.is_empty() && s.normalizer.background_tasks() == 0),
-            Err(_) => false,
-        }
-    }
-
-    async fn close(&mut self) {
-        self.runtime.shutdown().await;
+        Ok(())
     }
 }
