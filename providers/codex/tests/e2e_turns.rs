@@ -44,3 +44,125 @@ async fn text_turn_streams_a_reply_with_usage_and_persistence() {
     rig.finish("s-text").await;
     rig.report("text-turn");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shell_tool_runs_in_full_access() {
+    let Some(rig) = rig().await else { return };
+    let opened = rig.open("s-shell", json!({"mode": "full-access"})).await;
+    let config = opened.iter().find(|e| e.is("session.config")).expect("config");
+    assert_eq!(config.at("/config/mode"), Some(&json!("full-access")));
+
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-shell", "please run `echo hello`", STEP)
+        .await
+        .expect("turn");
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    assert!(!run.events.iter().any(|e| e.is("session.permission")), "no approval in full-access");
+    let timeline = rig.timeline("s-shell");
+    let tools = of_type(&timeline, "tool_call");
+    assert_eq!(tools.len(), 1, "{timeline:#?}");
+    let tool = tools[0];
+    assert_eq!(tool["name"], "shell");
+    assert_eq!(tool["status"], "completed");
+    assert_eq!(tool["detail"]["type"], "shell");
+    assert_eq!(tool["detail"]["command"], "echo hello");
+    assert_eq!(tool["detail"]["exitCode"], 0);
+    assert_eq!(tool["detail"]["cwd"], json!(rig.cwd().display().to_string()));
+    assert!(tool["detail"]["output"].as_str().unwrap_or("").contains("hello"), "{tool}");
+    let statuses: Vec<String> = run
+        .events
+        .iter()
+        .filter(|e| e.item_id() == tool["id"].as_str())
+        .filter_map(|e| e.at("/item/status").and_then(Value::as_str).map(str::to_string))
+        .collect();
+    assert_eq!(statuses.first().map(String::as_str), Some("running"), "{statuses:?}");
+    assert_eq!(statuses.last().map(String::as_str), Some("completed"));
+    assert!(last_assistant_text(&timeline).contains("hello"), "{timeline:#?}");
+    rig.finish("s-shell").await;
+    rig.report("shell-full-access");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approvals_in_ask_mode_allow_runs_and_deny_does_not() {
+    let Some(rig) = rig().await else { return };
+    let opened = rig.open("s-ask", json!({"mode": "ask"})).await;
+    let config = opened.iter().find(|e| e.is("session.config")).expect("config");
+    assert_eq!(config.at("/config/mode"), Some(&json!("ask")), "{config}");
+    let allowed = rig.cwd().join("allowed.txt");
+    let denied = rig.cwd().join("denied.txt");
+
+    // Allow once.
+    let (_, turn) = rig.start_turn("s-ask", "please run `touch allowed.txt`").await;
+    let ask = rig.wait("s-ask", "session.permission", |_| true).await;
+    let pid = ask.at("/request/id").and_then(Value::as_str).unwrap_or_default().to_string();
+    assert_eq!(ask.at("/request/kind"), Some(&json!("tool")));
+    assert_eq!(ask.at("/request/detail/command"), Some(&json!("touch allowed.txt")));
+    let actions: Vec<&str> = ask
+        .at("/request/actions")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|x| x["id"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(actions, vec!["allow_once", "allow_session", "deny"]);
+    // Nothing runs before the answer.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(!allowed.exists(), "the command ran before approval");
+    rig.host
+        .send(
+            &rig.conn,
+            agent_bridge_conformance::input::permission(
+                "s-ask",
+                &pid,
+                json!({"behavior": "allow", "selectedActionId": "allow_once"}),
+            ),
+        )
+        .await
+        .expect("answer admitted");
+    rig.wait("s-ask", "session.permission_resolved", |e| {
+        e.at("/permissionId").and_then(Value::as_str) == Some(pid.as_str())
+    })
+    .await;
+    let end = rig.turn_end("s-ask", &turn).await;
+    assert_eq!(end.turn_state(), Some("completed"), "{end}");
+    assert!(allowed.exists(), "the approved command ran");
+    let timeline = rig.timeline("s-ask");
+    let tool = of_type(&timeline, "tool_call")
+        .into_iter()
+        .find(|t| t["detail"]["command"] == "touch allowed.txt")
+        .cloned()
+        .expect("shell tool call");
+    assert_eq!(tool["status"], "completed", "{tool}");
+
+    // Deny.
+    let (_, turn) = rig.start_turn("s-ask", "please run `touch denied.txt`").await;
+    let ask = rig
+        .wait("s-ask", "session.permission", |e| {
+            e.at("/request/id").and_then(Value::as_str) != Some(pid.as_str())
+        })
+        .await;
+    let pid2 = ask.at("/request/id").and_then(Value::as_str).unwrap_or_default().to_string();
+    rig.host
+        .send(
+            &rig.conn,
+            agent_bridge_conformance::input::permission(
+                "s-ask",
+                &pid2,
+                json!({"behavior": "deny", "selectedActionId": "deny", "message": "no"}),
+            ),
+        )
+        .await
+        .expect("answer admitted");
+    let end = rig.turn_end("s-ask", &turn).await;
+    assert_eq!(end.turn_state(), Some("completed"), "a declined command does not stop the turn: {end}");
+    assert!(!denied.exists(), "the declined command must not run");
+    let timeline = rig.timeline("s-ask");
+    let tool = of_type(&timeline, "tool_call")
+        .into_iter()
+        .find(|t| t["detail"]["command"] == "touch denied.txt")
+        .cloned()
+        .expect("declined tool call");
+    assert_eq!(tool["status"], "failed", "{tool}");
+    assert_eq!(tool["metadata"]["denied"], true, "{tool}");
+    rig.finish("s-ask").await;
+    rig.report("approval-allow-deny");
+}
