@@ -1,11 +1,15 @@
 //! `agent-bridge`: native coding-agent CLIs as Paseo providers.
 
 mod agents;
+mod bench;
+mod doctor;
 mod plugin;
+mod try_cmd;
 
 use agent_bridge_core::server::{serve, ServerConfig};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
+use std::process::ExitCode;
 use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
@@ -29,6 +33,12 @@ enum Command {
     },
     /// Print the JSON Schema of the wire.
     Schema,
+    /// Run one prompt through the bridge core and render the turn live.
+    Try(try_cmd::TryArgs),
+    /// Check every provider of plugin.json: its CLI, version and availability.
+    Doctor(doctor::DoctorArgs),
+    /// Measure latency, throughput and memory of this binary's `serve` over pipes.
+    Bench(bench::BenchArgs),
 }
 
 fn init_logging() {
@@ -43,7 +53,21 @@ fn init_logging() {
         .try_init();
 }
 
-fn main() -> anyhow::Result<()> {
+/// Logging for the interactive commands: only `level` and worse, unless `AGENT_BRIDGE_LOG`
+/// says otherwise.
+fn init_quiet_logging(level: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("AGENT_BRIDGE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .with_target(false)
+        .try_init();
+}
+
+fn main() -> anyhow::Result<ExitCode> {
     let mut args = std::env::args_os();
     if args
         .nth(1)
@@ -58,12 +82,25 @@ fn main() -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Serve { plugin_dir: None }) {
         Command::Serve { plugin_dir } => {
             init_logging();
-            run_serve(plugin_dir)
+            run_serve(plugin_dir).map(|()| ExitCode::SUCCESS)
         }
         Command::Schema => {
             let schema = agent_bridge_protocol::schema::wire_schema();
             println!("{}", serde_json::to_string_pretty(&schema)?);
-            Ok(())
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Try(args) => {
+            init_quiet_logging("warn");
+            try_cmd::run(args)
+        }
+        Command::Doctor(args) => {
+            // Doctor reports problems itself (e.g. unknown agents), so logs would repeat them.
+            init_quiet_logging("error");
+            doctor::run(args)
+        }
+        Command::Bench(args) => {
+            init_quiet_logging("warn");
+            bench::run(args)
         }
     }
 }

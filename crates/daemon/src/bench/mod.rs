@@ -1,0 +1,160 @@
+//! `agent-bridge bench`: runs this very binary's `serve` as a child over pipes with the demo
+//! agent, measures latency, throughput and memory, and prints them beside their targets.
+
+mod bridge;
+mod phases;
+mod report;
+mod stats;
+
+use crate::plugin;
+use anyhow::anyhow;
+use bridge::{rss_bytes, Bridge};
+use clap::Args;
+use phases::SETTLE;
+use report::{format_table, Report, Verdict};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Sequential opens measured for the open latency.
+const OPEN_SAMPLES: usize = 50;
+/// Sessions held open for the per-session memory figure.
+const RSS_SESSIONS: usize = 100;
+/// Small turns (and items per turn) for the unloaded latency.
+const SMALL_TURNS: usize = 200;
+const SMALL_TURN_EVENTS: u32 = 5;
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Build it in release mode first (cargo build --release -p agent-bridge): a debug build is \
+measured as it is. The bridge is this binary, run as `serve` over pipes with the demo agent; \
+the host reads its stdout on a thread of its own.
+
+Exit status: 0 when every target is met and no event was lost, 1 otherwise.")]
+pub struct BenchArgs {
+    /// Sessions streaming at once in the concurrent run.
+    #[arg(long, default_value_t = 200)]
+    pub sessions: usize,
+    /// Items each of those sessions streams (`BENCH n`).
+    #[arg(long, default_value_t = 1000)]
+    pub events: u32,
+    /// Items of the single streaming turn.
+    #[arg(long, default_value_t = 20_000)]
+    pub stream_events: u32,
+    /// Print the results as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Folder holding plugin.json (default: as `serve` finds it).
+    #[arg(long)]
+    pub plugin_dir: Option<PathBuf>,
+}
+
+pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    let release = !cfg!(debug_assertions);
+    if !release {
+        eprintln!("warning: this is a debug build; build with --release for meaningful numbers");
+    }
+    let dir = plugin::plugin_dir(args.plugin_dir.clone());
+    let (_, providers) = plugin::load(dir.as_deref())?;
+    let demo = providers
+        .iter()
+        .find(|e| e.agent == "demo")
+        .map(|e| e.descriptor.id.clone())
+        .ok_or_else(|| anyhow!("plugin.json has no provider with agent `demo`"))?;
+    let exe = std::env::current_exe()?;
+    let cwd = std::env::temp_dir().to_string_lossy().into_owned();
+    let progress = |what: &str| {
+        if !args.json {
+            eprintln!("bench: {what}");
+        }
+    };
+
+    let mut b = Bridge::spawn(&exe, dir.as_deref())?;
+    progress("initialize");
+    let (initialize_first_ms, initialize_repeat) = phases::initialize(&mut b, 20)?;
+    std::thread::sleep(SETTLE);
+    let rss_idle = phases::current_rss(&b)?;
+
+    progress("opening sessions");
+    let c1 = phases::connect(&mut b, &demo)?;
+    let ids: Vec<String> = (0..RSS_SESSIONS).map(|i| format!("s{i}")).collect();
+    let open_ns = phases::open_sequential(&mut b, &c1, &ids[..OPEN_SAMPLES], &cwd)?;
+    phases::open_all(&mut b, &c1, &ids[OPEN_SAMPLES..], &cwd)?;
+    std::thread::sleep(SETTLE);
+    let rss_with = phases::current_rss(&b)?;
+
+    progress("latency of small turns");
+    let latency_unloaded =
+        phases::small_turns(&mut b, &c1, &ids[0], SMALL_TURNS, SMALL_TURN_EVENTS)?;
+    progress(&format!(
+        "one streaming turn of {} items",
+        args.stream_events
+    ));
+    let limit = Duration::from_secs(60 + u64::from(args.stream_events) / 1000);
+    let (single_stream, _) = phases::stream(&mut b, &c1, &ids[..1], args.stream_events, limit)?;
+    let _ = b.call(
+        agent_bridge_protocol::wire::METHOD_CLOSE,
+        serde_json::json!({ "connectionId": c1 }),
+    )?;
+    std::thread::sleep(SETTLE);
+    let rss_after_close = phases::current_rss(&b)?;
+
+    progress(&format!(
+        "{} sessions x {} items at once",
+        args.sessions, args.events
+    ));
+    let c2 = phases::connect(&mut b, &demo)?;
+    let ids: Vec<String> = (0..args.sessions).map(|i| format!("c{i}")).collect();
+    phases::open_all(&mut b, &c2, &ids, &cwd)?;
+    let total = args.sessions as u64 * u64::from(args.events);
+    let limit = Duration::from_secs(60 + total / 2000);
+    let sampler = phases::RssSampler::start(b.pid)?;
+    let concurrent = phases::stream(&mut b, &c2, &ids, args.events, limit);
+    let peak = sampler.finish();
+    let (concurrent, _) = concurrent?;
+    std::thread::sleep(SETTLE);
+    let (rss_after, hwm) = rss_bytes(b.pid).unwrap_or((0, 0));
+    if let Err(e) = b.shutdown(Duration::from_secs(10)) {
+        eprintln!("warning: {e:#}");
+    }
+
+    let report = Report {
+        release_build: release,
+        cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        initialize_first_ms,
+        initialize_repeat,
+        open: stats::Dist::from_nanos(open_ns),
+        latency_unloaded,
+        single_stream,
+        rss_idle_bytes: rss_idle,
+        rss_open_sessions: RSS_SESSIONS,
+        rss_with_sessions_bytes: rss_with,
+        rss_per_session_bytes: (rss_with as f64 - rss_idle as f64) / RSS_SESSIONS as f64,
+        rss_after_close_bytes: rss_after_close,
+        concurrent,
+        concurrent_peak_rss_bytes: peak.max(rss_after),
+        concurrent_after_rss_bytes: rss_after,
+        vm_hwm_bytes: hwm,
+    };
+    let rows = report.rows();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "agent-bridge bench · {} build · {} CPUs · demo agent over pipes\n",
+            if release { "release" } else { "debug" },
+            report.cpus
+        );
+        print!("{}", format_table(&rows));
+        println!(
+            "\nbridge peak RSS over the whole run (VmHWM): {}",
+            stats::fmt_mb(report.vm_hwm_bytes as f64)
+        );
+    }
+    let missed = rows.iter().any(|r| r.verdict == Verdict::Fail);
+    Ok(if missed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,451 @@
+//! The protocol side of `try`: starts the server in-process, then initialize, pick a provider,
+//! connect, `session.open`, `session.prompt`, and follows the events to the turn's end
+//! (answering permissions, interrupting on Ctrl-C). Output goes through the renderer.
+
+use super::client::{Client, Inbound};
+use super::permission::{self, Policy};
+use super::render::{Renderer, TurnEnd};
+use super::term::{Spinner, Style};
+use super::TryArgs;
+use crate::plugin;
+use agent_bridge_core::server::{serve, ServerConfig};
+use agent_bridge_protocol::wire::*;
+use agent_bridge_protocol::{
+    AvailabilityStatus, HistoryMode, PromptDelivery, PromptInput, PromptResult,
+    ProviderAvailability, ProviderConfigState, ProviderContent, ProviderEvent, ProviderInput,
+    ProviderPermissionRequest, ProviderPrompt, ProviderSessionConfig, TurnState,
+    BRIDGE_API_VERSION, PROVIDER_PROTOCOL_VERSION,
+};
+use anyhow::{anyhow, bail};
+use serde_json::json;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+const OPEN_ID: &str = "try-open";
+const MESSAGE_ID: &str = "try-message";
+/// The core's interrupt grace (5 s) plus a margin: after this the command stops waiting.
+const INTERRUPT_WAIT: Duration = Duration::from_secs(7);
+const AVAILABILITY_TIMEOUT_MS: u64 = 10_000;
+
+pub async fn run(args: TryArgs) -> anyhow::Result<ExitCode> {
+    let dir = plugin::plugin_dir(args.plugin_dir.clone());
+    let (_manifest, providers) = plugin::load(dir.as_deref())?;
+    let plugin_dir = match dir {
+        Some(d) => d,
+        None => std::env::current_dir()?,
+    };
+    let agents: Vec<(String, String)> = providers
+        .iter()
+        .map(|e| (e.descriptor.id.clone(), e.agent.clone()))
+        .collect();
+    let config = ServerConfig {
+        name: "agent-bridge".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        plugin_dir,
+        providers,
+    };
+    let (host_side, bridge_side) = tokio::io::duplex(256 * 1024);
+    let (bridge_read, bridge_write) = tokio::io::split(bridge_side);
+    let cancel = CancellationToken::new();
+    let server = tokio::spawn(serve(config, bridge_read, bridge_write, cancel.clone()));
+    let (host_read, host_write) = tokio::io::split(host_side);
+    let (client, events) = Client::start(host_read, host_write);
+    let renderer = Renderer::new(std::io::stdout(), Style::detect(), Spinner::detect());
+    let mut host = Host {
+        client,
+        events,
+        renderer,
+        connection: None,
+        session_id: format!("try-{}", std::process::id()),
+    };
+    let outcome = host.drive(&args, &agents).await;
+    host.close().await;
+    if tokio::time::timeout(Duration::from_secs(2), server)
+        .await
+        .is_err()
+    {
+        cancel.cancel();
+    }
+    let end = outcome?;
+    Ok(match end {
+        TurnEnd::Completed => ExitCode::SUCCESS,
+        TurnEnd::Failed(_) | TurnEnd::Canceled => ExitCode::from(1),
+    })
+}
+
+struct Host {
+    client: Arc<Client>,
+    events: mpsc::Receiver<Inbound>,
+    renderer: Renderer<std::io::Stdout>,
+    connection: Option<String>,
+    session_id: String,
+}
+
+impl Host {
+    async fn drive(
+        &mut self,
+        args: &TryArgs,
+        agents: &[(String, String)],
+    ) -> anyhow::Result<TurnEnd> {
+        let init: InitializeResponse = self
+            .client
+            .request(
+                METHOD_INITIALIZE,
+                json!({ "apiVersion": BRIDGE_API_VERSION, "host": { "name": "agent-bridge try", "version": env!("CARGO_PKG_VERSION") } }),
+            )
+            .await?;
+        let provider = self
+            .choose(&init.providers, args.agent.as_deref(), agents)
+            .await?;
+        let connect = ConnectParams {
+            provider_id: provider.id.clone(),
+            request: ConnectRequest {
+                versions: vec![PROVIDER_PROTOCOL_VERSION],
+                capabilities: provider
+                    .capabilities
+                    .iter()
+                    .map(|c| c.to_string())
+                    .collect(),
+                launch: None,
+            },
+        };
+        let connected: ConnectResponse = self.client.request(METHOD_CONNECT, connect).await?;
+        self.connection = Some(connected.connection_id);
+        let cwd = match &args.cwd {
+            Some(dir) => {
+                std::fs::canonicalize(dir).map_err(|e| anyhow!("--cwd {}: {e}", dir.display()))?
+            }
+            None => std::env::current_dir()?,
+        };
+        let config = self.open(cwd.clone(), args).await?;
+        let mut header = format!("{} ({})", provider.label, provider.id);
+        for (name, value) in [("model", &config.model), ("mode", &config.mode)] {
+            if let Some(v) = value {
+                header.push_str(&format!(" · {name} {v}"));
+            }
+        }
+        header.push_str(&format!(" · {}", cwd.display()));
+        self.renderer.info(&header);
+        self.turn(args).await
+    }
+
+    /// Picks the provider: the one asked for, else the first available non-demo one, else demo.
+    async fn choose(
+        &mut self,
+        providers: &[ProviderInfo],
+        wanted: Option<&str>,
+        agents: &[(String, String)],
+    ) -> anyhow::Result<ProviderInfo> {
+        let agent_of = |id: &str| {
+            agents
+                .iter()
+                .find(|(p, _)| p == id)
+                .map(|(_, a)| a.as_str())
+                .unwrap_or("")
+        };
+        if let Some(wanted) = wanted {
+            let found = providers
+                .iter()
+                .find(|p| p.id == wanted)
+                .or_else(|| providers.iter().find(|p| agent_of(&p.id) == wanted));
+            let Some(found) = found else {
+                let ids: Vec<&str> = providers.iter().map(|p| p.id.as_str()).collect();
+                bail!(
+                    "no provider `{wanted}` in plugin.json (providers: {})",
+                    ids.join(", ")
+                );
+            };
+            let a = self.availability(&found.id).await?;
+            if a.status != AvailabilityStatus::Available {
+                bail!(
+                    "provider `{}` is {}: {}",
+                    found.id,
+                    status_name(a.status),
+                    a.diagnostic.unwrap_or_default()
+                );
+            }
+            return Ok(found.clone());
+        }
+        for p in providers.iter().filter(|p| agent_of(&p.id) != "demo") {
+            let a = self.availability(&p.id).await?;
+            if a.status == AvailabilityStatus::Available {
+                return Ok(p.clone());
+            }
+            let why = a.diagnostic.unwrap_or_default();
+            self.renderer.info(&format!(
+                "skipping {} ({}): {why}",
+                p.id,
+                status_name(a.status)
+            ));
+        }
+        providers
+            .iter()
+            .find(|p| agent_of(&p.id) == "demo")
+            .cloned()
+            .ok_or_else(|| anyhow!("no provider is available and plugin.json has no demo provider"))
+    }
+
+    async fn availability(&self, provider_id: &str) -> anyhow::Result<ProviderAvailability> {
+        let params = json!({ "providerId": provider_id, "options": {}, "timeoutMs": AVAILABILITY_TIMEOUT_MS });
+        self.client.request(METHOD_AVAILABILITY, params).await
+    }
+
+    fn connection(&self) -> &str {
+        self.connection.as_deref().unwrap_or_default()
+    }
+
+    async fn send(&self, input: ProviderInput) -> anyhow::Result<()> {
+        self.client.send(self.connection(), input).await
+    }
+
+    /// The next event of this session (or of no session); `None` when the bridge is gone.
+    async fn next_event(&mut self) -> Option<ProviderEvent> {
+        loop {
+            match self.events.recv().await? {
+                Inbound::Malformed(problem) => self.renderer.warn(&problem),
+                Inbound::Event(n) => {
+                    let mine = n.connection_id == self.connection()
+                        && n.event.session_id().is_none_or(|s| s == self.session_id);
+                    if mine {
+                        return Some(n.event);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `session.open`, up to `session.ready`; returns the committed config.
+    async fn open(&mut self, cwd: PathBuf, args: &TryArgs) -> anyhow::Result<ProviderConfigState> {
+        let config = ProviderSessionConfig {
+            cwd: cwd.to_string_lossy().into_owned(),
+            model: args.model.clone(),
+            mode: args.mode.clone(),
+            title: Some("agent-bridge try".into()),
+            persist: false,
+            ..Default::default()
+        };
+        self.send(ProviderInput::SessionOpen {
+            request_id: OPEN_ID.into(),
+            session_id: self.session_id.clone(),
+            config,
+            persistence: None,
+            history: HistoryMode::Skip,
+        })
+        .await?;
+        let mut committed = None;
+        loop {
+            match self.next_event().await {
+                None => bail!("the bridge stopped while opening the session"),
+                Some(ProviderEvent::SessionConfig { config, .. }) => committed = Some(config),
+                Some(ProviderEvent::SessionReady { .. }) => {
+                    return committed.ok_or_else(|| anyhow!("the session sent no config"))
+                }
+                Some(ProviderEvent::RequestFailed { request_id, error })
+                    if request_id == OPEN_ID =>
+                {
+                    let mut msg = format!("the session could not be opened: {}", error.message);
+                    if let Some(d) = error.diagnostic {
+                        msg.push_str(&format!(" ({d})"));
+                    }
+                    bail!(msg)
+                }
+                Some(ProviderEvent::SessionClosed { .. }) => {
+                    bail!("the session closed while opening")
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// Sends the prompt and follows the turn to its end.
+    async fn turn(&mut self, args: &TryArgs) -> anyhow::Result<TurnEnd> {
+        let mut sigint = signal(SignalKind::interrupt())?;
+        let policy = permission::policy(args.yes, std::io::stdin().is_terminal());
+        let prompt = ProviderPrompt {
+            client_message_id: MESSAGE_ID.into(),
+            delivery: PromptDelivery::Auto,
+            input: PromptInput::Message {
+                content: vec![ProviderContent::text(args.prompt.join(" "))],
+            },
+            output_schema: None,
+            clear_pending_permissions: None,
+        };
+        self.send(ProviderInput::SessionPrompt {
+            session_id: self.session_id.clone(),
+            prompt,
+        })
+        .await?;
+        let mut ticker = tokio::time::interval(Duration::from_millis(100));
+        let spin = self.renderer.spinner_enabled();
+        let mut interrupt_deadline: Option<tokio::time::Instant> = None;
+        let mut turn_id: Option<String> = None;
+        let end = loop {
+            let event = tokio::select! {
+                ev = self.next_event() => ev,
+                _ = sigint.recv() => {
+                    if interrupt_deadline.is_some() {
+                        self.renderer.warn("interrupted twice; quitting");
+                        break TurnEnd::Canceled;
+                    }
+                    interrupt_deadline = Some(self.interrupt().await);
+                    continue;
+                }
+                _ = ticker.tick(), if spin => { self.renderer.tick(); continue; }
+                _ = sleep_until(interrupt_deadline) => {
+                    self.renderer.warn("the agent did not stop in time");
+                    break TurnEnd::Canceled;
+                }
+            };
+            let Some(event) = event else {
+                break TurnEnd::Failed("the bridge stopped during the turn".into());
+            };
+            match event {
+                ProviderEvent::TimelineItem { item, .. } => self.renderer.item(&item),
+                ProviderEvent::SessionPromptResult { result, .. } => match result {
+                    PromptResult::Turn { turn_id: id } | PromptResult::Steer { turn_id: id } => {
+                        turn_id = Some(id)
+                    }
+                    PromptResult::Completed => break TurnEnd::Completed,
+                    PromptResult::Failed { error } => break TurnEnd::Failed(error.message),
+                },
+                ProviderEvent::SessionTurn {
+                    turn_id: id,
+                    state,
+                    error,
+                    ..
+                } if turn_id.as_ref().is_none_or(|t| *t == id) => match state {
+                    TurnState::Started => {}
+                    TurnState::Completed => break TurnEnd::Completed,
+                    TurnState::Canceled => break TurnEnd::Canceled,
+                    TurnState::Failed => {
+                        let why = error.map(|e| e.message).unwrap_or_else(|| "failed".into());
+                        break TurnEnd::Failed(why);
+                    }
+                },
+                ProviderEvent::SessionUsage { usage, .. } => self.renderer.set_usage(usage),
+                ProviderEvent::SessionPermission { request, .. } => {
+                    let answered = self.permission(&request, policy, &mut sigint).await;
+                    if !answered {
+                        interrupt_deadline = Some(self.interrupt().await);
+                    }
+                }
+                ProviderEvent::SessionNotice { notice, .. } => {
+                    let mut text = notice.title;
+                    if let Some(d) = notice.description {
+                        text.push_str(&format!(": {d}"));
+                    }
+                    self.renderer.warn(&text);
+                }
+                ProviderEvent::SessionRuntimeFailed { error, .. } => self
+                    .renderer
+                    .error(&format!("the agent runtime failed: {}", error.message)),
+                ProviderEvent::SessionClosed { error, .. } => {
+                    let why = error
+                        .map(|e| e.message)
+                        .unwrap_or_else(|| "the session closed".into());
+                    break TurnEnd::Failed(why);
+                }
+                ProviderEvent::RequestFailed { error, .. } => self.renderer.error(&error.message),
+                _ => {}
+            }
+        };
+        self.renderer.end(&end);
+        Ok(end)
+    }
+
+    /// Asks `session.interrupt`; returns until when to wait for the turn to end.
+    async fn interrupt(&mut self) -> tokio::time::Instant {
+        self.renderer
+            .warn("interrupting the turn (Ctrl-C again to quit)");
+        let input = ProviderInput::SessionInterrupt {
+            request_id: "try-interrupt".into(),
+            session_id: self.session_id.clone(),
+        };
+        if let Err(e) = self.send(input).await {
+            self.renderer.warn(&format!("interrupt refused: {e:#}"));
+        }
+        tokio::time::Instant::now() + INTERRUPT_WAIT
+    }
+
+    /// Answers one permission request. Returns false when Ctrl-C came while asking.
+    async fn permission(
+        &mut self,
+        request: &ProviderPermissionRequest,
+        policy: Policy,
+        sigint: &mut tokio::signal::unix::Signal,
+    ) -> bool {
+        self.renderer.permission(request);
+        let allow = match policy {
+            Policy::AllowAll => {
+                self.renderer.info("  allowed (--yes)");
+                true
+            }
+            Policy::DenyAll => {
+                self.renderer
+                    .warn("denied: stdin is not a terminal (pass --yes to allow)");
+                false
+            }
+            Policy::Ask => {
+                self.renderer.finish_line();
+                let asking = tokio::task::spawn_blocking(|| permission::ask_blocking("Allow?"));
+                tokio::select! {
+                    answer = asking => {
+                        let allow = answer.unwrap_or(false);
+                        self.renderer.info(if allow { "  allowed" } else { "  denied" });
+                        allow
+                    }
+                    _ = sigint.recv() => {
+                        eprintln!();
+                        return false;
+                    }
+                }
+            }
+        };
+        let input = ProviderInput::SessionPermission {
+            session_id: self.session_id.clone(),
+            permission_id: request.id.clone(),
+            response: permission::response(request, allow),
+        };
+        if let Err(e) = self.send(input).await {
+            self.renderer
+                .warn(&format!("the answer was not accepted: {e:#}"));
+        }
+        true
+    }
+
+    /// Closes the connection (and so the session) and stops the server.
+    async fn close(&mut self) {
+        if let Some(connection_id) = self.connection.take() {
+            let params = CloseParams { connection_id };
+            let closing = self
+                .client
+                .request::<_, serde_json::Value>(METHOD_CLOSE, params);
+            if let Ok(Err(e)) = tokio::time::timeout(Duration::from_secs(5), closing).await {
+                tracing::debug!("closing the connection failed: {e:#}");
+            }
+        }
+        let _ = self.client.notify(METHOD_SHUTDOWN, json!({})).await;
+    }
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn status_name(status: AvailabilityStatus) -> &'static str {
+    match status {
+        AvailabilityStatus::Available => "available",
+        AvailabilityStatus::Missing => "missing",
+        AvailabilityStatus::Unrunnable => "unrunnable",
+        AvailabilityStatus::Incompatible => "incompatible",
+    }
+}
