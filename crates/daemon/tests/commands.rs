@@ -1,0 +1,181 @@
+//! `try`, `doctor` and `bench` through the built binary, against a plugin folder that holds
+//! only the demo provider (so other installed CLIs cannot change the outcome).
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_agent-bridge");
+
+fn demo_plugin() -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("bridge-cmd-")
+        .tempdir()
+        .expect("temp dir");
+    let manifest = r#"{"id":"agent-bridge","version":"0.1.0","providers":[
+        {"id":"demo","label":"Demo agent","agent":"demo","command":[]}]}"#;
+    std::fs::write(dir.path().join("plugin.json"), manifest).expect("write plugin.json");
+    dir
+}
+
+fn run(plugin: &Path, args: &[&str]) -> (Output, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .env("AGENT_BRIDGE_PLUGIN_DIR", plugin)
+        .env_remove("NO_COLOR")
+        .current_dir(plugin)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run agent-bridge");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out, stdout, stderr)
+}
+
+#[test]
+fn try_runs_a_tool_in_auto_mode_and_completes() {
+    let plugin = demo_plugin();
+    let (out, stdout, stderr) = run(
+        plugin.path(),
+        &[
+            "try",
+            "--agent",
+            "demo",
+            "--mode",
+            "auto",
+            "run `echo hi` now",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    for expected in [
+        "Demo agent (demo) · model demo-fast · mode auto",
+        "› run `echo hi` now",
+        "✓ shell $ echo hi (exit 0)",
+        "  │ hi\n",
+        "Hello from demo! You said: run `echo hi` now\nCommand exited with code 0: hi\n",
+        "usage: ",
+        "── turn completed\n",
+    ] {
+        assert!(
+            stdout.contains(expected),
+            "missing {expected:?} in:\n{stdout}"
+        );
+    }
+    assert!(
+        !stdout.contains('\x1b'),
+        "no colors when stdout is not a terminal"
+    );
+    assert_eq!(
+        stdout.matches("Hello from demo!").count(),
+        1,
+        "text printed once:\n{stdout}"
+    );
+}
+
+#[test]
+fn try_without_agent_falls_back_to_demo() {
+    let plugin = demo_plugin();
+    let (out, stdout, _) = run(plugin.path(), &["try", "hello", "there"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout.contains("Demo agent (demo)"), "{stdout}");
+    assert!(stdout.contains("You said: hello there"), "{stdout}");
+}
+
+#[test]
+fn try_denies_permissions_without_a_terminal_unless_yes() {
+    let plugin = demo_plugin();
+    let (out, stdout, _) = run(plugin.path(), &["try", "--agent", "demo", "run `echo hi`"]);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("? Run `echo hi`?"), "{stdout}");
+    assert!(
+        stdout.contains("denied: stdin is not a terminal (pass --yes to allow)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("✗ shell $ echo hi failed"), "{stdout}");
+    assert!(stdout.contains("The command was denied."), "{stdout}");
+
+    let (out, stdout, _) = run(
+        plugin.path(),
+        &["try", "--agent", "demo", "--yes", "run `echo hi`"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("allowed (--yes)"), "{stdout}");
+    assert!(stdout.contains("✓ shell $ echo hi (exit 0)"), "{stdout}");
+}
+
+#[test]
+fn try_exits_1_when_the_turn_fails_or_nothing_opens() {
+    let plugin = demo_plugin();
+    let (out, stdout, _) = run(plugin.path(), &["try", "--agent", "demo", "FAIL"]);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("── turn failed: the demo turn failed (FAIL was requested)"),
+        "{stdout}"
+    );
+
+    let (out, _, stderr) = run(plugin.path(), &["try", "--agent", "nope", "hi"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr.contains("no provider `nope`"), "{stderr}");
+
+    let (out, _, stderr) = run(plugin.path(), &["try", "--model", "bogus", "hi"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr.contains("unknown model `bogus`"), "{stderr}");
+}
+
+#[test]
+fn doctor_lists_demo_as_built_in_and_available() {
+    let plugin = demo_plugin();
+    let (out, stdout, stderr) = run(plugin.path(), &["doctor"]);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("demo "))
+        .unwrap_or_else(|| panic!("no demo line in:\n{stdout}"));
+    assert!(line.contains("agent demo"), "{line}");
+    assert!(line.contains("cli built in"), "{line}");
+    assert!(line.ends_with("available"), "{line}");
+    assert!(stdout.contains("1 provider: 1 available"), "{stdout}");
+}
+
+#[test]
+fn doctor_fails_on_an_agent_this_build_lacks() {
+    let plugin = demo_plugin();
+    let manifest = r#"{"id":"p","version":"1","providers":[
+        {"id":"demo","label":"D","agent":"demo"},{"id":"other","label":"O","agent":"no-such-agent"}]}"#;
+    std::fs::write(plugin.path().join("plugin.json"), manifest).expect("write");
+    let (out, stdout, _) = run(plugin.path(), &["doctor"]);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("unknown agent"), "{stdout}");
+}
+
+#[test]
+fn bench_streams_without_losing_events() {
+    let plugin = demo_plugin();
+    let (out, stdout, stderr) = run(
+        plugin.path(),
+        &[
+            "bench",
+            "--sessions",
+            "4",
+            "--events",
+            "50",
+            "--stream-events",
+            "300",
+            "--json",
+        ],
+    );
+    assert!(out.status.code().is_some(), "{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    for run in ["single_stream", "concurrent"] {
+        assert_eq!(report[run]["events_lost"], 0, "{run}: {stdout}");
+        assert_eq!(report[run]["duplicates"], 0, "{run}: {stdout}");
+        assert_eq!(report[run]["turns_not_completed"], 0, "{run}: {stdout}");
+    }
+    assert_eq!(report["concurrent"]["events_received"], 200);
+    assert_eq!(report["single_stream"]["events_received"], 300);
+    assert!(report["rss_idle_bytes"].as_u64().unwrap_or(0) > 0);
+}
