@@ -384,12 +384,24 @@ impl State {
     }
 
     fn connection(&self, connection_id: &str) -> Result<Arc<Connection>, RpcError> {
-        self.connections.get(connection_id).cloned().ok_or_else(|| {
-            RpcError::new(
-                ErrorCode::InvalidParams,
-                format!("unknown connection `{connection_id}`"),
-            )
-        })
+        if let Some(conn) = self.connections.get(connection_id) {
+            return Ok(conn.clone());
+        }
+        // Ids are handed out in sequence, so an id below the next one was closed.
+        let issued = connection_id
+            .strip_prefix('c')
+            .and_then(|n| n.parse::<u64>().ok())
+            .is_some_and(|n| n >= 1 && n < self.next_connection);
+        if issued {
+            return Err(RpcError::new(
+                ErrorCode::Unavailable,
+                format!("connection `{connection_id}` is closed"),
+            ));
+        }
+        Err(RpcError::new(
+            ErrorCode::InvalidParams,
+            format!("unknown connection `{connection_id}`"),
+        ))
     }
 
     async fn send(&mut self, id: RequestId, params: Value) {
