@@ -49,6 +49,8 @@ impl std::fmt::Display for Family {
 pub struct RecordedRequest {
     /// Position in the log (0-based).
     pub seq: usize,
+    /// Milliseconds since the mock started, when the request arrived.
+    pub at_ms: u64,
     pub method: String,
     /// The request target as sent (path + query, `host:port` for CONNECT, absolute URI for
     /// proxy requests).

@@ -164,6 +164,7 @@ fn record(shared: &Shared, req: &Request, family: Family) -> usize {
     let seq = log.len();
     log.push(RecordedRequest {
         seq,
+        at_ms: shared.started.elapsed().as_millis() as u64,
         method: req.method.clone(),
         path: req.target.clone(),
         headers: header_map(&req.headers),

@@ -37,7 +37,7 @@ pub struct MockOptions {
 }
 
 /// State shared by the handle and the connection tasks.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Shared {
     pub requests: Mutex<Vec<RecordedRequest>>,
     pub script: Mutex<ScriptState>,
@@ -45,6 +45,21 @@ pub(crate) struct Shared {
     pub model_calls: AtomicU64,
     pub request_log: Option<Mutex<File>>,
     pub changed: Notify,
+    /// When the mock started (request timestamps are relative to it).
+    pub started: std::time::Instant,
+}
+
+impl Default for Shared {
+    fn default() -> Self {
+        Shared {
+            requests: Mutex::default(),
+            script: Mutex::default(),
+            model_calls: AtomicU64::default(),
+            request_log: None,
+            changed: Notify::new(),
+            started: std::time::Instant::now(),
+        }
+    }
 }
 
 /// Locks a mutex, ignoring poisoning (a panicked connection task must not break the log).
