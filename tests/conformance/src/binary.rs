@@ -14,8 +14,10 @@ pub fn workspace_root() -> PathBuf {
 }
 
 /// `$AGENT_BRIDGE_BIN`, else `<target>/debug/agent-bridge` (`<target>` = `$CARGO_TARGET_DIR` or
-/// `<root>/target`). A missing default binary is built with `cargo build -p agent-bridge`, once
-/// per test process.
+/// `<root>/target`). A default binary that is missing, or older than a source file of the
+/// workspace (`crates/`, `providers/`, `Cargo.toml`, `Cargo.lock`), is built with
+/// `cargo build -p agent-bridge`, once per test process (`cargo test` of this crate does not
+/// rebuild the binary by itself).
 pub fn bridge_binary() -> anyhow::Result<PathBuf> {
     if let Some(bin) = std::env::var_os("AGENT_BRIDGE_BIN") {
         let bin = PathBuf::from(bin);
@@ -37,7 +39,7 @@ pub fn bridge_binary() -> anyhow::Result<PathBuf> {
         })
         .unwrap_or_else(|| workspace_root().join("target"));
     let bin = target.join("debug").join("agent-bridge");
-    if bin.is_file() {
+    if bin.is_file() && !stale(&bin) {
         return Ok(bin);
     }
     static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
@@ -63,4 +65,37 @@ pub fn bridge_binary() -> anyhow::Result<PathBuf> {
         bin.display()
     );
     Ok(bin)
+}
+
+/// True when a source file of the bridge is newer than `bin`.
+fn stale(bin: &Path) -> bool {
+    let Some(built) = std::fs::metadata(bin).and_then(|m| m.modified()).ok() else {
+        return true;
+    };
+    let root = workspace_root();
+    let mut stack: Vec<PathBuf> = vec![
+        root.join("crates"),
+        root.join("providers"),
+        root.join("Cargo.toml"),
+        root.join("Cargo.lock"),
+    ];
+    while let Some(path) = stack.pop() {
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            if path
+                .file_name()
+                .is_some_and(|n| n == "target" || n == "node_modules")
+            {
+                continue;
+            }
+            if let Ok(entries) = std::fs::read_dir(&path) {
+                stack.extend(entries.filter_map(|e| e.ok()).map(|e| e.path()));
+            }
+        } else if meta.modified().is_ok_and(|m| m > built) {
+            return true;
+        }
+    }
+    false
 }

@@ -23,8 +23,9 @@
 //! # API
 //! - Start: [`BridgeHost::spawn`], [`BridgeHost::spawn_with`] + [`HostOptions`] (`bin`, `args`,
 //!   `cwd` = repo root by default, extra `env`, `data_dir`, `request_timeout`). The binary is
-//!   `$AGENT_BRIDGE_BIN` or `<target>/debug/agent-bridge`, built once with
-//!   `cargo build -p agent-bridge` when missing ([`bridge_binary`]). The child gets its own
+//!   `$AGENT_BRIDGE_BIN` or `<target>/debug/agent-bridge`, built once per test process with
+//!   `cargo build -p agent-bridge` when missing or older than the workspace sources
+//!   ([`bridge_binary`]). The child gets its own
 //!   process group and is SIGKILLed (with every descendant seen) when the host drops.
 //! - Send: [`send_raw`](BridgeHost::send_raw) / [`send_raw_bytes`](BridgeHost::send_raw_bytes),
 //!   [`request`](BridgeHost::request) -> `Result<Value, RpcError>`, [`notify`](BridgeHost::notify),
