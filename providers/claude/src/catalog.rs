@@ -3,7 +3,8 @@
 //! (`system/init`, `get_settings`) back onto catalog ids.
 
 use agent_bridge_protocol::{
-    JsonMap, ProviderCatalog, ProviderConfigState, ProviderMode, ProviderModel, ProviderThinkingOption,
+    JsonMap, ProviderCatalog, ProviderConfigState, ProviderMode, ProviderModel,
+    ProviderThinkingOption,
 };
 use serde_json::{json, Value};
 
@@ -23,10 +24,26 @@ pub fn modes() -> Vec<ProviderMode> {
         ..ProviderMode::default()
     };
     vec![
-        mode("default", "Always Ask", "Ask before running tools that change anything"),
-        mode("acceptEdits", "Accept Edits", "Apply file edits without asking; ask for other tools"),
-        mode("plan", "Plan", "Read-only planning; propose a plan before changing anything"),
-        mode("bypassPermissions", "Bypass Permissions", "Run every tool without asking"),
+        mode(
+            "default",
+            "Always Ask",
+            "Ask before running tools that change anything",
+        ),
+        mode(
+            "acceptEdits",
+            "Accept Edits",
+            "Apply file edits without asking; ask for other tools",
+        ),
+        mode(
+            "plan",
+            "Plan",
+            "Read-only planning; propose a plan before changing anything",
+        ),
+        mode(
+            "bypassPermissions",
+            "Bypass Permissions",
+            "Run every tool without asking",
+        ),
     ]
 }
 
@@ -77,11 +94,25 @@ pub fn models_from_initialize(answer: &Value) -> Vec<CliModel> {
         .filter_map(|m| {
             let value = m.get("value")?.as_str()?.to_string();
             Some(CliModel {
-                resolved: m.get("resolvedModel").and_then(Value::as_str).map(str::to_string),
-                display_name: m.get("displayName").and_then(Value::as_str).unwrap_or(&value).to_string(),
-                description: m.get("description").and_then(Value::as_str).map(str::to_string),
+                resolved: m
+                    .get("resolvedModel")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                display_name: m
+                    .get("displayName")
+                    .and_then(Value::as_str)
+                    .unwrap_or(&value)
+                    .to_string(),
+                description: m
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
                 effort_levels: match m.get("supportedEffortLevels").and_then(Value::as_array) {
-                    Some(levels) => levels.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+                    Some(levels) => levels
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect(),
                     None => Vec::new(),
                 },
                 value,
@@ -129,7 +160,10 @@ pub fn provider_models(models: &[CliModel]) -> Vec<ProviderModel> {
                 description: m.description.clone(),
                 is_default: (m.value == "default").then_some(true),
                 metadata: (!metadata.is_empty()).then_some(metadata),
-                default_thinking_option_id: thinking.iter().any(|t| t.id == "high").then(|| "high".to_string()),
+                default_thinking_option_id: thinking
+                    .iter()
+                    .any(|t| t.id == "high")
+                    .then(|| "high".to_string()),
                 thinking_options: (!thinking.is_empty()).then_some(thinking),
                 ..ProviderModel::default()
             }
@@ -148,9 +182,16 @@ pub fn catalog(models: &[CliModel]) -> ProviderCatalog {
     ProviderCatalog {
         models: provider_models(models),
         modes: modes(),
-        default_model: models.iter().find(|m| m.value == "default").or_else(|| models.first()).map(|m| m.value.clone()),
+        default_model: models
+            .iter()
+            .find(|m| m.value == "default")
+            .or_else(|| models.first())
+            .map(|m| m.value.clone()),
         default_mode: Some(DEFAULT_MODE.into()),
-        default_thinking_option: thinking.iter().any(|t| t.id == "high").then(|| "high".into()),
+        default_thinking_option: thinking
+            .iter()
+            .any(|t| t.id == "high")
+            .then(|| "high".into()),
         thinking_options: Some(thinking),
     }
 }
@@ -171,7 +212,10 @@ pub fn catalog_model_id(models: &[CliModel], reported: &str, current: Option<&st
         .find(|m| matches(m))
         .or_else(|| {
             models.iter().find(|m| {
-                m.resolved.as_deref().is_some_and(|r| r.starts_with(&base(reported)) && r.contains("[1m]") == reported.contains("[1m]"))
+                m.resolved.as_deref().is_some_and(|r| {
+                    r.starts_with(&base(reported))
+                        && r.contains("[1m]") == reported.contains("[1m]")
+                })
             })
         })
         .map(|m| m.value.clone())
@@ -180,21 +224,36 @@ pub fn catalog_model_id(models: &[CliModel], reported: &str, current: Option<&st
 
 /// The effort levels the model supports.
 pub fn levels_of(models: &[CliModel], model_id: &str) -> Vec<String> {
-    models.iter().find(|m| m.value == model_id).map(|m| m.effort_levels.clone()).unwrap_or_default()
+    models
+        .iter()
+        .find(|m| m.value == model_id)
+        .map(|m| m.effort_levels.clone())
+        .unwrap_or_default()
 }
 
 /// The committed config state of a session.
-pub fn config_state(models: &[CliModel], model: &str, mode: &str, thinking: Option<&str>) -> ProviderConfigState {
+pub fn config_state(
+    models: &[CliModel],
+    model: &str,
+    mode: &str,
+    thinking: Option<&str>,
+) -> ProviderConfigState {
     let mut provider_models = provider_models(models);
     if !models.iter().any(|m| m.value == model) {
         // The CLI selected something outside its own list (e.g. a full model name).
-        provider_models.push(ProviderModel { id: model.to_string(), label: model.to_string(), ..ProviderModel::default() });
+        provider_models.push(ProviderModel {
+            id: model.to_string(),
+            label: model.to_string(),
+            ..ProviderModel::default()
+        });
     }
     let levels = levels_of(models, model);
     ProviderConfigState {
         model: Some(model.to_string()),
         mode: Some(mode.to_string()),
-        thinking_option: thinking.filter(|t| levels.iter().any(|l| l == t)).map(str::to_string),
+        thinking_option: thinking
+            .filter(|t| levels.iter().any(|l| l == t))
+            .map(str::to_string),
         models: provider_models,
         modes: modes(),
         thinking_options: thinking_options(&levels),
@@ -219,29 +278,51 @@ mod tests {
     fn models_come_from_the_initialize_answer() {
         let models = fixture_models();
         let ids: Vec<&str> = models.iter().map(|m| m.value.as_str()).collect();
-        assert_eq!(ids, vec!["default", "opus[1m]", "sonnet", "sonnet[1m]", "haiku"]);
+        assert_eq!(
+            ids,
+            vec!["default", "opus[1m]", "sonnet", "sonnet[1m]", "haiku"]
+        );
         insta::assert_json_snapshot!("catalog", catalog(&models));
     }
 
     #[test]
     fn reported_models_map_back_to_catalog_ids() {
         let models = fixture_models();
-        assert_eq!(catalog_model_id(&models, "claude-opus-4-8[1m]", None), "default");
-        assert_eq!(catalog_model_id(&models, "claude-opus-4-8[1m]", Some("opus[1m]")), "opus[1m]");
-        assert_eq!(catalog_model_id(&models, "claude-sonnet-5", Some("default")), "sonnet");
+        assert_eq!(
+            catalog_model_id(&models, "claude-opus-4-8[1m]", None),
+            "default"
+        );
+        assert_eq!(
+            catalog_model_id(&models, "claude-opus-4-8[1m]", Some("opus[1m]")),
+            "opus[1m]"
+        );
+        assert_eq!(
+            catalog_model_id(&models, "claude-sonnet-5", Some("default")),
+            "sonnet"
+        );
         assert_eq!(catalog_model_id(&models, "sonnet", None), "sonnet");
-        assert_eq!(catalog_model_id(&models, "claude-custom-1", None), "claude-custom-1");
+        assert_eq!(
+            catalog_model_id(&models, "claude-custom-1", None),
+            "claude-custom-1"
+        );
     }
 
     #[test]
     fn no_models_falls_back_to_the_aliases() {
-        let ids: Vec<String> = models_from_initialize(&json!({"commands": []})).into_iter().map(|m| m.value).collect();
+        let ids: Vec<String> = models_from_initialize(&json!({"commands": []}))
+            .into_iter()
+            .map(|m| m.value)
+            .collect();
         assert_eq!(ids, vec!["default", "opus", "sonnet", "haiku"]);
     }
 
     #[test]
     fn bypass_is_the_only_unattended_mode() {
-        let unattended: Vec<String> = modes().into_iter().filter(|m| m.is_unattended == Some(true)).map(|m| m.id).collect();
+        let unattended: Vec<String> = modes()
+            .into_iter()
+            .filter(|m| m.is_unattended == Some(true))
+            .map(|m| m.id)
+            .collect();
         assert_eq!(unattended, vec!["bypassPermissions"]);
     }
 }

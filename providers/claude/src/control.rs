@@ -57,13 +57,19 @@ impl ControlChannel {
             }
             let _ = stdin.shutdown().await;
         });
-        let channel = ControlChannel { lines: tx, waiters: Arc::new(Mutex::new(HashMap::new())), next: Arc::new(Mutex::new(0)) };
+        let channel = ControlChannel {
+            lines: tx,
+            waiters: Arc::new(Mutex::new(HashMap::new())),
+            next: Arc::new(Mutex::new(0)),
+        };
         (channel, task)
     }
 
     /// Queues one line for the CLI.
     pub fn write(&self, line: String) -> Result<(), ControlError> {
-        self.lines.send(Msg::Line(line)).map_err(|_| ControlError::Gone)
+        self.lines
+            .send(Msg::Line(line))
+            .map_err(|_| ControlError::Gone)
     }
 
     /// Closes the CLI's stdin once every queued line is written.
@@ -74,7 +80,11 @@ impl ControlChannel {
     /// A stand-in whose writes fail (tests, a process that could not start).
     pub fn closed() -> ControlChannel {
         let (tx, _rx) = mpsc::unbounded_channel();
-        ControlChannel { lines: tx, waiters: Arc::new(Mutex::new(HashMap::new())), next: Arc::new(Mutex::new(0)) }
+        ControlChannel {
+            lines: tx,
+            waiters: Arc::new(Mutex::new(HashMap::new())),
+            next: Arc::new(Mutex::new(0)),
+        }
     }
 
     fn next_id(&self, subtype: &str) -> String {
@@ -90,7 +100,11 @@ impl ControlChannel {
 
     /// Sends a control request without waiting for its answer (logged when it fails).
     pub fn send(&self, request: Value) -> Result<String, ControlError> {
-        let subtype = request.get("subtype").and_then(Value::as_str).unwrap_or("request").to_string();
+        let subtype = request
+            .get("subtype")
+            .and_then(Value::as_str)
+            .unwrap_or("request")
+            .to_string();
         let id = self.next_id(&subtype);
         self.write(wire::control_request_line(&id, request))?;
         Ok(id)
@@ -98,7 +112,11 @@ impl ControlChannel {
 
     /// Sends a control request and waits for the CLI's answer.
     pub async fn request(&self, request: Value) -> Result<Value, ControlError> {
-        let subtype = request.get("subtype").and_then(Value::as_str).unwrap_or("request").to_string();
+        let subtype = request
+            .get("subtype")
+            .and_then(Value::as_str)
+            .unwrap_or("request")
+            .to_string();
         let id = self.next_id(&subtype);
         let (tx, rx) = oneshot::channel();
         if let Ok(mut w) = self.waiters.lock() {
@@ -128,7 +146,11 @@ impl ControlChannel {
     /// Routes a `control_response` from the CLI to its waiter. Returns false for an answer
     /// nobody waits for (fire-and-forget requests).
     pub fn resolve(&self, request_id: &str, result: Result<Value, String>) -> bool {
-        let waiter = self.waiters.lock().ok().and_then(|mut w| w.remove(request_id));
+        let waiter = self
+            .waiters
+            .lock()
+            .ok()
+            .and_then(|mut w| w.remove(request_id));
         match waiter {
             Some(tx) => {
                 let _ = tx.send(result);

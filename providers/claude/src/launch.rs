@@ -34,13 +34,18 @@ impl LaunchOptions {
             .iter()
             .flat_map(|p| p.preapproved.iter())
             .map(|t| match t {
-                agent_bridge_protocol::PreapprovedTool::Mcp { server, tool } => format!("mcp__{server}__{tool}"),
+                agent_bridge_protocol::PreapprovedTool::Mcp { server, tool } => {
+                    format!("mcp__{server}__{tool}")
+                }
             })
             .collect();
         LaunchOptions {
             cwd: config.cwd.clone(),
             model: config.model.clone().filter(|m| !m.is_empty()),
-            mode: config.mode.clone().unwrap_or_else(|| crate::catalog::DEFAULT_MODE.into()),
+            mode: config
+                .mode
+                .clone()
+                .unwrap_or_else(|| crate::catalog::DEFAULT_MODE.into()),
             effort: config.thinking_option.clone(),
             resume: None,
             system_prompt: config.system_prompt.clone().filter(|s| !s.is_empty()),
@@ -114,7 +119,10 @@ fn bypass_allowed(env: &BTreeMap<String, String>) -> bool {
 
 /// The effective environment of the CLI: the launch env (or the bridge's) overlaid with the
 /// session's `config.env`.
-pub fn effective_env(launch: &LaunchOverride, overlay: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+pub fn effective_env(
+    launch: &LaunchOverride,
+    overlay: &BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
     let mut env: BTreeMap<String, String> = match &launch.env {
         Some(e) => e.clone(),
         None => std::env::vars().collect(),
@@ -128,11 +136,17 @@ fn mcp_config(servers: &BTreeMap<String, McpServerConfig>) -> String {
     let mut out = Map::new();
     for (name, cfg) in servers {
         let v = match cfg {
-            McpServerConfig::Stdio { command, args, env, .. } => {
+            McpServerConfig::Stdio {
+                command, args, env, ..
+            } => {
                 json!({"type": "stdio", "command": command, "args": args.clone().unwrap_or_default(), "env": env.clone().unwrap_or_default()})
             }
-            McpServerConfig::Http { url, headers, .. } => json!({"type": "http", "url": url, "headers": headers.clone().unwrap_or_default()}),
-            McpServerConfig::Sse { url, headers, .. } => json!({"type": "sse", "url": url, "headers": headers.clone().unwrap_or_default()}),
+            McpServerConfig::Http { url, headers, .. } => {
+                json!({"type": "http", "url": url, "headers": headers.clone().unwrap_or_default()})
+            }
+            McpServerConfig::Sse { url, headers, .. } => {
+                json!({"type": "sse", "url": url, "headers": headers.clone().unwrap_or_default()})
+            }
         };
         out.insert(name.clone(), v);
     }
@@ -141,9 +155,15 @@ fn mcp_config(servers: &BTreeMap<String, McpServerConfig>) -> String {
 
 /// Parses `2.1.197 (Claude Code)`.
 pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
-    let word = text.split_whitespace().find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))?;
+    let word = text
+        .split_whitespace()
+        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))?;
     let mut parts = word.split(['.', '-']).map(|p| p.parse::<u64>().ok());
-    Some((parts.next()??, parts.next()??, parts.next().flatten().unwrap_or(0)))
+    Some((
+        parts.next()??,
+        parts.next()??,
+        parts.next().flatten().unwrap_or(0),
+    ))
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -156,22 +176,40 @@ pub enum ProbeError {
 
 /// Runs `<launch> --version` and returns its first output line.
 pub async fn probe_version(launch: &LaunchOverride) -> Result<String, ProbeError> {
-    let program = launch.resolve(DEFAULT_PROGRAM).map_err(|e| ProbeError::NotFound(e.to_string()))?;
+    let program = launch
+        .resolve(DEFAULT_PROGRAM)
+        .map_err(|e| ProbeError::NotFound(e.to_string()))?;
     let mut cmd = tokio::process::Command::new(&program);
-    let prefix: &[String] = if launch.command.is_some() { &launch.args } else { &[] };
-    cmd.args(prefix).arg("--version").kill_on_drop(true).stdin(std::process::Stdio::null());
+    let prefix: &[String] = if launch.command.is_some() {
+        &launch.args
+    } else {
+        &[]
+    };
+    cmd.args(prefix)
+        .arg("--version")
+        .kill_on_drop(true)
+        .stdin(std::process::Stdio::null());
     if let Some(env) = &launch.env {
         cmd.env_clear().envs(env);
     }
     let shown = program.display().to_string();
     let output = tokio::time::timeout(Duration::from_secs(10), cmd.output())
         .await
-        .map_err(|_| ProbeError::Unrunnable { program: shown.clone(), detail: "timed out after 10 s".into() })?
-        .map_err(|e| ProbeError::Unrunnable { program: shown.clone(), detail: e.to_string() })?;
+        .map_err(|_| ProbeError::Unrunnable {
+            program: shown.clone(),
+            detail: "timed out after 10 s".into(),
+        })?
+        .map_err(|e| ProbeError::Unrunnable {
+            program: shown.clone(),
+            detail: e.to_string(),
+        })?;
     let stdout = String::from_utf8_lossy(&output.stdout).trim().to_string();
     if !output.status.success() || stdout.is_empty() {
         let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
-        return Err(ProbeError::Unrunnable { program: shown, detail: format!("{} {stderr}", output.status) });
+        return Err(ProbeError::Unrunnable {
+            program: shown,
+            detail: format!("{} {stderr}", output.status),
+        });
     }
     Ok(stdout.lines().next().unwrap_or_default().to_string())
 }

@@ -34,10 +34,17 @@ fn prompt_text(entry: &Value) -> Option<String> {
     let text = match content {
         Value::String(s) => s.clone(),
         Value::Array(blocks) => {
-            if blocks.iter().any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")) {
+            if blocks
+                .iter()
+                .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+            {
                 return None;
             }
-            blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
+            blocks
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n")
         }
         _ => return None,
     };
@@ -48,13 +55,18 @@ fn prompt_text(entry: &Value) -> Option<String> {
 /// prompt.
 pub fn inspect(path: &Path) -> Option<TranscriptInfo> {
     let text = std::fs::read_to_string(path).ok()?;
-    let mut info = TranscriptInfo { session_id: path.file_stem()?.to_string_lossy().to_string(), ..TranscriptInfo::default() };
+    let mut info = TranscriptInfo {
+        session_id: path.file_stem()?.to_string_lossy().to_string(),
+        ..TranscriptInfo::default()
+    };
     let mut custom_title = None;
     let mut ai_title = None;
     let mut summary = None;
     let mut last_prompt_entry = None;
     for (i, line) in text.lines().enumerate() {
-        let Ok(entry) = serde_json::from_str::<Value>(line) else { continue };
+        let Ok(entry) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
         if i == 0 && entry.get("isSidechain").and_then(Value::as_bool) == Some(true) {
             return None;
         }
@@ -85,13 +97,19 @@ pub fn inspect(path: &Path) -> Option<TranscriptInfo> {
         info.last_prompt = last_prompt_entry;
     }
     info.first_prompt.as_ref()?;
-    info.title = custom_title.or(ai_title).or(summary).or_else(|| info.first_prompt.clone());
+    info.title = custom_title
+        .or(ai_title)
+        .or(summary)
+        .or_else(|| info.first_prompt.clone());
     Some(info)
 }
 
 /// `2026-11-30T14:04:02Z` of a system time.
 pub fn rfc3339(t: SystemTime) -> String {
-    let secs = t.duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let secs = t
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
     let z = days + 719_468;
@@ -103,7 +121,12 @@ pub fn rfc3339(t: SystemTime) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// Lists sessions for `cwd` (every project when `None`), newest first.
@@ -113,10 +136,20 @@ pub fn list_sessions(
     query: Option<&str>,
     limit: Option<usize>,
 ) -> Vec<ProviderSessionSummary> {
-    let Some(projects) = transcript::projects_dir(env) else { return Vec::new() };
+    let Some(projects) = transcript::projects_dir(env) else {
+        return Vec::new();
+    };
     let dirs: Vec<PathBuf> = match cwd {
-        Some(cwd) => transcript::find_project_dir(&projects, cwd).into_iter().collect(),
-        None => std::fs::read_dir(&projects).into_iter().flatten().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect(),
+        Some(cwd) => transcript::find_project_dir(&projects, cwd)
+            .into_iter()
+            .collect(),
+        None => std::fs::read_dir(&projects)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect(),
     };
     let mut files: Vec<(SystemTime, PathBuf)> = dirs
         .iter()
@@ -125,8 +158,10 @@ pub fn list_sessions(
         .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
         .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
         .collect();
-    files.sort_by(|a, b| b.0.cmp(&a.0));
-    let needle = query.map(str::to_lowercase).filter(|q| !q.trim().is_empty());
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
+    let needle = query
+        .map(str::to_lowercase)
+        .filter(|q| !q.trim().is_empty());
     let mut out = Vec::new();
     for (mtime, path) in files {
         let Some(info) = inspect(&path) else { continue };
@@ -141,7 +176,11 @@ pub fn list_sessions(
                 continue;
             }
         }
-        let session_cwd = info.cwd.clone().or_else(|| cwd.map(str::to_string)).unwrap_or_default();
+        let session_cwd = info
+            .cwd
+            .clone()
+            .or_else(|| cwd.map(str::to_string))
+            .unwrap_or_default();
         out.push(ProviderSessionSummary {
             persistence: persistence(&info.session_id, &session_cwd),
             cwd: session_cwd,
@@ -167,14 +206,20 @@ mod tests {
     #[test]
     fn dates_format_as_rfc3339() {
         assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(UNIX_EPOCH + Duration::from_secs(1_796_050_094)), "2026-11-30T14:48:14Z");
+        assert_eq!(
+            rfc3339(UNIX_EPOCH + Duration::from_secs(1_796_050_094)),
+            "2026-11-30T14:48:14Z"
+        );
     }
 
     #[test]
     fn lists_transcripts_of_the_cwd_with_previews() {
         let home = tempfile::tempdir().expect("tempdir");
         let cwd = "/work/some project";
-        let dir = home.path().join(".claude/projects").join(transcript::slug(cwd));
+        let dir = home
+            .path()
+            .join(".claude/projects")
+            .join(transcript::slug(cwd));
         std::fs::create_dir_all(&dir).expect("mkdir");
         let long = "x".repeat(300);
         let lines = [
@@ -184,7 +229,11 @@ mod tests {
             serde_json::json!({"type":"ai-title","aiTitle":"A helpful title"}),
         ];
         let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-        std::fs::write(dir.join("11111111-2222-4333-8444-555555555555.jsonl"), text.join("\n")).expect("write");
+        std::fs::write(
+            dir.join("11111111-2222-4333-8444-555555555555.jsonl"),
+            text.join("\n"),
+        )
+        .expect("write");
         std::fs::write(dir.join("empty.jsonl"), "").expect("write");
         let env = BTreeMap::from([("HOME".to_string(), home.path().display().to_string())]);
         let list = list_sessions(&env, Some(cwd), None, None);
@@ -192,8 +241,14 @@ mod tests {
         let s = &list[0];
         assert_eq!(s.title.as_deref(), Some("A helpful title"));
         assert_eq!(s.first_prompt_preview.as_deref(), Some("first question"));
-        assert_eq!(s.last_prompt_preview.as_ref().map(|p| p.chars().count()), Some(160));
-        assert_eq!(s.persistence.data["sessionId"], "11111111-2222-4333-8444-555555555555");
+        assert_eq!(
+            s.last_prompt_preview.as_ref().map(|p| p.chars().count()),
+            Some(160)
+        );
+        assert_eq!(
+            s.persistence.data["sessionId"],
+            "11111111-2222-4333-8444-555555555555"
+        );
         assert!(list_sessions(&env, Some(cwd), Some("nothing like it"), None).is_empty());
         assert!(list_sessions(&env, Some("/elsewhere"), None, None).is_empty());
     }

@@ -4,8 +4,8 @@
 use crate::normalize::tools;
 use crate::wire::ControlRequest;
 use agent_bridge_protocol::{
-    ActionIntent, ActionVariant, JsonMap, PermissionBehavior, PermissionKind, ProviderPermissionAction,
-    ProviderPermissionRequest, ProviderPermissionResponse,
+    ActionIntent, ActionVariant, JsonMap, PermissionBehavior, PermissionKind,
+    ProviderPermissionAction, ProviderPermissionRequest, ProviderPermissionResponse,
 };
 use serde_json::{json, Value};
 
@@ -49,18 +49,31 @@ pub fn plan_actions() -> Vec<ProviderPermissionAction> {
 /// Builds the Paseo request of a `can_use_tool` control request.
 pub fn from_can_use_tool(req: &ControlRequest) -> (ProviderPermissionRequest, PendingPermission) {
     let tool_name = req.str_field("tool_name").unwrap_or("tool").to_string();
-    let input = req.request.get("input").cloned().unwrap_or(Value::Object(JsonMap::new()));
+    let input = req
+        .request
+        .get("input")
+        .cloned()
+        .unwrap_or(Value::Object(JsonMap::new()));
     let kind = match tool_name.as_str() {
         "ExitPlanMode" => PermissionKind::Plan,
         "AskUserQuestion" => PermissionKind::Question,
         _ => PermissionKind::Tool,
     };
-    let display = req.str_field("display_name").unwrap_or(&tool_name).to_string();
+    let display = req
+        .str_field("display_name")
+        .unwrap_or(&tool_name)
+        .to_string();
     let summary = tools::summary(&tool_name, &input);
     let title = req
         .str_field("title")
         .map(str::to_string)
-        .unwrap_or_else(|| if summary.is_empty() { display.clone() } else { format!("{display}: {summary}") });
+        .unwrap_or_else(|| {
+            if summary.is_empty() {
+                display.clone()
+            } else {
+                format!("{display}: {summary}")
+            }
+        });
     let suggestions: Vec<JsonMap> = req
         .request
         .get("permission_suggestions")
@@ -71,7 +84,12 @@ pub fn from_can_use_tool(req: &ControlRequest) -> (ProviderPermissionRequest, Pe
         .collect();
     let mut metadata = JsonMap::new();
     let tool_use_id = req.str_field("tool_use_id").map(str::to_string);
-    for (key, field) in [("toolUseId", "tool_use_id"), ("blockedPath", "blocked_path"), ("decisionReason", "decision_reason"), ("agentId", "agent_id")] {
+    for (key, field) in [
+        ("toolUseId", "tool_use_id"),
+        ("blockedPath", "blocked_path"),
+        ("decisionReason", "decision_reason"),
+        ("agentId", "agent_id"),
+    ] {
         if let Some(v) = req.request.get(field).filter(|v| !v.is_null()) {
             metadata.insert(key.into(), v.clone());
         }
@@ -93,7 +111,12 @@ pub fn from_can_use_tool(req: &ControlRequest) -> (ProviderPermissionRequest, Pe
         actions: (kind == PermissionKind::Plan).then(plan_actions),
         metadata: (!metadata.is_empty()).then_some(metadata),
     };
-    let pending = PendingPermission { request_id: req.request_id.clone(), tool_name, tool_use_id, input };
+    let pending = PendingPermission {
+        request_id: req.request_id.clone(),
+        tool_name,
+        tool_use_id,
+        input,
+    };
     (request, pending)
 }
 
@@ -111,27 +134,53 @@ pub struct Answer {
 /// The CLI's answer for the host's response.
 pub fn answer(pending: &PendingPermission, response: &ProviderPermissionResponse) -> Answer {
     match response {
-        ProviderPermissionResponse::Allow { selected_action_id, updated_input, updated_permissions } => {
-            let input = updated_input.clone().map(Value::Object).unwrap_or_else(|| pending.input.clone());
+        ProviderPermissionResponse::Allow {
+            selected_action_id,
+            updated_input,
+            updated_permissions,
+        } => {
+            let input = updated_input
+                .clone()
+                .map(Value::Object)
+                .unwrap_or_else(|| pending.input.clone());
             let mut body = json!({"behavior": "allow", "updatedInput": input});
             if let Some(perms) = updated_permissions.as_ref().filter(|p| !p.is_empty()) {
                 body["updatedPermissions"] = Value::Array(perms.clone());
             }
             let set_mode = if pending.tool_name == "ExitPlanMode" {
-                Some(if selected_action_id.as_deref() == Some("implement_resume") { "bypassPermissions" } else { "acceptEdits" })
+                Some(
+                    if selected_action_id.as_deref() == Some("implement_resume") {
+                        "bypassPermissions"
+                    } else {
+                        "acceptEdits"
+                    },
+                )
             } else {
                 None
             };
-            Answer { response: body, interrupt: false, set_mode }
+            Answer {
+                response: body,
+                interrupt: false,
+                set_mode,
+            }
         }
-        ProviderPermissionResponse::Deny { message, interrupt, .. } => {
-            let message = message.clone().filter(|m| !m.trim().is_empty()).unwrap_or_else(|| "The user denied this tool use.".into());
+        ProviderPermissionResponse::Deny {
+            message, interrupt, ..
+        } => {
+            let message = message
+                .clone()
+                .filter(|m| !m.trim().is_empty())
+                .unwrap_or_else(|| "The user denied this tool use.".into());
             let stop = interrupt.unwrap_or(false);
             let mut body = json!({"behavior": "deny", "message": message});
             if stop {
                 body["interrupt"] = Value::Bool(true);
             }
-            Answer { response: body, interrupt: stop, set_mode: None }
+            Answer {
+                response: body,
+                interrupt: stop,
+                set_mode: None,
+            }
         }
     }
 }
@@ -157,19 +206,39 @@ mod tests {
     fn can_use_tool_becomes_a_tool_permission() {
         let (request, pending) = from_can_use_tool(&fixture_request());
         insta::assert_json_snapshot!("bash_permission", request);
-        assert_eq!(pending.tool_use_id.as_deref(), Some("toolu_f97d57a3514d42319de5"));
+        assert_eq!(
+            pending.tool_use_id.as_deref(),
+            Some("toolu_f97d57a3514d42319de5")
+        );
     }
 
     #[test]
     fn allow_echoes_the_input_and_deny_can_interrupt() {
         let (_, pending) = from_can_use_tool(&fixture_request());
-        let allow = answer(&pending, &ProviderPermissionResponse::Allow { selected_action_id: None, updated_input: None, updated_permissions: None });
-        assert_eq!(allow.response, json!({"behavior": "allow", "updatedInput": pending.input}));
+        let allow = answer(
+            &pending,
+            &ProviderPermissionResponse::Allow {
+                selected_action_id: None,
+                updated_input: None,
+                updated_permissions: None,
+            },
+        );
+        assert_eq!(
+            allow.response,
+            json!({"behavior": "allow", "updatedInput": pending.input})
+        );
         let deny = answer(
             &pending,
-            &ProviderPermissionResponse::Deny { selected_action_id: None, message: Some("no".into()), interrupt: Some(true) },
+            &ProviderPermissionResponse::Deny {
+                selected_action_id: None,
+                message: Some("no".into()),
+                interrupt: Some(true),
+            },
         );
-        assert_eq!(deny.response, json!({"behavior": "deny", "message": "no", "interrupt": true}));
+        assert_eq!(
+            deny.response,
+            json!({"behavior": "deny", "message": "no", "interrupt": true})
+        );
         assert!(deny.interrupt);
     }
 
@@ -185,7 +254,11 @@ mod tests {
         assert_eq!(request.actions.map(|a| a.len()), Some(3));
         let a = answer(
             &pending,
-            &ProviderPermissionResponse::Allow { selected_action_id: Some("implement_resume".into()), updated_input: None, updated_permissions: None },
+            &ProviderPermissionResponse::Allow {
+                selected_action_id: Some("implement_resume".into()),
+                updated_input: None,
+                updated_permissions: None,
+            },
         );
         assert_eq!(a.set_mode, Some("bypassPermissions"));
     }

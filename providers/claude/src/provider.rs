@@ -10,8 +10,8 @@ use agent_bridge_core::{
     CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink, SessionsQuery,
 };
 use agent_bridge_protocol::{
-    AvailabilityStatus, Capability, HistoryMode, ProviderAvailability, ProviderCatalog, ProviderCatalogOptions,
-    ProviderCommand, ProviderError, ProviderSessionSummary,
+    AvailabilityStatus, Capability, HistoryMode, ProviderAvailability, ProviderCatalog,
+    ProviderCatalogOptions, ProviderCommand, ProviderError, ProviderSessionSummary,
 };
 use async_trait::async_trait;
 use serde_json::{json, Value};
@@ -28,7 +28,9 @@ impl ClaudeProvider {
 
 /// `initialize` first: the CLI answers with its commands and models.
 async fn initialize(channel: &ControlChannel) -> Result<Value, crate::control::ControlError> {
-    channel.request(json!({"subtype": "initialize", "hooks": null})).await
+    channel
+        .request(json!({"subtype": "initialize", "hooks": null}))
+        .await
 }
 
 fn commands_of(answer: &Value) -> Vec<ProviderCommand> {
@@ -40,28 +42,57 @@ fn commands_of(answer: &Value) -> Vec<ProviderCommand> {
         .filter_map(|c| {
             Some(ProviderCommand {
                 name: c.get("name")?.as_str()?.to_string(),
-                description: c.get("description").and_then(Value::as_str).unwrap_or_default().to_string(),
-                argument_hint: c.get("argumentHint").and_then(Value::as_str).filter(|h| !h.is_empty()).map(str::to_string),
+                description: c
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                argument_hint: c
+                    .get("argumentHint")
+                    .and_then(Value::as_str)
+                    .filter(|h| !h.is_empty())
+                    .map(str::to_string),
             })
         })
         .collect()
 }
 
 /// Why a process failed to come up, with its stderr.
-async fn startup_error(runtime: &mut Runtime, what: &str, e: crate::control::ControlError) -> ProviderError {
+async fn startup_error(
+    runtime: &mut Runtime,
+    what: &str,
+    e: crate::control::ControlError,
+) -> ProviderError {
     // Give the reader a moment to see the exit, so stderr is complete.
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     let stderr = runtime.child.lock().await.stderr_tail();
     runtime.shutdown().await;
-    ProviderError::new(format!("Claude Code failed to start ({what}): {e}")).with_code("cli_start_failed").with_diagnostic(stderr)
+    ProviderError::new(format!("Claude Code failed to start ({what}): {e}"))
+        .with_code("cli_start_failed")
+        .with_diagnostic(stderr)
 }
 
-fn persisted_session(request: &OpenRequest) -> Result<Option<(String, Option<String>)>, ProviderError> {
-    let Some(p) = &request.persistence else { return Ok(None) };
-    let id = p.data.get("sessionId").and_then(Value::as_str).filter(|s| !s.is_empty());
+fn persisted_session(
+    request: &OpenRequest,
+) -> Result<Option<(String, Option<String>)>, ProviderError> {
+    let Some(p) = &request.persistence else {
+        return Ok(None);
+    };
+    let id = p
+        .data
+        .get("sessionId")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty());
     match id {
-        Some(id) => Ok(Some((id.to_string(), p.data.get("cwd").and_then(Value::as_str).map(str::to_string)))),
-        None => Err(ProviderError::new("persistence has no Claude sessionId").with_code("invalid_persistence")),
+        Some(id) => Ok(Some((
+            id.to_string(),
+            p.data
+                .get("cwd")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        ))),
+        None => Err(ProviderError::new("persistence has no Claude sessionId")
+            .with_code("invalid_persistence")),
     }
 }
 
@@ -83,9 +114,15 @@ impl Provider for ClaudeProvider {
         ]
     }
 
-    async fn availability(&self, ctx: &ProviderContext, _options: &ProviderCatalogOptions) -> ProviderAvailability {
+    async fn availability(
+        &self,
+        ctx: &ProviderContext,
+        _options: &ProviderCatalogOptions,
+    ) -> ProviderAvailability {
         match launch::probe_version(&ctx.launch).await {
-            Err(launch::ProbeError::NotFound(msg)) => ProviderAvailability::with(AvailabilityStatus::Missing, msg),
+            Err(launch::ProbeError::NotFound(msg)) => {
+                ProviderAvailability::with(AvailabilityStatus::Missing, msg)
+            }
             Err(e) => ProviderAvailability::with(AvailabilityStatus::Unrunnable, e.to_string()),
             Ok(text) => match launch::parse_version(&text) {
                 Some(v) if v >= launch::MIN_VERSION => ProviderAvailability::available(),
@@ -96,16 +133,27 @@ impl Provider for ClaudeProvider {
                         format!("Claude Code {text} is older than the oldest supported version {a}.{b}.{c}"),
                     )
                 }
-                None => ProviderAvailability::with(AvailabilityStatus::Incompatible, format!("unrecognized `claude --version` output: {text}")),
+                None => ProviderAvailability::with(
+                    AvailabilityStatus::Incompatible,
+                    format!("unrecognized `claude --version` output: {text}"),
+                ),
             },
         }
     }
 
-    async fn catalog_cache_key(&self, ctx: &ProviderContext, options: &ProviderCatalogOptions) -> Option<String> {
+    async fn catalog_cache_key(
+        &self,
+        ctx: &ProviderContext,
+        options: &ProviderCatalogOptions,
+    ) -> Option<String> {
         let env = launch::effective_env(&ctx.launch, &BTreeMap::new());
         let relevant: BTreeMap<&String, &String> = env
             .iter()
-            .filter(|(k, _)| k.starts_with("ANTHROPIC_") && !k.contains("KEY") && !k.contains("TOKEN") || k.starts_with("CLAUDE_") || *k == "HOME")
+            .filter(|(k, _)| {
+                k.starts_with("ANTHROPIC_") && !k.contains("KEY") && !k.contains("TOKEN")
+                    || k.starts_with("CLAUDE_")
+                    || *k == "HOME"
+            })
             .collect();
         let key = json!({
             "program": ctx.launch.program(crate::DEFAULT_PROGRAM),
@@ -116,12 +164,20 @@ impl Provider for ClaudeProvider {
         Some(key.to_string())
     }
 
-    async fn catalog(&self, ctx: &ProviderContext, query: CatalogQuery) -> Result<ProviderCatalog, ProviderError> {
+    async fn catalog(
+        &self,
+        ctx: &ProviderContext,
+        query: CatalogQuery,
+    ) -> Result<ProviderCatalog, ProviderError> {
         let cwd = query
             .cwd
             .filter(|c| std::path::Path::new(c).is_dir())
             .unwrap_or_else(|| std::env::temp_dir().display().to_string());
-        let opts = LaunchOptions { cwd, mode: catalog::DEFAULT_MODE.into(), ..LaunchOptions::default() };
+        let opts = LaunchOptions {
+            cwd,
+            mode: catalog::DEFAULT_MODE.into(),
+            ..LaunchOptions::default()
+        };
         let (sink, _events) = SessionSink::channel();
         let mut runtime = spawn_runtime("catalog", &ctx.launch, &BTreeMap::new(), &opts, sink)?;
         let answer = match initialize(&runtime.channel).await {
@@ -132,21 +188,35 @@ impl Provider for ClaudeProvider {
         Ok(catalog::catalog(&catalog::models_from_initialize(&answer)))
     }
 
-    async fn list_sessions(&self, ctx: &ProviderContext, query: SessionsQuery) -> Result<Vec<ProviderSessionSummary>, ProviderError> {
+    async fn list_sessions(
+        &self,
+        ctx: &ProviderContext,
+        query: SessionsQuery,
+    ) -> Result<Vec<ProviderSessionSummary>, ProviderError> {
         let env = launch::effective_env(&ctx.launch, &BTreeMap::new());
         let limit = query.limit.map(|l| l as usize);
         let cwd = query.cwd.clone();
         let q = query.query.clone();
-        tokio::task::spawn_blocking(move || crate::list::list_sessions(&env, cwd.as_deref(), q.as_deref(), limit))
-            .await
-            .map_err(|e| ProviderError::new(format!("listing Claude sessions failed: {e}")))
+        tokio::task::spawn_blocking(move || {
+            crate::list::list_sessions(&env, cwd.as_deref(), q.as_deref(), limit)
+        })
+        .await
+        .map_err(|e| ProviderError::new(format!("listing Claude sessions failed: {e}")))
     }
 
-    async fn open(&self, ctx: &ProviderContext, request: OpenRequest, sink: SessionSink) -> Result<OpenedSession, ProviderError> {
+    async fn open(
+        &self,
+        ctx: &ProviderContext,
+        request: OpenRequest,
+        sink: SessionSink,
+    ) -> Result<OpenedSession, ProviderError> {
         let env = launch::effective_env(&ctx.launch, &request.config.env);
         let mut opts = LaunchOptions::from_config(&request.config, &env);
         if !catalog::MODES.contains(&opts.mode.as_str()) {
-            return Err(ProviderError::new(format!("unknown permission mode `{}`", opts.mode)).with_code("invalid_mode"));
+            return Err(
+                ProviderError::new(format!("unknown permission mode `{}`", opts.mode))
+                    .with_code("invalid_mode"),
+            );
         }
         let resumed = persisted_session(&request)?;
         let mut replay = Vec::new();
@@ -159,20 +229,32 @@ impl Provider for ClaudeProvider {
                     Some(path) => {
                         let sid = request.session_id.clone();
                         let cwd = opts.cwd.clone();
-                        let (items, kids) = tokio::task::spawn_blocking(move || transcript::read_history(&path, &sid, &cwd))
-                            .await
-                            .map_err(|e| ProviderError::new(format!("reading the transcript failed: {e}")))?;
+                        let (items, kids) = tokio::task::spawn_blocking(move || {
+                            transcript::read_history(&path, &sid, &cwd)
+                        })
+                        .await
+                        .map_err(|e| {
+                            ProviderError::new(format!("reading the transcript failed: {e}"))
+                        })?;
                         replay = items;
                         children = kids;
                     }
                     None => {
-                        return Err(ProviderError::new(format!("No conversation found with session ID: {id}"))
-                            .with_code("session_not_found"))
+                        return Err(ProviderError::new(format!(
+                            "No conversation found with session ID: {id}"
+                        ))
+                        .with_code("session_not_found"))
                     }
                 }
             }
         }
-        let mut runtime = spawn_runtime(&request.session_id, &ctx.launch, &request.config.env, &opts, sink)?;
+        let mut runtime = spawn_runtime(
+            &request.session_id,
+            &ctx.launch,
+            &request.config.env,
+            &opts,
+            sink,
+        )?;
         let answer = match initialize(&runtime.channel).await {
             Ok(a) => a,
             Err(e) => return Err(startup_error(&mut runtime, "initialize", e).await),
@@ -180,11 +262,26 @@ impl Provider for ClaudeProvider {
         let models = catalog::models_from_initialize(&answer);
         let commands = commands_of(&answer);
         // What the CLI actually applied (model resolved, effort).
-        let applied = runtime.channel.request(json!({"subtype": "get_settings"})).await.ok();
-        let applied_model = applied.as_ref().and_then(|a| a.pointer("/applied/model")).and_then(Value::as_str).map(str::to_string);
-        let applied_effort = applied.as_ref().and_then(|a| a.pointer("/applied/effort")).and_then(Value::as_str).map(str::to_string);
+        let applied = runtime
+            .channel
+            .request(json!({"subtype": "get_settings"}))
+            .await
+            .ok();
+        let applied_model = applied
+            .as_ref()
+            .and_then(|a| a.pointer("/applied/model"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let applied_effort = applied
+            .as_ref()
+            .and_then(|a| a.pointer("/applied/effort"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
         let config = {
-            let mut s = runtime.shared.lock().map_err(|_| ProviderError::new("session state unavailable"))?;
+            let mut s = runtime
+                .shared
+                .lock()
+                .map_err(|_| ProviderError::new("session state unavailable"))?;
             let requested = opts.model.clone().unwrap_or_else(|| "default".into());
             s.config.model = match &applied_model {
                 Some(m) => catalog::catalog_model_id(&models, m, Some(&requested)),
@@ -194,12 +291,21 @@ impl Provider for ClaudeProvider {
             s.config.thinking = applied_effort.or(opts.effort.clone());
             s.config_state()
         };
-        let mut opened = OpenedSession::new(Box::new(ClaudeSession { runtime, commands: commands.clone() }), config);
+        let mut opened = OpenedSession::new(
+            Box::new(ClaudeSession {
+                runtime,
+                commands: commands.clone(),
+            }),
+            config,
+        );
         opened.commands = commands;
         opened.replay = replay;
         opened.children = children;
         if let Some((id, cwd)) = resumed {
-            opened.persistence = Some(persistence(&id, cwd.as_deref().unwrap_or(&request.config.cwd)));
+            opened.persistence = Some(persistence(
+                &id,
+                cwd.as_deref().unwrap_or(&request.config.cwd),
+            ));
         }
         Ok(opened)
     }

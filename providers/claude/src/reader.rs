@@ -47,14 +47,19 @@ impl Reader {
         let status = {
             let mut child = self.child.lock().await;
             child.kill_now();
-            tokio::time::timeout(std::time::Duration::from_secs(2), child.wait()).await.ok().and_then(Result::ok)
+            tokio::time::timeout(std::time::Duration::from_secs(2), child.wait())
+                .await
+                .ok()
+                .and_then(Result::ok)
         };
         if let Ok(mut s) = self.shared.lock() {
             s.dead = true;
             s.turn = None;
             s.permissions.clear();
         }
-        let exit = status.map(|s| s.to_string()).unwrap_or_else(|| "unknown exit status".into());
+        let exit = status
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| "unknown exit status".into());
         let error = ProviderError::new(format!("Claude Code exited unexpectedly ({exit})"))
             .with_code("runtime_exited")
             .with_diagnostic(self.stderr.text());
@@ -76,7 +81,9 @@ impl Reader {
                 let result = if body.subtype == "success" {
                     Ok(body.response.unwrap_or(Value::Null))
                 } else {
-                    Err(body.error.unwrap_or_else(|| "control request failed".into()))
+                    Err(body
+                        .error
+                        .unwrap_or_else(|| "control request failed".into()))
                 };
                 if !self.channel.resolve(&body.request_id, result.clone()) {
                     if let Err(e) = result {
@@ -87,16 +94,27 @@ impl Reader {
             }
             wire::CliMessage::ControlRequest(req) => self.control_request(req),
             wire::CliMessage::ControlCancelRequest { request_id } => {
-                let removed = self.shared.lock().ok().and_then(|mut s| s.permissions.remove(&request_id));
+                let removed = self
+                    .shared
+                    .lock()
+                    .ok()
+                    .and_then(|mut s| s.permissions.remove(&request_id));
                 match removed {
-                    Some(_) => vec![AgentEvent::PermissionResolved { permission_id: request_id }],
+                    Some(_) => vec![AgentEvent::PermissionResolved {
+                        permission_id: request_id,
+                    }],
                     None => Vec::new(),
                 }
             }
             other => {
-                let Ok(mut s) = self.shared.lock() else { return Vec::new() };
+                let Ok(mut s) = self.shared.lock() else {
+                    return Vec::new();
+                };
                 let events = s.normalizer.handle(&other);
-                events.into_iter().flat_map(|e| self.translate(&mut s, e)).collect()
+                events
+                    .into_iter()
+                    .flat_map(|e| self.translate(&mut s, e))
+                    .collect()
             }
         }
     }
@@ -123,13 +141,21 @@ impl Reader {
             // The bridge hosts no in-process (SDK) MCP servers.
             "mcp_message" => {
                 let server = req.str_field("server_name").unwrap_or("?").to_string();
-                let id = req.request.get("message").and_then(|m| m.get("id")).cloned().unwrap_or(Value::Null);
+                let id = req
+                    .request
+                    .get("message")
+                    .and_then(|m| m.get("id"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
                 let response = json!({"mcp_response": {"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("no SDK MCP server named {server} in agent-bridge")}}});
                 reply(wire::control_success_line(&req.request_id, response));
                 Vec::new()
             }
             other => {
-                reply(wire::control_error_line(&req.request_id, &format!("agent-bridge does not handle `{other}`")));
+                reply(wire::control_error_line(
+                    &req.request_id,
+                    &format!("agent-bridge does not handle `{other}`"),
+                ));
                 Vec::new()
             }
         }
@@ -138,8 +164,18 @@ impl Reader {
     fn translate(&self, s: &mut Shared, event: NormEvent) -> Vec<AgentEvent> {
         match event {
             NormEvent::Item(item) => vec![AgentEvent::Item(item)],
-            NormEvent::ChildItem { child_session_id, item } => vec![AgentEvent::ChildItem { child_session_id, item }],
-            NormEvent::ChildOpened { child_session_id, title, description } => vec![AgentEvent::ChildOpened(ChildSession {
+            NormEvent::ChildItem {
+                child_session_id,
+                item,
+            } => vec![AgentEvent::ChildItem {
+                child_session_id,
+                item,
+            }],
+            NormEvent::ChildOpened {
+                child_session_id,
+                title,
+                description,
+            } => vec![AgentEvent::ChildOpened(ChildSession {
                 session_id: child_session_id,
                 title,
                 description,
@@ -148,13 +184,22 @@ impl Reader {
             })],
             NormEvent::Init(info) => {
                 let mut out = Vec::new();
-                if !info.session_id.is_empty() && s.native_session_id.as_deref() != Some(info.session_id.as_str()) {
+                if !info.session_id.is_empty()
+                    && s.native_session_id.as_deref() != Some(info.session_id.as_str())
+                {
                     s.native_session_id = Some(info.session_id.clone());
-                    out.push(AgentEvent::Persistence(persistence(&info.session_id, &s.cwd)));
+                    out.push(AgentEvent::Persistence(persistence(
+                        &info.session_id,
+                        &s.cwd,
+                    )));
                 }
                 let before = s.config_state();
                 if let Some(model) = &info.model {
-                    s.config.model = crate::catalog::catalog_model_id(&s.config.models, model, Some(&s.config.model));
+                    s.config.model = crate::catalog::catalog_model_id(
+                        &s.config.models,
+                        model,
+                        Some(&s.config.model),
+                    );
                 }
                 if let Some(mode) = info.permission_mode {
                     s.config.mode = mode;
@@ -190,22 +235,40 @@ impl Reader {
                 Vec::new()
             }
             NormEvent::Usage(usage) => {
-                vec![AgentEvent::Usage { turn_id: s.turn.as_ref().map(|t| t.id.clone()), usage }]
+                vec![AgentEvent::Usage {
+                    turn_id: s.turn.as_ref().map(|t| t.id.clone()),
+                    usage,
+                }]
             }
             NormEvent::RunEnded { outcome, usage } => {
-                let mut out = vec![AgentEvent::Usage { turn_id: s.turn.as_ref().map(|t| t.id.clone()), usage }];
-                let Some(turn) = s.turn.as_ref() else { return out };
-                let ends = turn.interrupted || turn.any_result_ends || turn.pending.is_empty() || !s.echo_seen;
+                let mut out = vec![AgentEvent::Usage {
+                    turn_id: s.turn.as_ref().map(|t| t.id.clone()),
+                    usage,
+                }];
+                let Some(turn) = s.turn.as_ref() else {
+                    return out;
+                };
+                let ends = turn.interrupted
+                    || turn.any_result_ends
+                    || turn.pending.is_empty()
+                    || !s.echo_seen;
                 if !ends {
                     // A steer the CLI queued behind this run is still to come.
                     return out;
                 }
-                let outcome = if turn.interrupted { TurnOutcome::Canceled } else { outcome };
+                let outcome = if turn.interrupted {
+                    TurnOutcome::Canceled
+                } else {
+                    outcome
+                };
                 if let Some(turn) = s.turn.take() {
                     if turn.interrupted {
                         s.canceled_inputs.extend(turn.pending);
                     }
-                    out.push(AgentEvent::TurnEnded { turn_id: turn.id, outcome });
+                    out.push(AgentEvent::TurnEnded {
+                        turn_id: turn.id,
+                        outcome,
+                    });
                 }
                 out
             }
@@ -215,5 +278,8 @@ impl Reader {
 
 /// The persistence handle of a native session.
 pub fn persistence(session_id: &str, cwd: &str) -> ProviderPersistence {
-    ProviderPersistence { version: 1, data: json!({"sessionId": session_id, "cwd": cwd}) }
+    ProviderPersistence {
+        version: 1,
+        data: json!({"sessionId": session_id, "cwd": cwd}),
+    }
 }

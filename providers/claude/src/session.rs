@@ -10,8 +10,8 @@ use crate::wire;
 use agent_bridge_core::supervisor::{LaunchOverride, ManagedChild};
 use agent_bridge_core::{AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnRequest};
 use agent_bridge_protocol::{
-    ProviderCommand, ProviderConfigChanges, ProviderConfigState, ProviderContent, ProviderError,
-    ProviderPermissionResponse, PromptInput, TaggedContent,
+    PromptInput, ProviderCommand, ProviderConfigChanges, ProviderConfigState, ProviderContent,
+    ProviderError, ProviderPermissionResponse, TaggedContent,
 };
 use async_trait::async_trait;
 use serde_json::{json, Value};
@@ -59,7 +59,12 @@ pub struct Shared {
 
 impl Shared {
     pub fn config_state(&self) -> ProviderConfigState {
-        catalog::config_state(&self.config.models, &self.config.model, &self.config.mode, self.config.thinking.as_deref())
+        catalog::config_state(
+            &self.config.models,
+            &self.config.model,
+            &self.config.mode,
+            self.config.thinking.as_deref(),
+        )
     }
 }
 
@@ -97,8 +102,12 @@ pub fn spawn_runtime(
         };
         ProviderError::new(e.to_string()).with_code(code)
     })?;
-    let stdin = child.take_stdin().ok_or_else(|| ProviderError::new("claude has no stdin pipe"))?;
-    let lines = child.take_stdout_lines().ok_or_else(|| ProviderError::new("claude has no stdout pipe"))?;
+    let stdin = child
+        .take_stdin()
+        .ok_or_else(|| ProviderError::new("claude has no stdin pipe"))?;
+    let lines = child
+        .take_stdout_lines()
+        .ok_or_else(|| ProviderError::new("claude has no stdout pipe"))?;
     let stderr = child.stderr_tail_handle();
     let (channel, writer) = ControlChannel::start(stdin);
     let shared = Arc::new(Mutex::new(Shared {
@@ -130,9 +139,22 @@ pub fn spawn_runtime(
             }
         }
     });
-    let reader = Reader { shared: shared.clone(), channel: channel.clone(), events: tx.clone(), child: child.clone(), stderr };
+    let reader = Reader {
+        shared: shared.clone(),
+        channel: channel.clone(),
+        events: tx.clone(),
+        child: child.clone(),
+        stderr,
+    };
     let reader = tokio::spawn(reader.run(lines));
-    Ok(Runtime { shared, channel, child, events: tx, writer, reader })
+    Ok(Runtime {
+        shared,
+        channel,
+        child,
+        events: tx,
+        writer,
+        reader,
+    })
 }
 
 impl Runtime {
@@ -162,7 +184,9 @@ pub fn prompt_content(turn: &TurnRequest) -> Vec<Value> {
     let mut out = Vec::new();
     for part in content {
         match part {
-            ProviderContent::Tagged(TaggedContent::Image { data, mime_type, .. }) => out.push(json!({
+            ProviderContent::Tagged(TaggedContent::Image {
+                data, mime_type, ..
+            }) => out.push(json!({
                 "type": "image",
                 "source": {"type": "base64", "media_type": mime_type, "data": data},
             })),
@@ -180,11 +204,17 @@ pub fn prompt_content(turn: &TurnRequest) -> Vec<Value> {
 }
 
 impl ClaudeSession {
-    fn write_user(&self, content: Vec<Value>, turn: Option<TurnState>, steer_of: Option<&str>) -> Result<(), ProviderError> {
+    fn write_user(
+        &self,
+        content: Vec<Value>,
+        turn: Option<TurnState>,
+        steer_of: Option<&str>,
+    ) -> Result<(), ProviderError> {
         let uuid = uuid::Uuid::new_v4().to_string();
         let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
         if s.dead {
-            return Err(ProviderError::new("the Claude Code process is not running").with_code("runtime_exited"));
+            return Err(ProviderError::new("the Claude Code process is not running")
+                .with_code("runtime_exited"));
         }
         match (turn, steer_of) {
             (Some(mut t), _) => {
@@ -195,30 +225,50 @@ impl ClaudeSession {
                 Some(t) if t.id == turn_id && !t.interrupted => {
                     t.pending.insert(uuid.clone());
                 }
-                _ => return Err(ProviderError::new("no running turn to steer").with_code("no_active_turn")),
+                _ => {
+                    return Err(
+                        ProviderError::new("no running turn to steer").with_code("no_active_turn")
+                    )
+                }
             },
             (None, None) => {}
         }
-        self.runtime.channel.write(wire::user_line(content, &uuid)).map_err(control_error)
+        self.runtime
+            .channel
+            .write(wire::user_line(content, &uuid))
+            .map_err(control_error)
     }
 
     fn new_turn(id: &str, any_result_ends: bool) -> TurnState {
-        TurnState { id: id.to_string(), pending: HashSet::new(), any_result_ends, interrupted: false }
+        TurnState {
+            id: id.to_string(),
+            pending: HashSet::new(),
+            any_result_ends,
+            interrupted: false,
+        }
     }
 
-    fn validate(&self, s: &ConfigSnapshot, changes: &ProviderConfigChanges) -> Result<ConfigSnapshot, ProviderError> {
+    fn validate(
+        &self,
+        s: &ConfigSnapshot,
+        changes: &ProviderConfigChanges,
+    ) -> Result<ConfigSnapshot, ProviderError> {
         let mut next = s.clone();
         if let Some(model) = &changes.model {
             let id = model.clone().unwrap_or_else(|| "default".into());
             if !s.models.iter().any(|m| m.value == id) {
-                return Err(ProviderError::new(format!("unknown Claude model `{id}`")).with_code("invalid_model"));
+                return Err(ProviderError::new(format!("unknown Claude model `{id}`"))
+                    .with_code("invalid_model"));
             }
             next.model = id;
         }
         if let Some(mode) = &changes.mode {
             let id = mode.clone().unwrap_or_else(|| catalog::DEFAULT_MODE.into());
             if !catalog::MODES.contains(&id.as_str()) {
-                return Err(ProviderError::new(format!("unknown permission mode `{id}`")).with_code("invalid_mode"));
+                return Err(
+                    ProviderError::new(format!("unknown permission mode `{id}`"))
+                        .with_code("invalid_mode"),
+                );
             }
             next.mode = id;
         }
@@ -226,8 +276,11 @@ impl ClaudeSession {
         if let Some(thinking) = &changes.thinking_option {
             if let Some(level) = thinking {
                 if !levels.iter().any(|l| l == level) {
-                    return Err(ProviderError::new(format!("model `{}` has no thinking option `{level}`", next.model))
-                        .with_code("invalid_thinking_option"));
+                    return Err(ProviderError::new(format!(
+                        "model `{}` has no thinking option `{level}`",
+                        next.model
+                    ))
+                    .with_code("invalid_thinking_option"));
                 }
             }
             next.thinking = thinking.clone();
@@ -236,12 +289,16 @@ impl ClaudeSession {
         }
         for (key, value) in changes.provider_options.iter().flatten() {
             if !value.is_null() {
-                return Err(ProviderError::new(format!("unknown provider option `{key}`")).with_code("invalid_provider_option"));
+                return Err(
+                    ProviderError::new(format!("unknown provider option `{key}`"))
+                        .with_code("invalid_provider_option"),
+                );
             }
         }
         for (key, value) in changes.settings.iter().flatten() {
             if !value.is_null() {
-                return Err(ProviderError::new(format!("unknown setting `{key}`")).with_code("invalid_setting"));
+                return Err(ProviderError::new(format!("unknown setting `{key}`"))
+                    .with_code("invalid_setting"));
             }
         }
         Ok(next)
@@ -260,12 +317,28 @@ impl AgentSession for ClaudeSession {
         self.write_user(content, None, Some(turn_id))
     }
 
-    async fn run_command(&mut self, name: &str, arguments: &str, turn: TurnRequest) -> Result<CommandOutcome, ProviderError> {
+    async fn run_command(
+        &mut self,
+        name: &str,
+        arguments: &str,
+        turn: TurnRequest,
+    ) -> Result<CommandOutcome, ProviderError> {
         if !self.commands.is_empty() && !self.commands.iter().any(|c| c.name == name) {
-            return Err(ProviderError::new(format!("unknown Claude Code command `/{name}`")).with_code("unknown_command"));
+            return Err(
+                ProviderError::new(format!("unknown Claude Code command `/{name}`"))
+                    .with_code("unknown_command"),
+            );
         }
-        let text = if arguments.trim().is_empty() { format!("/{name}") } else { format!("/{name} {arguments}") };
-        self.write_user(vec![json!({"type": "text", "text": text})], Some(Self::new_turn(&turn.turn_id, true)), None)?;
+        let text = if arguments.trim().is_empty() {
+            format!("/{name}")
+        } else {
+            format!("/{name} {arguments}")
+        };
+        self.write_user(
+            vec![json!({"type": "text", "text": text})],
+            Some(Self::new_turn(&turn.turn_id, true)),
+            None,
+        )?;
         Ok(CommandOutcome::Turn)
     }
 
@@ -278,16 +351,24 @@ impl AgentSession for ClaudeSession {
             }
             s.normalizer.set_interrupted();
         }
-        self.runtime.channel.send(json!({"subtype": "interrupt"})).map(|_| ()).map_err(control_error)
+        self.runtime
+            .channel
+            .send(json!({"subtype": "interrupt"}))
+            .map(|_| ())
+            .map_err(control_error)
     }
 
-    async fn respond_permission(&mut self, permission_id: &str, response: ProviderPermissionResponse) -> Result<(), ProviderError> {
+    async fn respond_permission(
+        &mut self,
+        permission_id: &str,
+        response: ProviderPermissionResponse,
+    ) -> Result<(), ProviderError> {
         let (answer, pending) = {
             let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
-            let pending = s
-                .permissions
-                .remove(permission_id)
-                .ok_or_else(|| ProviderError::new(format!("no pending permission `{permission_id}`")).with_code("unknown_permission"))?;
+            let pending = s.permissions.remove(permission_id).ok_or_else(|| {
+                ProviderError::new(format!("no pending permission `{permission_id}`"))
+                    .with_code("unknown_permission")
+            })?;
             let answer = permissions::answer(&pending, &response);
             if answer.interrupt {
                 if let Some(t) = s.turn.as_mut() {
@@ -299,10 +380,17 @@ impl AgentSession for ClaudeSession {
         };
         self.runtime
             .channel
-            .write(wire::control_success_line(&pending.request_id, answer.response))
+            .write(wire::control_success_line(
+                &pending.request_id,
+                answer.response,
+            ))
             .map_err(control_error)?;
         if let Some(mode) = answer.set_mode {
-            let result = self.runtime.channel.request(json!({"subtype": "set_permission_mode", "mode": mode})).await;
+            let result = self
+                .runtime
+                .channel
+                .request(json!({"subtype": "set_permission_mode", "mode": mode}))
+                .await;
             match result {
                 Ok(_) => {
                     let state = {
@@ -318,8 +406,17 @@ impl AgentSession for ClaudeSession {
         Ok(())
     }
 
-    async fn configure(&mut self, changes: ProviderConfigChanges) -> Result<ProviderConfigState, ProviderError> {
-        let current = self.runtime.shared.lock().map_err(|_| poisoned())?.config.clone();
+    async fn configure(
+        &mut self,
+        changes: ProviderConfigChanges,
+    ) -> Result<ProviderConfigState, ProviderError> {
+        let current = self
+            .runtime
+            .shared
+            .lock()
+            .map_err(|_| poisoned())?
+            .config
+            .clone();
         let next = self.validate(&current, &changes)?;
         let result = self.apply(&current, &next, &changes).await;
         let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
@@ -338,7 +435,12 @@ impl AgentSession for ClaudeSession {
 
     async fn can_stop_runtime(&mut self) -> bool {
         match self.runtime.shared.lock() {
-            Ok(s) => s.dead || (s.turn.is_none() && s.permissions.is_empty() && s.normalizer.background_tasks() == 0),
+            Ok(s) => {
+                s.dead
+                    || (s.turn.is_none()
+                        && s.permissions.is_empty()
+                        && s.normalizer.background_tasks() == 0)
+            }
             Err(_) => false,
         }
     }
@@ -350,7 +452,12 @@ impl AgentSession for ClaudeSession {
 
 impl ClaudeSession {
     /// Applies validated changes in order; on a refusal, puts back what was already applied.
-    async fn apply(&self, current: &ConfigSnapshot, next: &ConfigSnapshot, changes: &ProviderConfigChanges) -> Result<(), ProviderError> {
+    async fn apply(
+        &self,
+        current: &ConfigSnapshot,
+        next: &ConfigSnapshot,
+        changes: &ProviderConfigChanges,
+    ) -> Result<(), ProviderError> {
         if let Ok(mut s) = self.runtime.shared.lock() {
             s.configuring = true;
         }
@@ -358,9 +465,20 @@ impl ClaudeSession {
         let mut applied: Vec<Value> = Vec::new();
         let mut steps: Vec<(Value, Value)> = Vec::new();
         if next.model != current.model {
-            let model = if next.model == "default" { Value::Null } else { json!(next.model) };
-            let undo = if current.model == "default" { Value::Null } else { json!(current.model) };
-            steps.push((json!({"subtype": "set_model", "model": model}), json!({"subtype": "set_model", "model": undo})));
+            let model = if next.model == "default" {
+                Value::Null
+            } else {
+                json!(next.model)
+            };
+            let undo = if current.model == "default" {
+                Value::Null
+            } else {
+                json!(current.model)
+            };
+            steps.push((
+                json!({"subtype": "set_model", "model": model}),
+                json!({"subtype": "set_model", "model": undo}),
+            ));
         }
         if next.mode != current.mode {
             steps.push((

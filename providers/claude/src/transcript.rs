@@ -17,7 +17,9 @@ pub fn projects_dir(env: &BTreeMap<String, String>) -> Option<PathBuf> {
     if let Some(dir) = env.get("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir).join("projects"));
     }
-    env.get("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".claude").join("projects"))
+    env.get("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| PathBuf::from(h).join(".claude").join("projects"))
 }
 
 /// JavaScript's 32-bit `(h << 5) - h + c` string hash, as base 36 of its absolute value.
@@ -45,7 +47,11 @@ pub fn simple_hash(s: &str) -> String {
 pub fn slug(cwd: &str) -> String {
     let sanitized: String = cwd
         .encode_utf16()
-        .map(|u| char::from_u32(u32::from(u)).filter(char::is_ascii_alphanumeric).unwrap_or('-'))
+        .map(|u| {
+            char::from_u32(u32::from(u))
+                .filter(char::is_ascii_alphanumeric)
+                .unwrap_or('-')
+        })
         .collect();
     if sanitized.len() <= MAX_SLUG {
         sanitized
@@ -94,12 +100,19 @@ pub fn find_transcript(projects: &Path, cwd: &str, session_id: &str) -> Option<P
             return Some(p);
         }
     }
-    std::fs::read_dir(projects).ok()?.flatten().map(|e| e.path().join(&file)).find(|p| p.is_file())
+    std::fs::read_dir(projects)
+        .ok()?
+        .flatten()
+        .map(|e| e.path().join(&file))
+        .find(|p| p.is_file())
 }
 
 fn read_lines(path: &Path) -> Vec<Value> {
     match std::fs::read_to_string(path) {
-        Ok(text) => text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).collect(),
+        Ok(text) => text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .collect(),
         Err(e) => {
             tracing::warn!("cannot read transcript {}: {e}", path.display());
             Vec::new()
@@ -117,13 +130,25 @@ pub fn main_chain(entries: &[Value]) -> Vec<Value> {
     let members: Vec<&Value> = entries
         .iter()
         .filter(|e| e.get("uuid").and_then(Value::as_str).is_some())
-        .filter(|e| e.get("type").and_then(Value::as_str).is_some_and(|t| chain_types.contains(&t)))
+        .filter(|e| {
+            e.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| chain_types.contains(&t))
+        })
         .collect();
-    let by_uuid: HashMap<&str, &Value> = members.iter().filter_map(|e| Some((e.get("uuid")?.as_str()?, *e))).collect();
-    let parents: HashSet<&str> = members.iter().filter_map(|e| e.get("parentUuid")?.as_str()).collect();
+    let by_uuid: HashMap<&str, &Value> = members
+        .iter()
+        .filter_map(|e| Some((e.get("uuid")?.as_str()?, *e)))
+        .collect();
+    let parents: HashSet<&str> = members
+        .iter()
+        .filter_map(|e| e.get("parentUuid")?.as_str())
+        .collect();
     let is_visible = |e: &Value| {
-        matches!(e.get("type").and_then(Value::as_str), Some("user" | "assistant"))
-            && !flag(e, "isSidechain")
+        matches!(
+            e.get("type").and_then(Value::as_str),
+            Some("user" | "assistant")
+        ) && !flag(e, "isSidechain")
             && !flag(e, "isMeta")
             && e.get("teamName").is_none()
     };
@@ -136,7 +161,9 @@ pub fn main_chain(entries: &[Value]) -> Vec<Value> {
             !parents.contains(uuid) && !flag(e, "isSidechain")
         })
         .copied();
-    let Some(mut cur) = leaf else { return Vec::new() };
+    let Some(mut cur) = leaf else {
+        return Vec::new();
+    };
     let mut chain = Vec::new();
     let mut seen = HashSet::new();
     loop {
@@ -145,7 +172,11 @@ pub fn main_chain(entries: &[Value]) -> Vec<Value> {
             break;
         }
         chain.push(cur.clone());
-        match cur.get("parentUuid").and_then(Value::as_str).and_then(|p| by_uuid.get(p)) {
+        match cur
+            .get("parentUuid")
+            .and_then(Value::as_str)
+            .and_then(|p| by_uuid.get(p))
+        {
             Some(parent) => cur = parent,
             None => break,
         }
@@ -170,11 +201,20 @@ impl Fold {
     }
 
     fn finish(mut self) -> Vec<TimelineItem> {
-        self.order.iter().filter_map(|id| self.items.remove(id)).collect()
+        self.order
+            .iter()
+            .filter_map(|id| self.items.remove(id))
+            .collect()
     }
 }
 
-fn normalize_entries(normalizer: &mut Normalizer, entries: &[Value], fold: &mut Fold, children: &mut Vec<(String, ChildSession)>, cwd: &str) {
+fn normalize_entries(
+    normalizer: &mut Normalizer,
+    entries: &[Value],
+    fold: &mut Fold,
+    children: &mut Vec<(String, ChildSession)>,
+    cwd: &str,
+) {
     let mut events = Vec::new();
     for entry in entries {
         match serde_json::from_value::<CliMessage>(entry.clone()) {
@@ -186,11 +226,25 @@ fn normalize_entries(normalizer: &mut Normalizer, entries: &[Value], fold: &mut 
     for ev in events {
         match ev {
             NormEvent::Item(item) => fold.push(item),
-            NormEvent::ChildOpened { child_session_id, title, description } => {
-                let tool_use_id = child_session_id.rsplit('/').next().unwrap_or_default().to_string();
+            NormEvent::ChildOpened {
+                child_session_id,
+                title,
+                description,
+            } => {
+                let tool_use_id = child_session_id
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
                 children.push((
                     tool_use_id,
-                    ChildSession { session_id: child_session_id, title, description, cwd: cwd.to_string(), items: Vec::new() },
+                    ChildSession {
+                        session_id: child_session_id,
+                        title,
+                        description,
+                        cwd: cwd.to_string(),
+                        items: Vec::new(),
+                    },
                 ));
             }
             _ => {}
@@ -201,7 +255,11 @@ fn normalize_entries(normalizer: &mut Normalizer, entries: &[Value], fold: &mut 
 /// The replayed timeline of a transcript, and its sub-agents as child sessions (from
 /// `<session>/subagents/agent-*.jsonl`, linked to their `Task`/`Agent` call by the sidecar
 /// `agent-*.meta.json`).
-pub fn read_history(path: &Path, paseo_session_id: &str, cwd: &str) -> (Vec<TimelineItem>, Vec<ChildSession>) {
+pub fn read_history(
+    path: &Path,
+    paseo_session_id: &str,
+    cwd: &str,
+) -> (Vec<TimelineItem>, Vec<ChildSession>) {
     let entries = read_lines(path);
     let chain = main_chain(&entries);
     let mut normalizer = Normalizer::new(paseo_session_id, Mode::Replay);
@@ -211,11 +269,21 @@ pub fn read_history(path: &Path, paseo_session_id: &str, cwd: &str) -> (Vec<Time
 
     let agents_dir = path.with_extension("").join("subagents");
     let mut by_tool: HashMap<String, PathBuf> = HashMap::new();
-    for entry in std::fs::read_dir(&agents_dir).into_iter().flatten().flatten() {
+    for entry in std::fs::read_dir(&agents_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
         let p = entry.path();
-        let name = p.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
         if let Some(stem) = name.strip_suffix(".meta.json") {
-            let meta: Value = std::fs::read_to_string(&p).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null);
+            let meta: Value = std::fs::read_to_string(&p)
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok())
+                .unwrap_or(Value::Null);
             if let Some(tool) = meta.get("toolUseId").and_then(Value::as_str) {
                 by_tool.insert(tool.to_string(), agents_dir.join(format!("{stem}.jsonl")));
             }
@@ -224,7 +292,10 @@ pub fn read_history(path: &Path, paseo_session_id: &str, cwd: &str) -> (Vec<Time
     let mut out_children = Vec::new();
     for (tool_use_id, mut child) in children {
         if let Some(file) = by_tool.get(&tool_use_id) {
-            let entries: Vec<Value> = read_lines(file).into_iter().filter(|e| !flag(e, "isMeta")).collect();
+            let entries: Vec<Value> = read_lines(file)
+                .into_iter()
+                .filter(|e| !flag(e, "isMeta"))
+                .collect();
             let mut child_norm = Normalizer::new(child.session_id.clone(), Mode::Replay);
             let mut child_fold = Fold::default();
             let mut nested = Vec::new();
@@ -261,8 +332,16 @@ mod tests {
     #[test]
     fn chain_follows_parents_from_the_newest_leaf() {
         let e = |uuid: &str, parent: Option<&str>, t: &str| serde_json::json!({"type": t, "uuid": uuid, "parentUuid": parent, "message": {"role": t, "content": uuid}});
-        let entries = vec![e("a", None, "user"), e("b", Some("a"), "assistant"), e("c", Some("a"), "assistant"), e("d", Some("c"), "user")];
-        let uuids: Vec<String> = main_chain(&entries).iter().map(|v| v["uuid"].as_str().unwrap_or("").to_string()).collect();
+        let entries = vec![
+            e("a", None, "user"),
+            e("b", Some("a"), "assistant"),
+            e("c", Some("a"), "assistant"),
+            e("d", Some("c"), "user"),
+        ];
+        let uuids: Vec<String> = main_chain(&entries)
+            .iter()
+            .map(|v| v["uuid"].as_str().unwrap_or("").to_string())
+            .collect();
         assert_eq!(uuids, vec!["a", "c", "d"]);
     }
 }

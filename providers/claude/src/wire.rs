@@ -335,7 +335,10 @@ pub struct ControlRequest {
 
 impl ControlRequest {
     pub fn subtype(&self) -> &str {
-        self.request.get("subtype").and_then(Value::as_str).unwrap_or("")
+        self.request
+            .get("subtype")
+            .and_then(Value::as_str)
+            .unwrap_or("")
     }
 
     pub fn str_field(&self, key: &str) -> Option<&str> {
@@ -403,14 +406,23 @@ mod tests {
 
     #[test]
     fn every_fixture_line_parses_and_unknown_types_degrade() {
-        for name in ["claude-say-hi", "claude-tool-bypass", "claude-tool-permission-prompt", "claude-interrupt", "claude-resume"] {
+        for name in [
+            "claude-say-hi",
+            "claude-tool-bypass",
+            "claude-tool-permission-prompt",
+            "claude-interrupt",
+            "claude-resume",
+        ] {
             let text = crate::normalize::tests_support::fixture(name);
             for line in text.lines() {
                 let parsed = CliMessage::parse(line);
                 assert!(parsed.is_ok(), "{name}: {line:.200}: {parsed:?}");
             }
         }
-        assert!(matches!(CliMessage::parse(r#"{"type":"brand_new","x":1}"#), Ok(CliMessage::Other)));
+        assert!(matches!(
+            CliMessage::parse(r#"{"type":"brand_new","x":1}"#),
+            Ok(CliMessage::Other)
+        ));
         let block: ContentBlock = serde_json::from_str(r#"{"type":"future_block","a":1}"#).unwrap();
         assert!(matches!(block, ContentBlock::Other));
     }

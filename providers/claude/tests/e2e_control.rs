@@ -10,30 +10,58 @@ use serde_json::{json, Value};
 use std::time::Duration;
 
 fn slow(text: &str, chunks: usize) -> ScriptReply {
-    ScriptReply::SlowText { text: text.into(), chunks, interval_ms: 150 }
+    ScriptReply::SlowText {
+        text: text.into(),
+        chunks,
+        interval_ms: 150,
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn interrupt_cancels_a_slow_turn_and_the_process_takes_the_next_prompt() {
     let Some(rig) = rig().await else { return };
     rig.open("s-int", json!({})).await;
-    let (_, turn) = rig.start_turn("s-int", "SLOW please tell a long story").await;
+    let (_, turn) = rig
+        .start_turn("s-int", "SLOW please tell a long story")
+        .await;
     // Text is streaming (a partial assistant row exists) before the interrupt.
-    rig.wait("s-int", "timeline.item", |e| e.item_type() == Some("assistant_message")).await;
+    rig.wait("s-int", "timeline.item", |e| {
+        e.item_type() == Some("assistant_message")
+    })
+    .await;
     let rid = rig.host.unique("int");
-    rig.host.send(&rig.conn, input::interrupt(&rid, "s-int")).await.expect("interrupt admitted");
-    let answer = rig.host.wait_answer(&rid, STEP).await.expect("interrupt answered");
+    rig.host
+        .send(&rig.conn, input::interrupt(&rid, "s-int"))
+        .await
+        .expect("interrupt admitted");
+    let answer = rig
+        .host
+        .wait_answer(&rid, STEP)
+        .await
+        .expect("interrupt answered");
     assert!(answer.is("request.completed"), "{answer}");
-    let end = rig.host.wait_turn_end("s-int", &turn, Duration::from_secs(5)).await.expect("turn end");
+    let end = rig
+        .host
+        .wait_turn_end("s-int", &turn, Duration::from_secs(5))
+        .await
+        .expect("turn end");
     assert_eq!(end.turn_state(), Some("canceled"));
     assert!(
-        rig.mock.wait_for(Duration::from_secs(5), |reqs| reqs.iter().any(|r| r.client_disconnected)).await,
+        rig.mock
+            .wait_for(Duration::from_secs(5), |reqs| reqs
+                .iter()
+                .any(|r| r.client_disconnected))
+            .await,
         "the CLI stopped reading the slow answer"
     );
 
     // The same process takes the next prompt; the aborted run's late lines do not end it.
     let pid_before = claude_pids(&rig);
-    let run = rig.host.run_turn(&rig.conn, "s-int", "say hi", STEP).await.expect("next turn");
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-int", "say hi", STEP)
+        .await
+        .expect("next turn");
     assert_eq!(run.state(), "completed");
     assert!(last_assistant_text(&rig.timeline("s-int")).starts_with("hi! (mock reply"));
     assert_eq!(claude_pids(&rig), pid_before, "no respawn");
@@ -42,26 +70,50 @@ async fn interrupt_cancels_a_slow_turn_and_the_process_takes_the_next_prompt() {
 
 fn claude_pids(rig: &Rig) -> Vec<i32> {
     let claude = rig.claude.display().to_string();
-    rig.host.descendants().into_iter().filter(|p| p.cmdline.starts_with(&claude)).map(|p| p.pid).collect()
+    rig.host
+        .descendants()
+        .into_iter()
+        .filter(|p| p.cmdline.starts_with(&claude))
+        .map(|p| p.pid)
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn steer_joins_the_running_turn() {
     let Some(rig) = rig().await else { return };
     rig.open("s-steer", json!({})).await;
-    rig.mock.push_steps([slow("A long answer that takes a while to stream. ", 12)]);
+    rig.mock
+        .push_steps([slow("A long answer that takes a while to stream. ", 12)]);
     let (_, turn) = rig.start_turn("s-steer", "tell me something").await;
-    rig.wait("s-steer", "timeline.item", |e| e.item_type() == Some("assistant_message")).await;
+    rig.wait("s-steer", "timeline.item", |e| {
+        e.item_type() == Some("assistant_message")
+    })
+    .await;
     let cmid = rig.host.unique("steer");
-    rig.host.send(&rig.conn, input::steer("s-steer", &cmid, "also mention the weather")).await.expect("steer admitted");
-    let result = rig.host.prompt_result("s-steer", &cmid, STEP).await.expect("steer result");
+    rig.host
+        .send(
+            &rig.conn,
+            input::steer("s-steer", &cmid, "also mention the weather"),
+        )
+        .await
+        .expect("steer admitted");
+    let result = rig
+        .host
+        .prompt_result("s-steer", &cmid, STEP)
+        .await
+        .expect("steer result");
     assert_eq!(result, json!({"type": "steer", "turnId": turn}));
-    let end = rig.host.wait_turn_end("s-steer", &turn, STEP).await.expect("turn end");
+    let end = rig
+        .host
+        .wait_turn_end("s-steer", &turn, STEP)
+        .await
+        .expect("turn end");
     assert_eq!(end.turn_state(), Some("completed"));
     // The steer reached the model inside the same turn, and its answer came before the end.
     let reqs = rig.mock.model_requests();
     assert!(
-        reqs.iter().any(|r| r.body.to_string().contains("also mention the weather")),
+        reqs.iter()
+            .any(|r| r.body.to_string().contains("also mention the weather")),
         "the model saw the steer"
     );
     let turn_items: Vec<Value> = rig
@@ -73,10 +125,16 @@ async fn steer_joins_the_running_turn() {
         .filter_map(|e| e.item().cloned())
         .collect();
     assert!(
-        turn_items.iter().any(|i| i["type"] == "assistant_message" && i["text"].as_str().is_some_and(|t| t.starts_with("hi! (mock reply"))),
+        turn_items.iter().any(|i| i["type"] == "assistant_message"
+            && i["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("hi! (mock reply"))),
         "the answer to the steer is part of the turn: {turn_items:#?}"
     );
-    let user_rows: Vec<&Value> = turn_items.iter().filter(|i| i["type"] == "user_message").collect();
+    let user_rows: Vec<&Value> = turn_items
+        .iter()
+        .filter(|i| i["type"] == "user_message")
+        .collect();
     assert_eq!(user_rows.len(), 2, "prompt and steer rows");
     rig.finish("s-steer").await;
 }
@@ -88,7 +146,14 @@ async fn configure_changes_model_mode_and_thinking_all_or_nothing() {
 
     let rid = rig.host.unique("cfg");
     rig.host
-        .send(&rig.conn, input::configure(&rid, "s-cfg", json!({"model": "sonnet", "mode": "acceptEdits", "thinkingOption": "low"})))
+        .send(
+            &rig.conn,
+            input::configure(
+                &rid,
+                "s-cfg",
+                json!({"model": "sonnet", "mode": "acceptEdits", "thinkingOption": "low"}),
+            ),
+        )
         .await
         .expect("configure admitted");
     let answer = rig.host.wait_answer(&rid, STEP).await.expect("answered");
@@ -97,8 +162,7 @@ async fn configure_changes_model_mode_and_thinking_all_or_nothing() {
         .host
         .events()
         .into_iter()
-        .filter(|e| e.is_for("session.config", "s-cfg") && e.seq < answer.seq)
-        .last()
+        .rfind(|e| e.is_for("session.config", "s-cfg") && e.seq < answer.seq)
         .expect("config before completed");
     assert_eq!(config.at("/config/model"), Some(&json!("sonnet")));
     assert_eq!(config.at("/config/mode"), Some(&json!("acceptEdits")));
@@ -107,21 +171,49 @@ async fn configure_changes_model_mode_and_thinking_all_or_nothing() {
     // One key the CLI cannot take fails the whole request; nothing changes.
     let rid = rig.host.unique("cfg");
     rig.host
-        .send(&rig.conn, input::configure(&rid, "s-cfg", json!({"model": "haiku", "mode": "no-such-mode"})))
+        .send(
+            &rig.conn,
+            input::configure(
+                &rid,
+                "s-cfg",
+                json!({"model": "haiku", "mode": "no-such-mode"}),
+            ),
+        )
         .await
         .expect("configure admitted");
     let answer = rig.host.wait_answer(&rid, STEP).await.expect("answered");
     assert!(answer.is("request.failed"), "{answer}");
 
     rig.mock.clear_requests();
-    let run = rig.host.run_turn(&rig.conn, "s-cfg", "say hi", STEP).await.expect("turn");
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-cfg", "say hi", STEP)
+        .await
+        .expect("turn");
     assert_eq!(run.state(), "completed");
-    let req = rig.mock.model_requests().into_iter().last().expect("a model request");
+    let req = rig
+        .mock
+        .model_requests()
+        .into_iter()
+        .last()
+        .expect("a model request");
     let model = req.body["model"].as_str().unwrap_or_default().to_string();
-    assert!(model.contains("sonnet"), "the CLI now uses sonnet, got {model}");
-    assert_eq!(req.body.pointer("/output_config/effort"), Some(&json!("low")), "effort applied live");
+    assert!(
+        model.contains("sonnet"),
+        "the CLI now uses sonnet, got {model}"
+    );
+    assert_eq!(
+        req.body.pointer("/output_config/effort"),
+        Some(&json!("low")),
+        "effort applied live"
+    );
     // system/init of that turn confirms what the CLI selected: no contradicting config.
-    let last = rig.host.events().into_iter().filter(|e| e.is_for("session.config", "s-cfg")).last().expect("config");
+    let last = rig
+        .host
+        .events()
+        .into_iter()
+        .rfind(|e| e.is_for("session.config", "s-cfg"))
+        .expect("config");
     assert_eq!(last.at("/config/model"), Some(&json!("sonnet")));
     assert_eq!(last.at("/config/mode"), Some(&json!("acceptEdits")));
     rig.finish("s-cfg").await;

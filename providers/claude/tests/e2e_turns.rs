@@ -12,25 +12,55 @@ use serde_json::{json, Value};
 async fn text_turn_streams_a_reply_with_usage_and_persistence() {
     let Some(rig) = rig().await else { return };
     let opened = rig.open("s-text", json!({})).await;
-    let config = opened.iter().find(|e| e.is("session.config")).expect("session.config at open");
+    let config = opened
+        .iter()
+        .find(|e| e.is("session.config"))
+        .expect("session.config at open");
     assert_eq!(config.at("/config/model"), Some(&json!("default")));
     assert_eq!(config.at("/config/mode"), Some(&json!("default")));
     // What the CLI applied (get_settings), not a copy of the request: the request had none.
     assert_eq!(config.at("/config/thinkingOption"), Some(&json!("high")));
-    let models = config.at("/config/models").and_then(Value::as_array).cloned().unwrap_or_default();
-    assert!(models.len() > 1 && models.iter().any(|m| m["id"] == "sonnet"), "{models:?}");
-    assert!(opened.iter().any(|e| e.is("session.commands")), "slash commands published at open");
+    let models = config
+        .at("/config/models")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        models.len() > 1 && models.iter().any(|m| m["id"] == "sonnet"),
+        "{models:?}"
+    );
+    assert!(
+        opened.iter().any(|e| e.is("session.commands")),
+        "slash commands published at open"
+    );
 
-    let run = rig.host.run_turn(&rig.conn, "s-text", "say hi", STEP).await.expect("turn");
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-text", "say hi", STEP)
+        .await
+        .expect("turn");
     assert_eq!(run.state(), "completed", "{:?}", run.end);
     let timeline = rig.timeline("s-text");
     let text = last_assistant_text(&timeline);
     assert!(text.starts_with("hi! (mock reply"), "{timeline:#?}");
-    let usage: Vec<_> = run.events.iter().filter(|e| e.is("session.usage")).collect();
-    assert!(usage.iter().all(|u| u.turn_id() == Some(run.turn_id.as_str())), "usage tagged with the turn");
+    let usage: Vec<_> = run
+        .events
+        .iter()
+        .filter(|e| e.is("session.usage"))
+        .collect();
+    assert!(
+        usage
+            .iter()
+            .all(|u| u.turn_id() == Some(run.turn_id.as_str())),
+        "usage tagged with the turn"
+    );
     assert!(usage.iter().any(|u| u.at("/usage/totalCostUsd").is_some() && u.at("/usage/outputTokens").is_some()), "{usage:?}");
     let persistence = rig.wait("s-text", "session.persistence", |_| true).await;
-    let sid = persistence.at("/persistence/data/sessionId").and_then(Value::as_str).unwrap_or_default().to_string();
+    let sid = persistence
+        .at("/persistence/data/sessionId")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
     assert_eq!(sid.len(), 36, "native session id: {persistence}");
     assert_eq!(persistence.at("/persistence/version"), Some(&json!(1)));
     rig.finish("s-text").await;
@@ -39,30 +69,52 @@ async fn text_turn_streams_a_reply_with_usage_and_persistence() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shell_tool_runs_in_bypass_permissions() {
     let Some(rig) = rig().await else { return };
-    let opened = rig.open("s-bypass", json!({"mode": "bypassPermissions"})).await;
-    let config = opened.iter().find(|e| e.is("session.config")).expect("config");
+    let opened = rig
+        .open("s-bypass", json!({"mode": "bypassPermissions"}))
+        .await;
+    let config = opened
+        .iter()
+        .find(|e| e.is("session.config"))
+        .expect("config");
     assert_eq!(config.at("/config/mode"), Some(&json!("bypassPermissions")));
 
-    let run = rig.host.run_turn(&rig.conn, "s-bypass", "please run `echo hello`", STEP).await.expect("turn");
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-bypass", "please run `echo hello`", STEP)
+        .await
+        .expect("turn");
     assert_eq!(run.state(), "completed");
-    assert!(!run.events.iter().any(|e| e.is("session.permission")), "no prompt in bypass");
+    assert!(
+        !run.events.iter().any(|e| e.is("session.permission")),
+        "no prompt in bypass"
+    );
     let timeline = rig.timeline("s-bypass");
     let tools = of_type(&timeline, "tool_call");
     assert_eq!(tools.len(), 1, "{timeline:#?}");
     let tool = tools[0];
     assert_eq!(tool["status"], "completed");
     assert_eq!(tool["name"], "Bash");
-    assert_eq!(tool["detail"], json!({"type": "shell", "command": "echo hello", "output": "hello", "exitCode": 0}));
+    assert_eq!(
+        tool["detail"],
+        json!({"type": "shell", "command": "echo hello", "output": "hello", "exitCode": 0})
+    );
     // The running snapshot came first, under the same id.
     let snapshots: Vec<String> = run
         .events
         .iter()
         .filter(|e| e.item_id() == tool["id"].as_str())
-        .filter_map(|e| e.at("/item/status").and_then(Value::as_str).map(str::to_string))
+        .filter_map(|e| {
+            e.at("/item/status")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
         .collect();
     assert_eq!(snapshots.first().map(String::as_str), Some("running"));
     assert_eq!(snapshots.last().map(String::as_str), Some("completed"));
-    assert_eq!(last_assistant_text(&timeline), "Done. The command printed: hello");
+    assert_eq!(
+        last_assistant_text(&timeline),
+        "Done. The command printed: hello"
+    );
     rig.finish("s-bypass").await;
 }
 
@@ -74,30 +126,76 @@ async fn permission_allowed_runs_the_command_and_denied_fails_the_tool() {
     let denied = rig.cwd().join("denied.txt");
 
     // Allow.
-    let (_, turn) = rig.start_turn("s-perm", "please run `touch allowed.txt`").await;
+    let (_, turn) = rig
+        .start_turn("s-perm", "please run `touch allowed.txt`")
+        .await;
     let ask = rig.wait("s-perm", "session.permission", |_| true).await;
-    let pid = ask.at("/request/id").and_then(Value::as_str).unwrap_or_default().to_string();
+    let pid = ask
+        .at("/request/id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
     assert_eq!(ask.at("/request/kind"), Some(&json!("tool")));
     assert_eq!(ask.at("/request/name"), Some(&json!("Bash")));
-    assert_eq!(ask.at("/request/detail"), Some(&json!({"type": "shell", "command": "touch allowed.txt"})));
-    assert!(ask.at("/request/suggestions").and_then(Value::as_array).is_some_and(|s| !s.is_empty()));
+    assert_eq!(
+        ask.at("/request/detail"),
+        Some(&json!({"type": "shell", "command": "touch allowed.txt"}))
+    );
+    assert!(ask
+        .at("/request/suggestions")
+        .and_then(Value::as_array)
+        .is_some_and(|s| !s.is_empty()));
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert!(!allowed.exists(), "the command ran before it was allowed");
-    rig.host.send(&rig.conn, input::permission("s-perm", &pid, json!({"behavior": "allow"}))).await.expect("answer");
-    rig.wait("s-perm", "session.permission_resolved", |e| e.at("/permissionId") == Some(&json!(pid))).await;
-    let end = rig.host.wait_turn_end("s-perm", &turn, STEP).await.expect("turn end");
+    rig.host
+        .send(
+            &rig.conn,
+            input::permission("s-perm", &pid, json!({"behavior": "allow"})),
+        )
+        .await
+        .expect("answer");
+    rig.wait("s-perm", "session.permission_resolved", |e| {
+        e.at("/permissionId") == Some(&json!(pid))
+    })
+    .await;
+    let end = rig
+        .host
+        .wait_turn_end("s-perm", &turn, STEP)
+        .await
+        .expect("turn end");
     assert_eq!(end.turn_state(), Some("completed"));
     assert!(allowed.exists(), "allowed command ran");
 
     // Deny.
-    let (_, turn) = rig.start_turn("s-perm", "please run `touch denied.txt`").await;
-    let ask = rig.wait("s-perm", "session.permission", |e| e.at("/request/id") != Some(&json!(pid))).await;
-    let pid2 = ask.at("/request/id").and_then(Value::as_str).unwrap_or_default().to_string();
+    let (_, turn) = rig
+        .start_turn("s-perm", "please run `touch denied.txt`")
+        .await;
+    let ask = rig
+        .wait("s-perm", "session.permission", |e| {
+            e.at("/request/id") != Some(&json!(pid))
+        })
+        .await;
+    let pid2 = ask
+        .at("/request/id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
     rig.host
-        .send(&rig.conn, input::permission("s-perm", &pid2, json!({"behavior": "deny", "message": "not now"})))
+        .send(
+            &rig.conn,
+            input::permission(
+                "s-perm",
+                &pid2,
+                json!({"behavior": "deny", "message": "not now"}),
+            ),
+        )
         .await
         .expect("answer");
-    let end = rig.host.wait_turn_end("s-perm", &turn, STEP).await.expect("turn end");
+    let end = rig
+        .host
+        .wait_turn_end("s-perm", &turn, STEP)
+        .await
+        .expect("turn end");
     assert_eq!(end.turn_state(), Some("completed"));
     assert!(!denied.exists(), "denied command must not run");
     let timeline = rig.timeline("s-perm");

@@ -38,15 +38,25 @@ fn text_item(message_id: &str, ordinal: usize, kind: Kind, text: &str) -> Option
     }
     let id = format!("{message_id}:{ordinal}");
     let body = match kind {
-        Kind::Text => ItemBody::AssistantMessage { text: text.to_string(), message_id: Some(message_id.to_string()) },
-        Kind::Thinking => ItemBody::Reasoning { text: text.to_string() },
+        Kind::Text => ItemBody::AssistantMessage {
+            text: text.to_string(),
+            message_id: Some(message_id.to_string()),
+        },
+        Kind::Thinking => ItemBody::Reasoning {
+            text: text.to_string(),
+        },
         Kind::Tool => return None,
     };
     Some(TimelineItem::new(id, body))
 }
 
 impl Normalizer {
-    pub(super) fn stream_event(&mut self, ev: &StreamEvent, parent: Option<&str>, out: &mut Vec<NormEvent>) {
+    pub(super) fn stream_event(
+        &mut self,
+        ev: &StreamEvent,
+        parent: Option<&str>,
+        out: &mut Vec<NormEvent>,
+    ) {
         let ctx = parent.map(str::to_string);
         match ev {
             StreamEvent::MessageStart { message } => {
@@ -61,13 +71,28 @@ impl Normalizer {
                     }
                 }
             }
-            StreamEvent::ContentBlockStart { index, content_block } => {
-                let Some(mid) = self.messages.current.get(&ctx).cloned() else { return };
+            StreamEvent::ContentBlockStart {
+                index,
+                content_block,
+            } => {
+                let Some(mid) = self.messages.current.get(&ctx).cloned() else {
+                    return;
+                };
                 match content_block {
                     ContentBlock::Text { text } | ContentBlock::Thinking { thinking: text } => {
-                        let kind = if matches!(content_block, ContentBlock::Text { .. }) { Kind::Text } else { Kind::Thinking };
+                        let kind = if matches!(content_block, ContentBlock::Text { .. }) {
+                            Kind::Text
+                        } else {
+                            Kind::Thinking
+                        };
                         let list = self.messages.blocks.entry(mid.clone()).or_default();
-                        list.push(Block { kind, text: text.clone(), stream_index: Some(*index), matched: false, tool_id: None });
+                        list.push(Block {
+                            kind,
+                            text: text.clone(),
+                            stream_index: Some(*index),
+                            matched: false,
+                            tool_id: None,
+                        });
                         let ordinal = list.len() - 1;
                         if let Some(item) = text_item(&mid, ordinal, kind, text) {
                             self.emit(parent, item, out);
@@ -75,7 +100,9 @@ impl Normalizer {
                     }
                     ContentBlock::ToolUse { id, name, input }
                     | ContentBlock::ServerToolUse { id, name, input }
-                    | ContentBlock::McpToolUse { id, name, input, .. } => {
+                    | ContentBlock::McpToolUse {
+                        id, name, input, ..
+                    } => {
                         let list = self.messages.blocks.entry(mid).or_default();
                         list.push(Block {
                             kind: Kind::Tool,
@@ -84,16 +111,26 @@ impl Normalizer {
                             matched: false,
                             tool_id: Some(id.clone()),
                         });
-                        let input = if input.as_object().is_some_and(|o| o.is_empty()) { Value::Null } else { input.clone() };
+                        let input = if input.as_object().is_some_and(|o| o.is_empty()) {
+                            Value::Null
+                        } else {
+                            input.clone()
+                        };
                         self.tool_use(id, name, &input, parent, out);
                     }
                     _ => {}
                 }
             }
             StreamEvent::ContentBlockDelta { index, delta } => {
-                let Some(mid) = self.messages.current.get(&ctx).cloned() else { return };
-                let Some(list) = self.messages.blocks.get_mut(&mid) else { return };
-                let Some(ordinal) = list.iter().position(|b| b.stream_index == Some(*index)) else { return };
+                let Some(mid) = self.messages.current.get(&ctx).cloned() else {
+                    return;
+                };
+                let Some(list) = self.messages.blocks.get_mut(&mid) else {
+                    return;
+                };
+                let Some(ordinal) = list.iter().position(|b| b.stream_index == Some(*index)) else {
+                    return;
+                };
                 let block = &mut list[ordinal];
                 match delta {
                     Delta::TextDelta { text } | Delta::ThinkingDelta { thinking: text } => {
@@ -106,7 +143,9 @@ impl Normalizer {
                         }
                     }
                     Delta::InputJsonDelta { partial_json } => {
-                        let Some(tool_id) = block.tool_id.clone() else { return };
+                        let Some(tool_id) = block.tool_id.clone() else {
+                            return;
+                        };
                         self.tool_input_delta(&tool_id, partial_json, out);
                     }
                     Delta::Other => {}
@@ -120,7 +159,9 @@ impl Normalizer {
                     }
                 }
             }
-            StreamEvent::ContentBlockStop { .. } | StreamEvent::MessageStop | StreamEvent::Other => {}
+            StreamEvent::ContentBlockStop { .. }
+            | StreamEvent::MessageStop
+            | StreamEvent::Other => {}
         }
     }
 
@@ -136,15 +177,35 @@ impl Normalizer {
     }
 
     /// One block of a whole `assistant` message.
-    pub(super) fn assistant_block(&mut self, message_id: &str, block: &ContentBlock, parent: Option<&str>, out: &mut Vec<NormEvent>) {
+    pub(super) fn assistant_block(
+        &mut self,
+        message_id: &str,
+        block: &ContentBlock,
+        parent: Option<&str>,
+        out: &mut Vec<NormEvent>,
+    ) {
         match block {
             ContentBlock::Text { text } | ContentBlock::Thinking { thinking: text } => {
-                let kind = if matches!(block, ContentBlock::Text { .. }) { Kind::Text } else { Kind::Thinking };
-                let list = self.messages.blocks.entry(message_id.to_string()).or_default();
+                let kind = if matches!(block, ContentBlock::Text { .. }) {
+                    Kind::Text
+                } else {
+                    Kind::Thinking
+                };
+                let list = self
+                    .messages
+                    .blocks
+                    .entry(message_id.to_string())
+                    .or_default();
                 let ordinal = match list.iter().position(|b| b.kind == kind && !b.matched) {
                     Some(i) => i,
                     None => {
-                        list.push(Block { kind, text: String::new(), stream_index: None, matched: false, tool_id: None });
+                        list.push(Block {
+                            kind,
+                            text: String::new(),
+                            stream_index: None,
+                            matched: false,
+                            tool_id: None,
+                        });
                         list.len() - 1
                     }
                 };
@@ -160,12 +221,24 @@ impl Normalizer {
             }
             ContentBlock::ToolUse { id, name, input }
             | ContentBlock::ServerToolUse { id, name, input }
-            | ContentBlock::McpToolUse { id, name, input, .. } => {
-                let list = self.messages.blocks.entry(message_id.to_string()).or_default();
+            | ContentBlock::McpToolUse {
+                id, name, input, ..
+            } => {
+                let list = self
+                    .messages
+                    .blocks
+                    .entry(message_id.to_string())
+                    .or_default();
                 if let Some(b) = list.iter_mut().find(|b| b.tool_id.as_deref() == Some(id)) {
                     b.matched = true;
                 } else {
-                    list.push(Block { kind: Kind::Tool, text: String::new(), stream_index: None, matched: true, tool_id: Some(id.clone()) });
+                    list.push(Block {
+                        kind: Kind::Tool,
+                        text: String::new(),
+                        stream_index: None,
+                        matched: true,
+                        tool_id: Some(id.clone()),
+                    });
                 }
                 self.tool_use(id, name, input, parent, out);
             }
@@ -174,7 +247,14 @@ impl Normalizer {
     }
 
     /// A tool call started or its input grew.
-    fn tool_use(&mut self, id: &str, name: &str, input: &Value, parent: Option<&str>, out: &mut Vec<NormEvent>) {
+    fn tool_use(
+        &mut self,
+        id: &str,
+        name: &str,
+        input: &Value,
+        parent: Option<&str>,
+        out: &mut Vec<NormEvent>,
+    ) {
         let known = self.tools.contains_key(id);
         if known {
             let state = self.tools.get(id).map(|t| (t.input == *input, t.done));
@@ -186,7 +266,13 @@ impl Normalizer {
             call.metadata = tools::metadata_for(name);
             self.tools.insert(
                 id.to_string(),
-                ToolState { call, input: Value::Null, partial_json: String::new(), parent: parent.map(str::to_string), done: false },
+                ToolState {
+                    call,
+                    input: Value::Null,
+                    partial_json: String::new(),
+                    parent: parent.map(str::to_string),
+                    done: false,
+                },
             );
             if let Some(p) = parent {
                 self.note_subagent_action(p, name, input, out);
@@ -196,7 +282,9 @@ impl Normalizer {
     }
 
     fn tool_input_delta(&mut self, id: &str, partial: &str, out: &mut Vec<NormEvent>) {
-        let Some(state) = self.tools.get_mut(id) else { return };
+        let Some(state) = self.tools.get_mut(id) else {
+            return;
+        };
         state.partial_json.push_str(partial);
         if let Ok(v) = serde_json::from_str::<Value>(&state.partial_json) {
             if v != state.input {
@@ -206,7 +294,9 @@ impl Normalizer {
     }
 
     fn set_tool_input(&mut self, id: &str, input: Value, out: &mut Vec<NormEvent>) {
-        let Some(state) = self.tools.get_mut(id) else { return };
+        let Some(state) = self.tools.get_mut(id) else {
+            return;
+        };
         if !input.is_null() {
             state.input = input;
         }
@@ -222,7 +312,11 @@ impl Normalizer {
                     None => "todo".to_string(),
                     Some(p) => format!("todo:{p}"),
                 };
-                self.emit(parent.as_deref(), TimelineItem::new(todo_id, ItemBody::Todo { items }), out);
+                self.emit(
+                    parent.as_deref(),
+                    TimelineItem::new(todo_id, ItemBody::Todo { items }),
+                    out,
+                );
             }
             tools::ToolKind::SubAgent => {
                 state.call.detail = tools::detail_for(&name, &state.input);

@@ -11,16 +11,16 @@ pub mod result;
 pub mod tools;
 
 #[cfg(test)]
-pub(crate) mod tests_support;
-#[cfg(test)]
 mod tests;
+#[cfg(test)]
+pub(crate) mod tests_support;
 
 use crate::wire::{CliMessage, ContentBlock, SystemMessage, UserMessage};
-use agent_bridge_protocol::{
-    CompactionStatus, CompactionTrigger, ItemBody, ProviderUsage, SubAgentAction, TimelineItem, ToolCall,
-    ToolCallDetail,
-};
 use agent_bridge_core::TurnOutcome;
+use agent_bridge_protocol::{
+    CompactionStatus, CompactionTrigger, ItemBody, ProviderUsage, SubAgentAction, TimelineItem,
+    ToolCall, ToolCallDetail,
+};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 
@@ -37,9 +37,16 @@ pub enum NormEvent {
     /// A row of the main session (complete snapshot).
     Item(TimelineItem),
     /// A sub-agent's child session appeared.
-    ChildOpened { child_session_id: String, title: Option<String>, description: Option<String> },
+    ChildOpened {
+        child_session_id: String,
+        title: Option<String>,
+        description: Option<String>,
+    },
     /// A row of a child session.
-    ChildItem { child_session_id: String, item: TimelineItem },
+    ChildItem {
+        child_session_id: String,
+        item: TimelineItem,
+    },
     /// `system/init`: the CLI's actual session id, model and permission mode.
     Init(InitInfo),
     /// The permission mode changed (`system/status`).
@@ -49,7 +56,10 @@ pub enum NormEvent {
     /// Live context-window usage during a turn.
     Usage(ProviderUsage),
     /// A `result` line: one run of the CLI ended.
-    RunEnded { outcome: TurnOutcome, usage: ProviderUsage },
+    RunEnded {
+        outcome: TurnOutcome,
+        usage: ProviderUsage,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -147,17 +157,25 @@ impl Normalizer {
         let mut out = Vec::new();
         match msg {
             CliMessage::System(sys) => self.system(sys, &mut out),
-            CliMessage::StreamEvent(ev) => self.stream_event(&ev.event, ev.parent_tool_use_id.as_deref(), &mut out),
+            CliMessage::StreamEvent(ev) => {
+                self.stream_event(&ev.event, ev.parent_tool_use_id.as_deref(), &mut out)
+            }
             CliMessage::Assistant(a) => {
                 let parent = a.parent_tool_use_id.as_deref();
-                let id = a.message.id.clone().or_else(|| a.uuid.clone()).unwrap_or_default();
+                let id = a
+                    .message
+                    .id
+                    .clone()
+                    .or_else(|| a.uuid.clone())
+                    .unwrap_or_default();
                 for block in a.message.content.blocks() {
                     self.assistant_block(&id, &block, parent, &mut out);
                 }
             }
             CliMessage::User(u) => self.user(u, &mut out),
             CliMessage::Result(r) => {
-                let (outcome, usage) = result::outcome(r, self.interrupted, self.context_used(), self.context_max);
+                let (outcome, usage) =
+                    result::outcome(r, self.interrupted, self.context_used(), self.context_max);
                 if let Some(max) = r.context_window() {
                     self.context_max = Some(max);
                 }
@@ -191,7 +209,11 @@ impl Normalizer {
         match sys.subtype.as_str() {
             "init" => {
                 if let Some(model) = &sys.model {
-                    self.context_max = Some(if model.contains("[1m]") { 1_000_000 } else { 200_000 });
+                    self.context_max = Some(if model.contains("[1m]") {
+                        1_000_000
+                    } else {
+                        200_000
+                    });
                 }
                 out.push(NormEvent::Init(InitInfo {
                     session_id: sys.session_id.clone().unwrap_or_default(),
@@ -210,11 +232,17 @@ impl Normalizer {
                     let id = format!("compaction:{}", self.compactions);
                     self.compaction_open = Some(id.clone());
                     out.push(compaction(&id, CompactionStatus::Loading, None, None));
-                } else if sys.compact_result.as_deref().is_some_and(|r| r != "success") {
+                } else if sys
+                    .compact_result
+                    .as_deref()
+                    .is_some_and(|r| r != "success")
+                {
                     if let Some(id) = self.compaction_open.take() {
                         out.push(NormEvent::Item(TimelineItem::new(
                             format!("{id}:error"),
-                            ItemBody::Error { message: "Compaction failed".into() },
+                            ItemBody::Error {
+                                message: "Compaction failed".into(),
+                            },
                         )));
                         out.push(compaction(&id, CompactionStatus::Completed, None, None));
                     }
@@ -231,7 +259,12 @@ impl Normalizer {
                     Some("manual") => Some(CompactionTrigger::Manual),
                     _ => None,
                 };
-                out.push(compaction(&id, CompactionStatus::Completed, trigger, meta.pre_tokens));
+                out.push(compaction(
+                    &id,
+                    CompactionStatus::Completed,
+                    trigger,
+                    meta.pre_tokens,
+                ));
                 self.swallow_summary = true;
             }
             "task_started" => {
@@ -245,7 +278,11 @@ impl Normalizer {
                 }
             }
             "task_updated" => {
-                let status = sys.patch.as_ref().and_then(|p| p.get("status")).and_then(Value::as_str);
+                let status = sys
+                    .patch
+                    .as_ref()
+                    .and_then(|p| p.get("status"))
+                    .and_then(Value::as_str);
                 if let (Some(id), Some(status)) = (&sys.task_id, status) {
                     if !matches!(status, "running" | "pending") {
                         self.background.remove(id);
@@ -266,10 +303,25 @@ impl Normalizer {
         let blocks = u.message.content.blocks();
         let mut had_result = false;
         for block in &blocks {
-            if let ContentBlock::ToolResult { tool_use_id, content, is_error } = block {
+            if let ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } = block
+            {
                 had_result = true;
-                self.tool_result(tool_use_id, content, u.tool_use_result.as_ref(), is_error.unwrap_or(false), out);
-            } else if let ContentBlock::WebSearchToolResult { tool_use_id, content } = block {
+                self.tool_result(
+                    tool_use_id,
+                    content,
+                    u.tool_use_result.as_ref(),
+                    is_error.unwrap_or(false),
+                    out,
+                );
+            } else if let ContentBlock::WebSearchToolResult {
+                tool_use_id,
+                content,
+            } = block
+            {
                 had_result = true;
                 self.tool_result(tool_use_id, content, None, false, out);
             }
@@ -277,7 +329,10 @@ impl Normalizer {
         if had_result {
             return;
         }
-        if u.is_meta == Some(true) || u.is_synthetic == Some(true) || u.is_compact_summary == Some(true) {
+        if u.is_meta == Some(true)
+            || u.is_synthetic == Some(true)
+            || u.is_compact_summary == Some(true)
+        {
             return;
         }
         if std::mem::take(&mut self.swallow_summary) {
@@ -293,14 +348,25 @@ impl Normalizer {
                 let child = self.ensure_child(parent, out);
                 let item = TimelineItem::new(
                     format!("user:{uuid}"),
-                    ItemBody::UserMessage { text, message_id: Some(uuid), client_message_id: None },
+                    ItemBody::UserMessage {
+                        text,
+                        message_id: Some(uuid),
+                        client_message_id: None,
+                    },
                 );
-                out.push(NormEvent::ChildItem { child_session_id: child, item });
+                out.push(NormEvent::ChildItem {
+                    child_session_id: child,
+                    item,
+                });
             }
             // Live prompts are published by the core; only a transcript replays them.
             None if self.mode == Mode::Replay => out.push(NormEvent::Item(TimelineItem::new(
                 format!("user:{uuid}"),
-                ItemBody::UserMessage { text, message_id: Some(uuid), client_message_id: None },
+                ItemBody::UserMessage {
+                    text,
+                    message_id: Some(uuid),
+                    client_message_id: None,
+                },
             ))),
             None => {}
         }
@@ -312,7 +378,10 @@ impl Normalizer {
             None => out.push(NormEvent::Item(item)),
             Some(p) => {
                 let child = self.ensure_child(p, out);
-                out.push(NormEvent::ChildItem { child_session_id: child, item });
+                out.push(NormEvent::ChildItem {
+                    child_session_id: child,
+                    item,
+                });
             }
         }
     }
@@ -324,22 +393,44 @@ impl Normalizer {
         let child_session_id = self.child_id(parent_tool_use_id);
         let (title, description) = match self.tools.get(parent_tool_use_id) {
             Some(t) => (
-                t.input.get("description").and_then(Value::as_str).map(str::to_string),
-                t.input.get("prompt").and_then(Value::as_str).map(str::to_string),
+                t.input
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                t.input
+                    .get("prompt")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
             ),
             None => (None, None),
         };
         self.subagents.insert(
             parent_tool_use_id.to_string(),
-            SubAgent { child_session_id: child_session_id.clone(), actions: Vec::new(), log: Vec::new() },
+            SubAgent {
+                child_session_id: child_session_id.clone(),
+                actions: Vec::new(),
+                log: Vec::new(),
+            },
         );
-        out.push(NormEvent::ChildOpened { child_session_id: child_session_id.clone(), title, description });
+        out.push(NormEvent::ChildOpened {
+            child_session_id: child_session_id.clone(),
+            title,
+            description,
+        });
         child_session_id
     }
 
     /// A sub-agent started a tool: record it on the parent's `sub_agent` row.
-    fn note_subagent_action(&mut self, parent: &str, tool_name: &str, input: &Value, out: &mut Vec<NormEvent>) {
-        let Some(sub) = self.subagents.get_mut(parent) else { return };
+    fn note_subagent_action(
+        &mut self,
+        parent: &str,
+        tool_name: &str,
+        input: &Value,
+        out: &mut Vec<NormEvent>,
+    ) {
+        let Some(sub) = self.subagents.get_mut(parent) else {
+            return;
+        };
         let summary = tools::summary(tool_name, input);
         let index = sub.actions.len() as u32 + 1;
         sub.actions.push(SubAgentAction {
@@ -347,14 +438,28 @@ impl Normalizer {
             tool_name: tool_name.to_string(),
             summary: (!summary.is_empty()).then(|| summary.clone()),
         });
-        sub.log.push(if summary.is_empty() { format!("[{tool_name}]") } else { format!("[{tool_name}] {summary}") });
+        sub.log.push(if summary.is_empty() {
+            format!("[{tool_name}]")
+        } else {
+            format!("[{tool_name}] {summary}")
+        });
         self.refresh_subagent_row(parent, out);
     }
 
     fn refresh_subagent_row(&mut self, tool_use_id: &str, out: &mut Vec<NormEvent>) {
-        let Some(sub) = self.subagents.get(tool_use_id).cloned() else { return };
-        let Some(state) = self.tools.get_mut(tool_use_id) else { return };
-        if let ToolCallDetail::SubAgent { child_session_id, log, actions, .. } = &mut state.call.detail {
+        let Some(sub) = self.subagents.get(tool_use_id).cloned() else {
+            return;
+        };
+        let Some(state) = self.tools.get_mut(tool_use_id) else {
+            return;
+        };
+        if let ToolCallDetail::SubAgent {
+            child_session_id,
+            log,
+            actions,
+            ..
+        } = &mut state.call.detail
+        {
             *child_session_id = Some(sub.child_session_id.clone());
             *log = sub.log.join("\n");
             *actions = (!sub.actions.is_empty()).then(|| sub.actions.clone());
@@ -364,9 +469,18 @@ impl Normalizer {
         self.emit(parent.as_deref(), item, out);
     }
 
-    fn tool_result(&mut self, id: &str, content: &Value, structured: Option<&Value>, is_error: bool, out: &mut Vec<NormEvent>) {
+    fn tool_result(
+        &mut self,
+        id: &str,
+        content: &Value,
+        structured: Option<&Value>,
+        is_error: bool,
+        out: &mut Vec<NormEvent>,
+    ) {
         let interrupted = self.interrupted;
-        let Some(state) = self.tools.get_mut(id) else { return };
+        let Some(state) = self.tools.get_mut(id) else {
+            return;
+        };
         if state.done {
             return;
         }
@@ -375,7 +489,12 @@ impl Normalizer {
         if tools::tool_kind(&name) == tools::ToolKind::Todo {
             return;
         }
-        let detail = std::mem::replace(&mut state.call.detail, ToolCallDetail::Plan { text: String::new() });
+        let detail = std::mem::replace(
+            &mut state.call.detail,
+            ToolCallDetail::Plan {
+                text: String::new(),
+            },
+        );
         state.call.detail = tools::with_result(detail, content, structured, is_error);
         if is_error && interrupted {
             state.call.cancel();
@@ -395,10 +514,17 @@ impl Normalizer {
 
     /// Marks every tool still running as canceled (interrupt, end of a replay).
     fn cancel_running(&mut self, out: &mut Vec<NormEvent>) {
-        let mut ids: Vec<String> = self.tools.iter().filter(|(_, t)| !t.done).map(|(id, _)| id.clone()).collect();
+        let mut ids: Vec<String> = self
+            .tools
+            .iter()
+            .filter(|(_, t)| !t.done)
+            .map(|(id, _)| id.clone())
+            .collect();
         ids.sort();
         for id in ids {
-            let Some(state) = self.tools.get_mut(&id) else { continue };
+            let Some(state) = self.tools.get_mut(&id) else {
+                continue;
+            };
             state.done = true;
             if tools::tool_kind(&state.call.name) == tools::ToolKind::Todo {
                 continue;
@@ -411,8 +537,20 @@ impl Normalizer {
     }
 }
 
-fn compaction(id: &str, status: CompactionStatus, trigger: Option<CompactionTrigger>, pre_tokens: Option<u64>) -> NormEvent {
-    NormEvent::Item(TimelineItem::new(id, ItemBody::Compaction { status, trigger, pre_tokens }))
+fn compaction(
+    id: &str,
+    status: CompactionStatus,
+    trigger: Option<CompactionTrigger>,
+    pre_tokens: Option<u64>,
+) -> NormEvent {
+    NormEvent::Item(TimelineItem::new(
+        id,
+        ItemBody::Compaction {
+            status,
+            trigger,
+            pre_tokens,
+        },
+    ))
 }
 
 /// User-role text the CLI injects that is not a prompt.

@@ -6,7 +6,12 @@ use agent_bridge_protocol::{ProviderError, ProviderUsage};
 use serde_json::Value;
 
 /// The outcome and usage of a run. `interrupted`: the bridge asked the CLI to stop it.
-pub fn outcome(r: &ResultMessage, interrupted: bool, context_used: Option<u64>, context_max: Option<u64>) -> (TurnOutcome, ProviderUsage) {
+pub fn outcome(
+    r: &ResultMessage,
+    interrupted: bool,
+    context_used: Option<u64>,
+    context_max: Option<u64>,
+) -> (TurnOutcome, ProviderUsage) {
     let usage = r.usage.clone().unwrap_or_default();
     let usage = ProviderUsage {
         input_tokens: usage.input_tokens,
@@ -16,7 +21,10 @@ pub fn outcome(r: &ResultMessage, interrupted: bool, context_used: Option<u64>, 
         context_window_max_tokens: r.context_window().or(context_max),
         context_window_used_tokens: context_used,
     };
-    let aborted = r.terminal_reason.as_deref().is_some_and(|t| t.starts_with("aborted"));
+    let aborted = r
+        .terminal_reason
+        .as_deref()
+        .is_some_and(|t| t.starts_with("aborted"));
     let is_error = r.is_error.unwrap_or(false) || r.subtype != "success";
     let outcome = if interrupted || (aborted && is_error) {
         TurnOutcome::Canceled
@@ -42,15 +50,40 @@ fn error_of(r: &ResultMessage) -> ProviderError {
     let result_text = r.result.clone().filter(|t| !t.trim().is_empty());
     let message = result_text
         .clone()
-        .or_else(|| errors.iter().find(|e| !e.starts_with("[ede_diagnostic]")).cloned())
-        .unwrap_or_else(|| format!("Claude Code run failed ({})", if r.subtype.is_empty() { "error" } else { &r.subtype }));
-    let mut diagnostic = errors.join("\n");
+        .or_else(|| {
+            errors
+                .iter()
+                .find(|e| !e.starts_with("[ede_diagnostic]"))
+                .cloned()
+        })
+        .unwrap_or_else(|| {
+            format!(
+                "Claude Code run failed ({})",
+                if r.subtype.is_empty() {
+                    "error"
+                } else {
+                    &r.subtype
+                }
+            )
+        });
+    let mut diagnostic = result_text
+        .iter()
+        .chain(errors.iter())
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("\n");
     if let Some(status) = r.api_error_status.as_ref().filter(|s| !s.is_null()) {
         if !diagnostic.is_empty() {
             diagnostic.push('\n');
         }
         diagnostic.push_str(&format!("api_error_status: {status}"));
     }
-    let code = if r.subtype.is_empty() { "error".to_string() } else { r.subtype.clone() };
-    ProviderError::new(message).with_code(code).with_diagnostic(diagnostic)
+    let code = match r.subtype.as_str() {
+        // API and auth failures are reported as a "success" run with `is_error`.
+        "" | "success" => "api_error".to_string(),
+        other => other.to_string(),
+    };
+    ProviderError::new(message)
+        .with_code(code)
+        .with_diagnostic(diagnostic)
 }

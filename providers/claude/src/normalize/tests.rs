@@ -51,7 +51,13 @@ fn say_hi_snapshot() {
     let events = run("claude-say-hi");
     insta::assert_json_snapshot!("say_hi", events_json(&events));
     let last = events.last().cloned();
-    assert!(matches!(last, Some(NormEvent::RunEnded { outcome: TurnOutcome::Completed, .. })));
+    assert!(matches!(
+        last,
+        Some(NormEvent::RunEnded {
+            outcome: TurnOutcome::Completed,
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -60,10 +66,11 @@ fn tool_bypass_snapshot() {
     insta::assert_json_snapshot!("tool_bypass", events_json(&events));
     let last_tool = items(&events)
         .into_iter()
-        .filter(|i| matches!(i.body, ItemBody::ToolCall(_)))
-        .last()
+        .rfind(|i| matches!(i.body, ItemBody::ToolCall(_)))
         .map(|i| i.body);
-    let Some(ItemBody::ToolCall(call)) = last_tool else { panic!("no tool call") };
+    let Some(ItemBody::ToolCall(call)) = last_tool else {
+        panic!("no tool call")
+    };
     assert_eq!(call.status, ToolStatus::Completed);
     assert_eq!(
         call.detail,
@@ -87,9 +94,18 @@ fn permission_prompt_snapshot_denied_tool_fails() {
             _ => None,
         })
         .collect();
-    let denied = calls.iter().rfind(|c| c.call_id == "toolu_f97d57a3514d42319de5").cloned();
-    let allowed = calls.iter().rfind(|c| c.call_id == "toolu_a17ecf40781b41b6a400").cloned();
-    assert_eq!(denied.map(|c| (c.status, c.error)), Some((ToolStatus::Failed, json!("denied by test"))));
+    let denied = calls
+        .iter()
+        .rfind(|c| c.call_id == "toolu_f97d57a3514d42319de5")
+        .cloned();
+    let allowed = calls
+        .iter()
+        .rfind(|c| c.call_id == "toolu_a17ecf40781b41b6a400")
+        .cloned();
+    assert_eq!(
+        denied.map(|c| (c.status, c.error)),
+        Some((ToolStatus::Failed, json!("denied by test")))
+    );
     assert_eq!(allowed.map(|c| c.status), Some(ToolStatus::Completed));
 }
 
@@ -97,7 +113,10 @@ fn permission_prompt_snapshot_denied_tool_fails() {
 fn interrupt_snapshot_streams_one_growing_row() {
     let events = run("claude-interrupt");
     insta::assert_json_snapshot!("interrupt", events_json(&events));
-    let rows: Vec<TimelineItem> = items(&events).into_iter().filter(|i| i.id == "msg_a768b21fd64b46e49cfdccad:0").collect();
+    let rows: Vec<TimelineItem> = items(&events)
+        .into_iter()
+        .filter(|i| i.id == "msg_a768b21fd64b46e49cfdccad:0")
+        .collect();
     let texts: Vec<String> = rows
         .iter()
         .map(|i| match &i.body {
@@ -106,8 +125,16 @@ fn interrupt_snapshot_streams_one_growing_row() {
         })
         .collect();
     assert_eq!(texts.first().map(String::as_str), Some("word0"));
-    assert_eq!(texts.last().map(String::as_str), Some("word0 word1 word2 word3 word4 word5"));
-    assert!(texts.windows(2).all(|w| w[1].starts_with(&w[0]) && w[1].len() > w[0].len()), "rows must only grow: {texts:?}");
+    assert_eq!(
+        texts.last().map(String::as_str),
+        Some("word0 word1 word2 word3 word4 word5")
+    );
+    assert!(
+        texts
+            .windows(2)
+            .all(|w| w[1].starts_with(&w[0]) && w[1].len() > w[0].len()),
+        "rows must only grow: {texts:?}"
+    );
     let ends: Vec<Value> = events
         .iter()
         .filter_map(|e| match e {
@@ -150,9 +177,18 @@ fn subagent_output_goes_to_a_child_session_and_the_parent_row_logs_it() {
     );
     insta::assert_json_snapshot!("subagent", events_json(&events));
     assert_eq!(n.background_tasks(), 0);
-    let Some(ItemBody::ToolCall(parent)) = items(&events).last().map(|i| i.body.clone()) else { panic!("no parent row") };
+    let Some(ItemBody::ToolCall(parent)) = items(&events).last().map(|i| i.body.clone()) else {
+        panic!("no parent row")
+    };
     assert_eq!(parent.status, ToolStatus::Completed);
-    let ToolCallDetail::SubAgent { child_session_id, log, .. } = parent.detail else { panic!("not a sub_agent") };
+    let ToolCallDetail::SubAgent {
+        child_session_id,
+        log,
+        ..
+    } = parent.detail
+    else {
+        panic!("not a sub_agent")
+    };
     assert_eq!(child_session_id.as_deref(), Some("S/agent/t1"));
     assert_eq!(log, "[Bash] echo sub");
     let child_rows = events.iter().filter(|e| matches!(e, NormEvent::ChildItem { child_session_id, .. } if child_session_id == "S/agent/t1")).count();
@@ -162,21 +198,26 @@ fn subagent_output_goes_to_a_child_session_and_the_parent_row_logs_it() {
 #[test]
 fn todo_write_is_one_todo_row_updated_in_place() {
     let mut n = Normalizer::new("S", Mode::Live);
-    let todo = |status: &str| {
-        json!({"type":"assistant","message":{"id":format!("m-{status}"),"content":[{"type":"tool_use","id":format!("t-{status}"),"name":"TodoWrite","input":{"todos":[{"content":"A","status":status,"activeForm":"Doing A"}]}}]}})
-    };
+    let todo = |status: &str| json!({"type":"assistant","message":{"id":format!("m-{status}"),"content":[{"type":"tool_use","id":format!("t-{status}"),"name":"TodoWrite","input":{"todos":[{"content":"A","status":status,"activeForm":"Doing A"}]}}]}});
     let events = feed(&mut n, &[todo("in_progress"), todo("completed")]);
     let rows = items(&events);
     assert_eq!(rows.len(), 2);
     assert!(rows.iter().all(|r| r.id == "todo"));
-    let ItemBody::Todo { items: last } = &rows[1].body else { panic!("not a todo") };
+    let ItemBody::Todo { items: last } = &rows[1].body else {
+        panic!("not a todo")
+    };
     assert!(last[0].completed);
 }
 
 #[test]
 fn interrupted_run_cancels_running_tools_and_error_results() {
     let mut n = Normalizer::new("S", Mode::Live);
-    feed(&mut n, &[json!({"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"sleep 9"}}]}})]);
+    feed(
+        &mut n,
+        &[
+            json!({"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"sleep 9"}}]}}),
+        ],
+    );
     n.set_interrupted();
     let events = feed(
         &mut n,
@@ -185,9 +226,17 @@ fn interrupted_run_cancels_running_tools_and_error_results() {
             json!({"type":"result","subtype":"error_during_execution","is_error":true,"terminal_reason":"aborted_tools"}),
         ],
     );
-    let Some(ItemBody::ToolCall(call)) = items(&events).first().map(|i| i.body.clone()) else { panic!("no row") };
+    let Some(ItemBody::ToolCall(call)) = items(&events).first().map(|i| i.body.clone()) else {
+        panic!("no row")
+    };
     assert_eq!(call.status, ToolStatus::Canceled);
-    assert!(matches!(events.last(), Some(NormEvent::RunEnded { outcome: TurnOutcome::Canceled, .. })));
+    assert!(matches!(
+        events.last(),
+        Some(NormEvent::RunEnded {
+            outcome: TurnOutcome::Canceled,
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -195,11 +244,23 @@ fn api_error_fails_the_run_with_the_cli_message() {
     let mut n = Normalizer::new("S", Mode::Live);
     let events = feed(
         &mut n,
-        &[json!({"type":"result","subtype":"success","is_error":true,"result":"Invalid API key · Please run /login","api_error_status":401})],
+        &[
+            json!({"type":"result","subtype":"success","is_error":true,"result":"Invalid API key · Please run /login","api_error_status":401}),
+        ],
     );
-    let Some(NormEvent::RunEnded { outcome: TurnOutcome::Failed(e), .. }) = events.last() else { panic!("{events:?}") };
+    let Some(NormEvent::RunEnded {
+        outcome: TurnOutcome::Failed(e),
+        ..
+    }) = events.last()
+    else {
+        panic!("{events:?}")
+    };
     assert_eq!(e.message, "Invalid API key · Please run /login");
-    assert_eq!(e.diagnostic.as_deref(), Some("api_error_status: 401"));
+    assert_eq!(
+        e.diagnostic.as_deref(),
+        Some("Invalid API key · Please run /login\napi_error_status: 401")
+    );
+    assert_eq!(e.code.as_deref(), Some("api_error"));
 }
 
 #[test]
@@ -225,13 +286,25 @@ fn thinking_then_text_of_one_message_are_two_rows() {
     let events = feed(
         &mut n,
         &[
-            se(json!({"type":"message_start","message":{"id":"m1","usage":{"input_tokens":10,"cache_read_input_tokens":3,"output_tokens":1}}})),
-            se(json!({"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}})),
-            se(json!({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me"}})),
-            se(json!({"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"s"}})),
+            se(
+                json!({"type":"message_start","message":{"id":"m1","usage":{"input_tokens":10,"cache_read_input_tokens":3,"output_tokens":1}}}),
+            ),
+            se(
+                json!({"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}),
+            ),
+            se(
+                json!({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me"}}),
+            ),
+            se(
+                json!({"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"s"}}),
+            ),
             json!({"type":"assistant","message":{"id":"m1","content":[{"type":"thinking","thinking":"Let me think.","signature":"s"}]}}),
-            se(json!({"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}})),
-            se(json!({"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"reply"}})),
+            se(
+                json!({"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}),
+            ),
+            se(
+                json!({"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"reply"}}),
+            ),
             json!({"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"reply"}]}}),
             se(json!({"type":"message_delta","usage":{"output_tokens":5}})),
         ],

@@ -14,7 +14,8 @@ pub fn run(name: &str) -> Vec<NormEvent> {
     let mut n = Normalizer::new("S", Mode::Live);
     let mut out = Vec::new();
     for line in fixture(name).lines() {
-        let msg = CliMessage::parse(line).unwrap_or_else(|e| panic!("{name}: bad line {e}: {line:.200}"));
+        let msg =
+            CliMessage::parse(line).unwrap_or_else(|e| panic!("{name}: bad line {e}: {line:.200}"));
         out.extend(n.handle(&msg));
     }
     out

@@ -1,8 +1,8 @@
 //! Built-in Claude Code tools -> typed tool-call details, before and after their result.
 
 use agent_bridge_protocol::{
-    FetchDetail, PlainTextIcon, SearchDetail, SearchMode, SearchToolName, TodoEntry, TodoStatus, ToolCallDetail,
-    WebResult,
+    FetchDetail, PlainTextIcon, SearchDetail, SearchMode, SearchToolName, TodoEntry, TodoStatus,
+    ToolCallDetail, WebResult,
 };
 use serde_json::{Map, Value};
 
@@ -64,7 +64,10 @@ pub fn detail_for(name: &str, input: &Value) -> ToolCallDetail {
             offset: u(input, "offset"),
             limit: u(input, "limit"),
         },
-        "Write" => ToolCallDetail::Write { file_path: s(input, "file_path").unwrap_or_default(), content: s(input, "content") },
+        "Write" => ToolCallDetail::Write {
+            file_path: s(input, "file_path").unwrap_or_default(),
+            content: s(input, "content"),
+        },
         "Edit" => ToolCallDetail::Edit {
             file_path: s(input, "file_path").unwrap_or_default(),
             old_string: s(input, "old_string"),
@@ -73,7 +76,12 @@ pub fn detail_for(name: &str, input: &Value) -> ToolCallDetail {
         },
         "MultiEdit" => {
             let path = s(input, "file_path").unwrap_or_default();
-            ToolCallDetail::Edit { unified_diff: Some(multi_edit_diff(&path, input)), file_path: path, old_string: None, new_string: None }
+            ToolCallDetail::Edit {
+                unified_diff: Some(multi_edit_diff(&path, input)),
+                file_path: path,
+                old_string: None,
+                new_string: None,
+            }
         }
         "NotebookEdit" => ToolCallDetail::Edit {
             file_path: s(input, "notebook_path").unwrap_or_default(),
@@ -114,20 +122,44 @@ pub fn detail_for(name: &str, input: &Value) -> ToolCallDetail {
             log: String::new(),
             actions: None,
         },
-        "ExitPlanMode" => ToolCallDetail::Plan { text: s(input, "plan").unwrap_or_default() },
-        "Skill" => ToolCallDetail::PlainText { label: s(input, "skill"), text: None, icon: Some(PlainTextIcon::Sparkles) },
-        _ => ToolCallDetail::Unknown { input: input.clone(), output: Value::Null },
+        "ExitPlanMode" => ToolCallDetail::Plan {
+            text: s(input, "plan").unwrap_or_default(),
+        },
+        "Skill" => ToolCallDetail::PlainText {
+            label: s(input, "skill"),
+            text: None,
+            icon: Some(PlainTextIcon::Sparkles),
+        },
+        _ => ToolCallDetail::Unknown {
+            input: input.clone(),
+            output: Value::Null,
+        },
     }
 }
 
 fn multi_edit_diff(path: &str, input: &Value) -> String {
     let mut out = format!("--- a/{path}\n+++ b/{path}\n");
-    for edit in input.get("edits").and_then(Value::as_array).into_iter().flatten() {
+    for edit in input
+        .get("edits")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         out.push_str("@@\n");
-        for line in edit.get("old_string").and_then(Value::as_str).unwrap_or("").lines() {
+        for line in edit
+            .get("old_string")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .lines()
+        {
             out.push_str(&format!("-{line}\n"));
         }
-        for line in edit.get("new_string").and_then(Value::as_str).unwrap_or("").lines() {
+        for line in edit
+            .get("new_string")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .lines()
+        {
             out.push_str(&format!("+{line}\n"));
         }
     }
@@ -151,11 +183,19 @@ pub fn result_text(content: &Value) -> String {
 /// `Exit code N` at the start of a failed Bash result.
 fn exit_code_of(text: &str) -> Option<i64> {
     let rest = text.trim_start().strip_prefix("Exit code ")?;
-    rest.split(|c: char| !c.is_ascii_digit() && c != '-').next()?.parse().ok()
+    rest.split(|c: char| !c.is_ascii_digit() && c != '-')
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// The detail once the tool's result is known.
-pub fn with_result(detail: ToolCallDetail, content: &Value, structured: Option<&Value>, is_error: bool) -> ToolCallDetail {
+pub fn with_result(
+    detail: ToolCallDetail,
+    content: &Value,
+    structured: Option<&Value>,
+    is_error: bool,
+) -> ToolCallDetail {
     let text = result_text(content);
     let st = structured.filter(|v| v.is_object());
     match detail {
@@ -172,32 +212,65 @@ pub fn with_result(detail: ToolCallDetail, content: &Value, structured: Option<&
                 }
                 _ => text.clone(),
             };
-            let exit_code = if is_error { exit_code_of(&text).map(Some) } else { Some(Some(0)) };
-            ToolCallDetail::Shell { command, cwd, output: Some(output), exit_code }
+            let exit_code = if is_error {
+                exit_code_of(&text).map(Some)
+            } else {
+                Some(Some(0))
+            };
+            ToolCallDetail::Shell {
+                command,
+                cwd,
+                output: Some(output),
+                exit_code,
+            }
         }
-        ToolCallDetail::Read { file_path, offset, limit, .. } => {
+        ToolCallDetail::Read {
+            file_path,
+            offset,
+            limit,
+            ..
+        } => {
             let content = st
                 .and_then(|v| v.get("file"))
                 .and_then(|f| f.get("content"))
                 .and_then(Value::as_str)
                 .map(str::to_string)
                 .unwrap_or(text);
-            ToolCallDetail::Read { file_path, content: Some(content), offset, limit }
+            ToolCallDetail::Read {
+                file_path,
+                content: Some(content),
+                offset,
+                limit,
+            }
         }
         ToolCallDetail::Search(mut d) => {
             if let Some(v) = st {
                 if let Some(files) = v.get("filenames").and_then(Value::as_array) {
-                    d.file_paths = Some(files.iter().filter_map(Value::as_str).map(str::to_string).collect());
+                    d.file_paths = Some(
+                        files
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect(),
+                    );
                 }
                 d.num_files = v.get("numFiles").and_then(Value::as_u64);
-                d.num_matches = v.get("numMatches").or_else(|| v.get("numLines")).and_then(Value::as_u64);
+                d.num_matches = v
+                    .get("numMatches")
+                    .or_else(|| v.get("numLines"))
+                    .and_then(Value::as_u64);
                 d.duration_ms = v.get("durationMs").and_then(Value::as_u64);
                 d.duration_seconds = v.get("durationSeconds").and_then(Value::as_f64);
                 d.truncated = v.get("truncated").and_then(Value::as_bool);
                 if let Some(results) = v.get("results").and_then(Value::as_array) {
                     let web: Vec<WebResult> = results
                         .iter()
-                        .flat_map(|r| r.get("content").and_then(Value::as_array).cloned().unwrap_or_default())
+                        .flat_map(|r| {
+                            r.get("content")
+                                .and_then(Value::as_array)
+                                .cloned()
+                                .unwrap_or_default()
+                        })
                         .filter_map(|r| {
                             Some(WebResult {
                                 title: r.get("title")?.as_str()?.to_string(),
@@ -216,7 +289,10 @@ pub fn with_result(detail: ToolCallDetail, content: &Value, structured: Option<&
         ToolCallDetail::Fetch(mut d) => {
             if let Some(v) = st {
                 d.code = v.get("code").and_then(Value::as_i64);
-                d.code_text = v.get("codeText").and_then(Value::as_str).map(str::to_string);
+                d.code_text = v
+                    .get("codeText")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
                 d.bytes = v.get("bytes").and_then(Value::as_u64);
                 d.duration_ms = v.get("durationMs").and_then(Value::as_u64);
                 d.result = v.get("result").and_then(Value::as_str).map(str::to_string);
@@ -226,7 +302,11 @@ pub fn with_result(detail: ToolCallDetail, content: &Value, structured: Option<&
             }
             ToolCallDetail::Fetch(d)
         }
-        ToolCallDetail::PlainText { label, icon, .. } => ToolCallDetail::PlainText { label, text: Some(text), icon },
+        ToolCallDetail::PlainText { label, icon, .. } => ToolCallDetail::PlainText {
+            label,
+            text: Some(text),
+            icon,
+        },
         ToolCallDetail::Unknown { input, .. } => {
             let output = structured.cloned().unwrap_or_else(|| content.clone());
             ToolCallDetail::Unknown { input, output }
@@ -317,8 +397,13 @@ mod tests {
 
     #[test]
     fn grep_and_glob_are_typed_searches() {
-        let d = detail_for("Grep", &json!({"pattern": "fn main", "output_mode": "content"}));
-        let ToolCallDetail::Search(s) = d else { panic!("not a search") };
+        let d = detail_for(
+            "Grep",
+            &json!({"pattern": "fn main", "output_mode": "content"}),
+        );
+        let ToolCallDetail::Search(s) = d else {
+            panic!("not a search")
+        };
         assert_eq!(s.tool_name, Some(SearchToolName::Grep));
         assert_eq!(s.mode, Some(SearchMode::Content));
         let d = with_result(
@@ -327,8 +412,13 @@ mod tests {
             Some(&json!({"filenames": ["a.rs", "b.rs"], "numFiles": 2})),
             false,
         );
-        let ToolCallDetail::Search(s) = d else { panic!("not a search") };
-        assert_eq!(s.file_paths, Some(vec!["a.rs".to_string(), "b.rs".to_string()]));
+        let ToolCallDetail::Search(s) = d else {
+            panic!("not a search")
+        };
+        assert_eq!(
+            s.file_paths,
+            Some(vec!["a.rs".to_string(), "b.rs".to_string()])
+        );
         assert_eq!(s.num_files, Some(2));
     }
 }

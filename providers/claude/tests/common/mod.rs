@@ -41,7 +41,14 @@ pub async fn rig() -> Option<Rig> {
     let root = tempfile::tempdir().expect("temp root");
     let env = hermetic::claude(&mock, root.path()).expect("hermetic env");
     let (host, conn) = connect(&claude, &env).await;
-    Some(Rig { mock, env, claude, host, conn, _root: root })
+    Some(Rig {
+        mock,
+        env,
+        claude,
+        host,
+        conn,
+        _root: root,
+    })
 }
 
 /// `launch` of the connect request: the pinned CLI and the hermetic env.
@@ -53,7 +60,10 @@ pub fn launch(claude: &std::path::Path, env: &HermeticEnv) -> Value {
 pub async fn connect(claude: &std::path::Path, env: &HermeticEnv) -> (BridgeHost, String) {
     let host = BridgeHost::spawn().await.expect("bridge");
     host.initialize().await.expect("initialize");
-    let (conn, caps) = host.connect(PROVIDER, CAPS, Some(launch(claude, env))).await.expect("connect");
+    let (conn, caps) = host
+        .connect(PROVIDER, CAPS, Some(launch(claude, env)))
+        .await
+        .expect("connect");
     assert_eq!(caps.len(), CAPS.len(), "negotiated {caps:?}");
     (host, conn)
 }
@@ -67,15 +77,29 @@ impl Rig {
     pub async fn open(&self, session_id: &str, patch: Value) -> Vec<Event> {
         let rid = self.host.unique("open");
         let config = input::session_config(&self.cwd(), patch);
-        self.host.open_session(&self.conn, input::open(&rid, session_id, config)).await.expect("session opens")
+        self.host
+            .open_session(&self.conn, input::open(&rid, session_id, config))
+            .await
+            .expect("session opens")
     }
 
     /// Sends a prompt and returns (clientMessageId, turnId).
     pub async fn start_turn(&self, session_id: &str, text: &str) -> (String, String) {
-        let cmid = self.host.prompt(&self.conn, session_id, text).await.expect("prompt admitted");
-        let result = self.host.prompt_result(session_id, &cmid, STEP).await.expect("prompt result");
+        let cmid = self
+            .host
+            .prompt(&self.conn, session_id, text)
+            .await
+            .expect("prompt admitted");
+        let result = self
+            .host
+            .prompt_result(session_id, &cmid, STEP)
+            .await
+            .expect("prompt result");
         assert_eq!(result["type"], "turn", "{result}");
-        (cmid, result["turnId"].as_str().unwrap_or_default().to_string())
+        (
+            cmid,
+            result["turnId"].as_str().unwrap_or_default().to_string(),
+        )
     }
 
     /// Waits for an event of a session.
@@ -83,7 +107,12 @@ impl Rig {
         self.host
             .wait_event(|e| e.is_for(kind, session_id) && pred(e), STEP)
             .await
-            .unwrap_or_else(|e| panic!("no {kind} on {session_id}: {e:#}\nstderr:\n{}", self.host.stderr()))
+            .unwrap_or_else(|e| {
+                panic!(
+                    "no {kind} on {session_id}: {e:#}\nstderr:\n{}",
+                    self.host.stderr()
+                )
+            })
     }
 
     /// The latest snapshot of every timeline item of a session.
@@ -94,8 +123,15 @@ impl Rig {
     /// Closes the session and checks the protocol invariants of everything seen.
     pub async fn finish(&self, session_id: &str) {
         let rid = self.host.unique("close");
-        self.host.send(&self.conn, input::close(&rid, session_id)).await.expect("close admitted");
-        let answer = self.host.wait_answer(&rid, STEP).await.expect("close answered");
+        self.host
+            .send(&self.conn, input::close(&rid, session_id))
+            .await
+            .expect("close admitted");
+        let answer = self
+            .host
+            .wait_answer(&rid, STEP)
+            .await
+            .expect("close answered");
         assert!(answer.is("request.completed"), "{answer}");
         self.host.assert_invariants();
     }
@@ -108,5 +144,9 @@ pub fn of_type<'a>(timeline: &'a [Value], kind: &str) -> Vec<&'a Value> {
 
 /// The last assistant text of a timeline.
 pub fn last_assistant_text(timeline: &[Value]) -> String {
-    of_type(timeline, "assistant_message").last().and_then(|i| i["text"].as_str()).unwrap_or_default().to_string()
+    of_type(timeline, "assistant_message")
+        .last()
+        .and_then(|i| i["text"].as_str())
+        .unwrap_or_default()
+        .to_string()
 }

@@ -1,0 +1,137 @@
+//! End-to-end failures (real bridge, real pinned `claude`, mock model): the CLI killed with
+//! SIGKILL mid-turn, and an API error from the model server.
+
+mod common;
+
+use agent_bridge_conformance::procs;
+use common::*;
+use mock_llm::ScriptReply;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+fn claude_procs(rig: &Rig) -> Vec<procs::ProcInfo> {
+    let claude = rig.claude.display().to_string();
+    rig.host
+        .descendants()
+        .into_iter()
+        .filter(|p| p.cmdline.starts_with(&claude))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cli_killed_mid_turn_fails_that_turn_only_and_leaves_no_orphan() {
+    let Some(rig) = rig().await else { return };
+    rig.open("s-dies", json!({})).await;
+    let victim = claude_procs(&rig);
+    assert_eq!(victim.len(), 1, "{victim:?}");
+    rig.open("s-lives", json!({})).await;
+    let (_, turn) = rig.start_turn("s-dies", "SLOW please").await;
+    rig.wait("s-dies", "timeline.item", |e| {
+        e.item_type() == Some("assistant_message")
+    })
+    .await;
+    // Everything in the victim's process group (the CLI and anything it started).
+    let group: Vec<procs::ProcInfo> = procs::all_procs()
+        .into_iter()
+        .filter(|p| p.pgid == victim[0].pgid)
+        .collect();
+    // SAFETY: plain kill(2) of a process this test observed.
+    unsafe {
+        libc::kill(victim[0].pid, libc::SIGKILL);
+    }
+    let end = rig
+        .host
+        .wait_turn_end("s-dies", &turn, STEP)
+        .await
+        .expect("turn end");
+    assert_eq!(end.turn_state(), Some("failed"), "{end}");
+    let failed = rig.wait("s-dies", "session.runtime_failed", |_| true).await;
+    assert!(
+        failed
+            .at("/error/message")
+            .and_then(Value::as_str)
+            .is_some_and(|m| m.contains("exited")),
+        "{failed}"
+    );
+    assert!(
+        procs::wait_gone(&group, Duration::from_secs(5))
+            .await
+            .is_empty(),
+        "no orphan of the killed CLI"
+    );
+
+    // The other session is untouched.
+    assert!(!rig
+        .host
+        .events()
+        .iter()
+        .any(|e| e.is_for("session.runtime_failed", "s-lives")));
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-lives", "say hi", STEP)
+        .await
+        .expect("turn");
+    assert_eq!(run.state(), "completed");
+
+    // A prompt to the dead session is answered with a failure, not a hang.
+    let cmid = rig
+        .host
+        .prompt(&rig.conn, "s-dies", "are you there")
+        .await
+        .expect("admitted");
+    let result = rig
+        .host
+        .prompt_result("s-dies", &cmid, STEP)
+        .await
+        .expect("answered");
+    assert_eq!(result["type"], "failed", "{result}");
+    rig.finish("s-lives").await;
+    rig.finish("s-dies").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_error_fails_the_turn_with_the_cli_message() {
+    let Some(rig) = rig().await else { return };
+    rig.open("s-err", json!({})).await;
+    rig.mock.push_steps([ScriptReply::Error {
+        status: 400,
+        message: "mock says this request is invalid".into(),
+    }]);
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-err", "say hi", STEP)
+        .await
+        .expect("turn");
+    assert_eq!(run.state(), "failed", "{:?}", run.end);
+    let message = run
+        .end
+        .at("/error/message")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        message.contains("mock says this request is invalid"),
+        "the CLI's message: {}",
+        run.end
+    );
+    let diagnostic = run
+        .end
+        .at("/error/diagnostic")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        diagnostic.contains("mock says this request is invalid"),
+        "diagnostic: {}",
+        run.end
+    );
+    assert_eq!(run.end.at("/error/code"), Some(&json!("api_error")));
+    // The session goes on.
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-err", "say hi", STEP)
+        .await
+        .expect("turn");
+    assert_eq!(run.state(), "completed");
+    rig.finish("s-err").await;
+}

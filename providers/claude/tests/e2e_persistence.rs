@@ -1,0 +1,192 @@
+//! End-to-end persistence (real bridge, real pinned `claude`, mock model): resume of a
+//! persisted session in a fresh bridge with history replay, and the native session list
+//! (including a session started outside Paseo).
+
+mod common;
+
+use agent_bridge_conformance::input;
+use common::*;
+use serde_json::{json, Value};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_in_a_fresh_bridge_replays_the_transcript_then_continues() {
+    let Some(rig) = rig().await else { return };
+    rig.open("s-first", json!({"mode": "bypassPermissions"}))
+        .await;
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-first", "please run `echo hello`", STEP)
+        .await
+        .expect("turn");
+    assert_eq!(run.state(), "completed");
+    let persistence = rig
+        .wait("s-first", "session.persistence", |_| true)
+        .await
+        .at("/persistence")
+        .cloned()
+        .unwrap_or_default();
+    let native = persistence["data"]["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    rig.finish("s-first").await;
+
+    // A new bridge process, same CLI environment (HOME / CLAUDE_CONFIG_DIR).
+    let (host, conn) = connect(&rig.claude, &rig.env).await;
+    let config = input::session_config(&rig.cwd(), json!({"mode": "bypassPermissions"}));
+    let opened = host
+        .open_session(
+            &conn,
+            input::resume("r-resume", "s-again", config, persistence.clone(), "replay"),
+        )
+        .await
+        .expect("resumed");
+    let first = &opened[0];
+    assert!(first.is("session.opened"));
+    assert_eq!(
+        first.at("/persistence/data/sessionId"),
+        Some(&json!(native))
+    );
+    let replayed: Vec<Value> = opened
+        .iter()
+        .filter(|e| e.is("timeline.item"))
+        .filter_map(|e| e.item().cloned())
+        .collect();
+    let kinds: Vec<&str> = replayed.iter().filter_map(|i| i["type"].as_str()).collect();
+    assert_eq!(
+        kinds,
+        vec!["user_message", "tool_call", "assistant_message"],
+        "{replayed:#?}"
+    );
+    assert_eq!(replayed[0]["text"], "please run `echo hello`");
+    assert_eq!(replayed[1]["status"], "completed");
+    assert_eq!(replayed[1]["detail"]["command"], "echo hello");
+    assert_eq!(replayed[1]["detail"]["output"], "hello");
+    assert_eq!(replayed[2]["text"], "Done. The command printed: hello");
+    assert!(
+        opened.last().is_some_and(|e| e.is("session.ready")),
+        "replay comes before session.ready"
+    );
+
+    rig.mock.clear_requests();
+    let run = host
+        .run_turn(&conn, "s-again", "say hi", STEP)
+        .await
+        .expect("turn after resume");
+    assert_eq!(run.state(), "completed");
+    let req = rig
+        .mock
+        .model_requests()
+        .into_iter()
+        .last()
+        .expect("model request");
+    assert!(
+        req.body.to_string().contains("echo hello"),
+        "the resumed conversation carries its history"
+    );
+    // The CLI kept the native session: any persistence it reports names the same id.
+    let ids: Vec<Value> = host
+        .session_events("s-again")
+        .iter()
+        .filter(|e| e.is("session.persistence") || e.is("session.opened"))
+        .filter_map(|e| e.at("/persistence/data/sessionId").cloned())
+        .collect();
+    assert!(
+        !ids.is_empty() && ids.iter().all(|id| *id == json!(native)),
+        "{ids:?}"
+    );
+    let rid = "r-close-again";
+    host.send(&conn, input::close(rid, "s-again"))
+        .await
+        .expect("close");
+    host.wait_answer(rid, STEP).await.expect("closed");
+    host.assert_invariants();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_list_shows_paseo_and_outside_sessions_with_previews() {
+    let Some(rig) = rig().await else { return };
+    rig.open("s-list", json!({})).await;
+    let run = rig
+        .host
+        .run_turn(
+            &rig.conn,
+            "s-list",
+            "first prompt of the listed session",
+            STEP,
+        )
+        .await
+        .expect("turn");
+    assert_eq!(run.state(), "completed");
+    let native = rig.wait("s-list", "session.persistence", |_| true).await;
+    let native = native
+        .at("/persistence/data/sessionId")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+
+    // A session started outside Paseo: the plain CLI, one shot, same cwd and config dir.
+    let out = std::process::Command::new(&rig.claude)
+        .args([
+            "-p",
+            "a question asked outside Paseo",
+            "--output-format",
+            "json",
+        ])
+        .env_clear()
+        .envs(&rig.env.env)
+        .current_dir(rig.cwd())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("claude -p runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let rid = "r-sessions";
+    let mut list = input::sessions(rid);
+    list["cwd"] = json!(rig.cwd().display().to_string());
+    rig.host
+        .send(&rig.conn, list)
+        .await
+        .expect("sessions admitted");
+    let answer = rig
+        .host
+        .wait_answer(rid, STEP)
+        .await
+        .expect("sessions answered");
+    assert!(answer.is("sessions"), "{answer}");
+    let sessions = answer
+        .at("/sessions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(sessions.len(), 2, "{sessions:#?}");
+    let ours = sessions
+        .iter()
+        .find(|s| s["persistence"]["data"]["sessionId"] == native.as_str())
+        .expect("our session listed");
+    assert_eq!(
+        ours["firstPromptPreview"],
+        "first prompt of the listed session"
+    );
+    assert_eq!(
+        ours["lastPromptPreview"],
+        "first prompt of the listed session"
+    );
+    assert_eq!(ours["cwd"], rig.cwd().display().to_string());
+    let outside = sessions
+        .iter()
+        .find(|s| s["persistence"]["data"]["sessionId"] != native.as_str())
+        .expect("outside session");
+    assert_eq!(
+        outside["firstPromptPreview"],
+        "a question asked outside Paseo"
+    );
+    assert!(outside["updatedAt"]
+        .as_str()
+        .is_some_and(|t| t.ends_with('Z')));
+    rig.finish("s-list").await;
+}
