@@ -171,9 +171,11 @@ pub fn models(list: &[Model], configured: Option<&str>) -> Vec<ProviderModel> {
 
 /// The model Codex uses by default: config.toml's `model`, else the list's default.
 pub fn default_model(list: &[ProviderModel], configured: Option<&str>) -> Option<String> {
-    configured
-        .map(str::to_string)
-        .or_else(|| list.iter().find(|m| m.is_default == Some(true)).map(|m| m.id.clone()))
+    configured.map(str::to_string).or_else(|| {
+        list.iter()
+            .find(|m| m.is_default == Some(true))
+            .map(|m| m.id.clone())
+    })
 }
 
 /// The committed configuration of one session.
@@ -226,7 +228,11 @@ impl SessionConfig {
             next.model = target;
             // An effort the new model does not offer falls back to its default.
             let options = next.thinking_options();
-            if next.effort.as_ref().is_some_and(|e| !options.iter().any(|o| &o.id == e)) {
+            if next
+                .effort
+                .as_ref()
+                .is_some_and(|e| !options.iter().any(|o| &o.id == e))
+            {
                 next.effort = next
                     .model
                     .as_ref()
@@ -306,21 +312,50 @@ mod tests {
 
     #[test]
     fn models_keep_visible_ones_and_add_the_configured_model() {
-        let ids: Vec<String> = models(&listed(), Some("mock-model")).into_iter().map(|m| m.id).collect();
+        let ids: Vec<String> = models(&listed(), Some("mock-model"))
+            .into_iter()
+            .map(|m| m.id)
+            .collect();
         assert_eq!(ids, vec!["mock-model", "big", "small"]);
         insta::assert_json_snapshot!("models", models(&listed(), None));
     }
 
     #[test]
     fn modes_match_effective_settings() {
-        assert_eq!(mode_of(&json!("never"), &json!({"type": "dangerFullAccess"})), Some("full-access"));
-        assert_eq!(mode_of(&json!("on-request"), &json!({"type": "workspaceWrite", "networkAccess": false})), Some("auto"));
-        assert_eq!(mode_of(&json!("on-request"), &json!("read-only")), Some("read-only"));
-        assert_eq!(mode_of(&json!("untrusted"), &json!({"type": "dangerFullAccess"})), Some("ask"));
-        assert_eq!(mode_of(&json!({"granular": {}}), &json!({"type": "readOnly"})), None);
+        assert_eq!(
+            mode_of(&json!("never"), &json!({"type": "dangerFullAccess"})),
+            Some("full-access")
+        );
+        assert_eq!(
+            mode_of(
+                &json!("on-request"),
+                &json!({"type": "workspaceWrite", "networkAccess": false})
+            ),
+            Some("auto")
+        );
+        assert_eq!(
+            mode_of(&json!("on-request"), &json!("read-only")),
+            Some("read-only")
+        );
+        assert_eq!(
+            mode_of(&json!("untrusted"), &json!({"type": "dangerFullAccess"})),
+            Some("ask")
+        );
+        assert_eq!(
+            mode_of(&json!({"granular": {}}), &json!({"type": "readOnly"})),
+            None
+        );
         let described = modes(Some("bwrap missing"));
-        assert!(described[0].description.as_deref().unwrap_or("").contains("bwrap missing"));
-        assert!(!described[2].description.as_deref().unwrap_or("").contains("bwrap missing"));
+        assert!(described[0]
+            .description
+            .as_deref()
+            .unwrap_or("")
+            .contains("bwrap missing"));
+        assert!(!described[2]
+            .description
+            .as_deref()
+            .unwrap_or("")
+            .contains("bwrap missing"));
         assert_eq!(described[2].is_unattended, Some(true));
     }
 
@@ -357,7 +392,11 @@ mod tests {
         };
         let back = next.apply(&reset).unwrap();
         assert_eq!(
-            (back.model.as_deref(), back.mode.as_deref(), back.effort.as_deref()),
+            (
+                back.model.as_deref(),
+                back.mode.as_deref(),
+                back.effort.as_deref()
+            ),
             (Some("mock-model"), Some("auto"), None)
         );
         let mut opts = serde_json::Map::new();

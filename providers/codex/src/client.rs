@@ -122,7 +122,9 @@ impl RpcHandle {
     }
 
     pub fn respond(&self, id: &Value, result: &Value) {
-        let _ = self.outbox.send(Outgoing::Line(rpc::result_line(id, result)));
+        let _ = self
+            .outbox
+            .send(Outgoing::Line(rpc::result_line(id, result)));
     }
 
     pub fn respond_error(&self, id: &Value, code: i64, message: &str) {
@@ -207,7 +209,9 @@ impl AppServer {
                     let text = match line {
                         Line::Text(t) => t,
                         Line::Oversize { len: n } => {
-                            tracing::warn!("codex app-server sent an oversize line ({n} bytes); skipped");
+                            tracing::warn!(
+                                "codex app-server sent an oversize line ({n} bytes); skipped"
+                            );
                             continue;
                         }
                         Line::InvalidUtf8 => {

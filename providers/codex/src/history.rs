@@ -132,7 +132,9 @@ mod tests {
         let thread: Thread = transcript
             .lines()
             .find_map(|l| match parse_line(l) {
-                Ok(Incoming::Response { result: Ok(v), .. }) if v.pointer("/thread/turns").is_some() => {
+                Ok(Incoming::Response { result: Ok(v), .. })
+                    if v.pointer("/thread/turns").is_some() =>
+                {
                     serde_json::from_value(v["thread"].clone()).ok()
                 }
                 _ => None,

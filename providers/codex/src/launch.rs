@@ -61,7 +61,11 @@ pub async fn start(spec: &SpawnSpec) -> Result<AppServer, ProviderError> {
             "version": env!("CARGO_PKG_VERSION"),
         }
     });
-    if let Err(e) = server.rpc.call(method::INITIALIZE, params, SETUP_TIMEOUT).await {
+    if let Err(e) = server
+        .rpc
+        .call(method::INITIALIZE, params, SETUP_TIMEOUT)
+        .await
+    {
         let stderr = server.process.stderr_tail();
         return Err(call_error(e, &stderr));
     }
@@ -76,7 +80,11 @@ pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
         .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))?;
     let core = word.split(['-', '+']).next()?;
     let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
-    Some((parts.next()??, parts.next()??, parts.next().flatten().unwrap_or(0)))
+    Some((
+        parts.next()??,
+        parts.next()??,
+        parts.next().flatten().unwrap_or(0),
+    ))
 }
 
 /// Output of a short probe command.
@@ -87,9 +95,15 @@ pub struct ProbeOutput {
 }
 
 /// Runs `<launch> args...` to completion (bounded), through the supervisor.
-pub async fn run_probe(launch: &LaunchOverride, args: &[&str]) -> Result<ProbeOutput, ProviderError> {
+pub async fn run_probe(
+    launch: &LaunchOverride,
+    args: &[&str],
+) -> Result<ProbeOutput, ProviderError> {
     let spec = launch
-        .spec(DEFAULT_PROGRAM, args.iter().map(|a| a.to_string()).collect())
+        .spec(
+            DEFAULT_PROGRAM,
+            args.iter().map(|a| a.to_string()).collect(),
+        )
         .cwd(std::env::temp_dir());
     let mut child = ManagedChild::spawn(&spec).map_err(spawn_error)?;
     drop(child.take_stdin());
@@ -176,7 +190,10 @@ mod tests {
     #[test]
     fn versions_parse() {
         assert_eq!(parse_version("codex-cli 0.171.0\n"), Some((0, 171, 0)));
-        assert_eq!(parse_version("codex-cli 0.172.0-alpha.3"), Some((0, 172, 0)));
+        assert_eq!(
+            parse_version("codex-cli 0.172.0-alpha.3"),
+            Some((0, 172, 0))
+        );
         assert_eq!(parse_version("codex 1.2"), Some((1, 2, 0)));
         assert_eq!(parse_version("codex-cli"), None);
         assert!(parse_version("codex-cli 0.170.9").unwrap() < MIN_VERSION);
@@ -196,6 +213,9 @@ mod tests {
         assert_eq!(spec.cwd.as_deref(), Some(std::path::Path::new("/w")));
         assert_eq!(spec.env.get("CODEX_HOME").map(String::as_str), Some("/h"));
         let default = app_server_spec(&LaunchOverride::default(), None, &BTreeMap::new());
-        assert_eq!((default.program.as_str(), default.args.clone()), ("codex", vec!["app-server".to_string()]));
+        assert_eq!(
+            (default.program.as_str(), default.args.clone()),
+            ("codex", vec!["app-server".to_string()])
+        );
     }
 }

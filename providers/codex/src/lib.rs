@@ -6,15 +6,15 @@
 //! and needs no routing of approvals and notifications between sessions. Catalog and session
 //! list use a short-lived app-server of their own.
 
-pub mod client;
-pub mod normalize;
-pub mod rpc;
-pub mod wire;
 pub mod catalog;
+pub mod client;
 pub mod history;
 pub mod launch;
+pub mod normalize;
 pub mod permissions;
 mod provider;
+pub mod rpc;
 pub mod session;
+pub mod wire;
 
 pub use provider::CodexProvider;

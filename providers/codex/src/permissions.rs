@@ -102,10 +102,12 @@ pub fn file_change_request(
     rpc_id: &Value,
     snapshot: Option<&ToolCall>,
 ) -> ProviderPermissionRequest {
-    let detail = snapshot.map(|t| t.detail.clone()).unwrap_or(ToolCallDetail::Unknown {
-        input: json!({ "reason": p.reason, "grantRoot": p.grant_root }),
-        output: Value::Null,
-    });
+    let detail = snapshot
+        .map(|t| t.detail.clone())
+        .unwrap_or(ToolCallDetail::Unknown {
+            input: json!({ "reason": p.reason, "grantRoot": p.grant_root }),
+            output: Value::Null,
+        });
     let title = match &detail {
         ToolCallDetail::Edit { file_path, .. } | ToolCallDetail::Write { file_path, .. }
             if !file_path.is_empty() =>
@@ -120,7 +122,9 @@ pub fn file_change_request(
         kind: PermissionKind::Tool,
         title: Some(title),
         description: p.reason.clone(),
-        input: Some(object(json!({ "reason": p.reason, "grantRoot": p.grant_root }))),
+        input: Some(object(
+            json!({ "reason": p.reason, "grantRoot": p.grant_root }),
+        )),
         detail: Some(detail),
         suggestions: None,
         actions: Some(actions()),

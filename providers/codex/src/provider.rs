@@ -7,7 +7,9 @@ use crate::launch::{self, call_error, SETUP_TIMEOUT};
 use crate::normalize::Normalizer;
 use crate::session::CodexSession;
 use crate::wire::notify::method;
-use crate::wire::params::{ThreadListParams, ThreadResumeParams, ThreadStartParams, TurnsListParams};
+use crate::wire::params::{
+    ThreadListParams, ThreadResumeParams, ThreadStartParams, TurnsListParams,
+};
 use crate::wire::thread::{Model, Page, Thread, ThreadOpened, Turn};
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::{
@@ -16,8 +18,8 @@ use agent_bridge_core::{
 };
 use agent_bridge_protocol::{
     AvailabilityStatus, Capability, HistoryMode, McpServerConfig, ProviderAvailability,
-    ProviderCatalog, ProviderCatalogOptions, ProviderError, ProviderNotice,
-    ProviderSessionSummary, Severity,
+    ProviderCatalog, ProviderCatalogOptions, ProviderError, ProviderNotice, ProviderSessionSummary,
+    Severity,
 };
 use async_trait::async_trait;
 use serde_json::{json, Map, Value};
@@ -73,7 +75,11 @@ async fn fetch_models(rpc: &RpcHandle) -> Result<Vec<Model>, ProviderError> {
     let mut cursor: Option<String> = None;
     for _ in 0..PAGE_LIMIT {
         let v = rpc
-            .call(method::MODEL_LIST, json!({ "cursor": cursor }), SETUP_TIMEOUT)
+            .call(
+                method::MODEL_LIST,
+                json!({ "cursor": cursor }),
+                SETUP_TIMEOUT,
+            )
             .await
             .map_err(|e| call_error(e, ""))?;
         let page: Page<Model> = serde_json::from_value(v)
@@ -116,7 +122,9 @@ async fn read_defaults(rpc: &RpcHandle, cwd: Option<&str>) -> Defaults {
     }
 }
 
-fn mcp_servers(servers: &std::collections::BTreeMap<String, McpServerConfig>) -> Option<Map<String, Value>> {
+fn mcp_servers(
+    servers: &std::collections::BTreeMap<String, McpServerConfig>,
+) -> Option<Map<String, Value>> {
     if servers.is_empty() {
         return None;
     }
@@ -127,7 +135,8 @@ fn mcp_servers(servers: &std::collections::BTreeMap<String, McpServerConfig>) ->
                 command, args, env, ..
             } => json!({ "command": command, "args": args.clone().unwrap_or_default(),
                          "env": env.clone().unwrap_or_default() }),
-            McpServerConfig::Http { url, headers, .. } | McpServerConfig::Sse { url, headers, .. } => {
+            McpServerConfig::Http { url, headers, .. }
+            | McpServerConfig::Sse { url, headers, .. } => {
                 json!({ "url": url, "http_headers": headers.clone().unwrap_or_default() })
             }
         };
@@ -220,7 +229,11 @@ impl Provider for CodexProvider {
         ctx: &ProviderContext,
         options: &ProviderCatalogOptions,
     ) -> Option<String> {
-        Some(format!("{}|{}", launch_key(&ctx.launch), options.cwd.as_deref().unwrap_or("")))
+        Some(format!(
+            "{}|{}",
+            launch_key(&ctx.launch),
+            options.cwd.as_deref().unwrap_or("")
+        ))
     }
 
     async fn catalog(
@@ -271,7 +284,9 @@ impl Provider for CodexProvider {
             cwd: query.cwd.clone(),
             search_term: query.query.clone().filter(|q| !q.is_empty()),
             model_providers: Vec::new(),
-            source_kinds: ["cli", "vscode", "exec", "appServer"].map(String::from).to_vec(),
+            source_kinds: ["cli", "vscode", "exec", "appServer"]
+                .map(String::from)
+                .to_vec(),
             sort_key: "updated_at".into(),
             ..Default::default()
         };
@@ -282,8 +297,9 @@ impl Provider for CodexProvider {
         let stderr = server.process.stderr_tail();
         server.rpc.close_input();
         server.process.shutdown(CLOSE_LIMIT).await;
-        let page: Page<Thread> = serde_json::from_value(answer.map_err(|e| call_error(e, &stderr))?)
-            .map_err(|e| ProviderError::new(format!("unreadable thread/list answer: {e}")))?;
+        let page: Page<Thread> =
+            serde_json::from_value(answer.map_err(|e| call_error(e, &stderr))?)
+                .map_err(|e| ProviderError::new(format!("unreadable thread/list answer: {e}")))?;
         Ok(page.data.iter().map(history::summary).collect())
     }
 
@@ -328,10 +344,16 @@ impl Provider for CodexProvider {
                     overrides: overrides.clone(),
                     exclude_turns: true,
                 };
-                match server.rpc.call(method::THREAD_RESUME, json!(params), SETUP_TIMEOUT).await {
+                match server
+                    .rpc
+                    .call(method::THREAD_RESUME, json!(params), SETUP_TIMEOUT)
+                    .await
+                {
                     Ok(v) => (v, true),
                     Err(crate::client::CallError::Rpc { error, .. }) => {
-                        tracing::warn!("thread/resume {thread_id} failed ({error}); starting a new thread");
+                        tracing::warn!(
+                            "thread/resume {thread_id} failed ({error}); starting a new thread"
+                        );
                         notice = Some(format!(
                             "Codex could not resume thread {thread_id} ({}); this session continues in a new thread.",
                             error.message
@@ -365,7 +387,11 @@ impl Provider for CodexProvider {
                     tracing::warn!("thread/turns/list failed ({e}); reading the whole thread");
                     let v = server
                         .rpc
-                        .call(method::THREAD_READ, json!({ "threadId": thread.id, "includeTurns": true }), SETUP_TIMEOUT)
+                        .call(
+                            method::THREAD_READ,
+                            json!({ "threadId": thread.id, "includeTurns": true }),
+                            SETUP_TIMEOUT,
+                        )
                         .await
                         .map_err(|e| call_error(e, &stderr()))?;
                     serde_json::from_value::<Thread>(v["thread"].clone())
@@ -379,11 +405,17 @@ impl Provider for CodexProvider {
         };
 
         let effective_model = opened.model.clone().or_else(|| thread.model.clone());
-        let models = catalog::models(&listed, effective_model.as_deref().or(defaults.model.as_deref()));
+        let models = catalog::models(
+            &listed,
+            effective_model.as_deref().or(defaults.model.as_deref()),
+        );
         let problem = self.sandbox_problem(&ctx.launch).await;
         let config = SessionConfig {
             model: effective_model,
-            effort: cfg.thinking_option.clone().or(opened.reasoning_effort.clone()),
+            effort: cfg
+                .thinking_option
+                .clone()
+                .or(opened.reasoning_effort.clone()),
             mode: catalog::mode_of(&opened.approval_policy, &opened.sandbox)
                 .map(str::to_string)
                 .or_else(|| requested_mode.map(|m| m.id.to_string())),
@@ -397,13 +429,20 @@ impl Provider for CodexProvider {
             models,
             modes: catalog::modes(problem.as_deref()),
         };
-        let cwd = opened.cwd.clone().or(thread.cwd.clone()).unwrap_or(cfg.cwd.clone());
+        let cwd = opened
+            .cwd
+            .clone()
+            .or(thread.cwd.clone())
+            .unwrap_or(cfg.cwd.clone());
         let persistence = history::persistence(&thread.id, &cwd);
         let title = thread
             .name
             .clone()
             .filter(|n| !n.trim().is_empty())
-            .or_else(|| Some(agent_bridge_protocol::prompt_preview(&thread.preview)).filter(|p| !p.is_empty()));
+            .or_else(|| {
+                Some(agent_bridge_protocol::prompt_preview(&thread.preview))
+                    .filter(|p| !p.is_empty())
+            });
         if let Some(text) = notice {
             let _ = sink
                 .send(AgentEvent::Notice(ProviderNotice {

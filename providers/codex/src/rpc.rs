@@ -134,8 +134,10 @@ mod tests {
             }
         );
         assert_eq!(
-            parse_line(r#"{"method":"item/commandExecution/requestApproval","id":0,"params":{"a":1}}"#)
-                .unwrap(),
+            parse_line(
+                r#"{"method":"item/commandExecution/requestApproval","id":0,"params":{"a":1}}"#
+            )
+            .unwrap(),
             Incoming::Request {
                 id: json!(0),
                 method: "item/commandExecution/requestApproval".into(),
@@ -159,7 +161,10 @@ mod tests {
             request_line(1, "initialize", &json!({})),
             r#"{"id":1,"method":"initialize","params":{}}"#
         );
-        assert_eq!(notification_line("initialized", None), r#"{"method":"initialized"}"#);
+        assert_eq!(
+            notification_line("initialized", None),
+            r#"{"method":"initialized"}"#
+        );
         assert_eq!(
             result_line(&json!(0), &json!({"decision":"accept"})),
             r#"{"id":0,"result":{"decision":"accept"}}"#

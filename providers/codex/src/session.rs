@@ -105,7 +105,11 @@ impl AgentSession for CodexSession {
             output_schema: turn.prompt.output_schema.clone(),
         };
         let params = serde_json::to_value(&params).unwrap_or(Value::Null);
-        match self.rpc.call(method::TURN_START, params, TURN_CALL_TIMEOUT).await {
+        match self
+            .rpc
+            .call(method::TURN_START, params, TURN_CALL_TIMEOUT)
+            .await
+        {
             Ok(v) => {
                 if let Ok(started) = serde_json::from_value::<TurnStarted>(v) {
                     lock(&self.shared)
@@ -157,7 +161,11 @@ impl AgentSession for CodexSession {
                     turn_id: native,
                 };
                 let params = serde_json::to_value(&params).unwrap_or(Value::Null);
-                match self.rpc.call(method::TURN_INTERRUPT, params, TURN_CALL_TIMEOUT).await {
+                match self
+                    .rpc
+                    .call(method::TURN_INTERRUPT, params, TURN_CALL_TIMEOUT)
+                    .await
+                {
                     Ok(_) => Ok(()),
                     // The turn ended meanwhile (e.g. a cancelled approval stopped it).
                     Err(crate::client::CallError::Rpc { error, .. }) => {
@@ -171,8 +179,11 @@ impl AgentSession for CodexSession {
             None => Ok(()),
         };
         // A pending approval is cancelled with the turn.
-        let pending: Vec<PendingApproval> =
-            lock(&self.shared).approvals.drain().map(|(_, a)| a).collect();
+        let pending: Vec<PendingApproval> = lock(&self.shared)
+            .approvals
+            .drain()
+            .map(|(_, a)| a)
+            .collect();
         for approval in pending {
             self.rpc
                 .respond(&approval.rpc_id, &json!({ "decision": "cancel" }));
@@ -293,7 +304,10 @@ fn server_request(
         ServerRequest::CommandApproval(p) => (permissions::command_request(&p, &id), p.item_id),
         ServerRequest::FileChangeApproval(p) => {
             let snapshot = s.normalizer.tool(&p.item_id);
-            (permissions::file_change_request(&p, &id, snapshot), p.item_id)
+            (
+                permissions::file_change_request(&p, &id, snapshot),
+                p.item_id,
+            )
         }
         ServerRequest::Other(m) => {
             tracing::warn!(method = %m, "codex server request not supported; answered with an error");

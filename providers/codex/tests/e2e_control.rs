@@ -13,20 +13,41 @@ use std::time::Duration;
 async fn interrupt_cancels_the_turn_and_the_next_turn_works() {
     let Some(rig) = rig().await else { return };
     rig.open("s-int", json!({})).await;
-    let (_, turn) = rig.start_turn("s-int", "SLOW please write a long text").await;
+    let (_, turn) = rig
+        .start_turn("s-int", "SLOW please write a long text")
+        .await;
     // Wait until the reply is streaming.
-    rig.wait("s-int", "timeline.item", |e| e.item_type() == Some("assistant_message")).await;
+    rig.wait("s-int", "timeline.item", |e| {
+        e.item_type() == Some("assistant_message")
+    })
+    .await;
     let rid = rig.host.unique("int");
-    rig.host.send(&rig.conn, input::interrupt(&rid, "s-int")).await.expect("admitted");
-    let answer = rig.host.wait_answer(&rid, STEP).await.expect("interrupt answered");
+    rig.host
+        .send(&rig.conn, input::interrupt(&rid, "s-int"))
+        .await
+        .expect("admitted");
+    let answer = rig
+        .host
+        .wait_answer(&rid, STEP)
+        .await
+        .expect("interrupt answered");
     assert!(answer.is("request.completed"), "{answer}");
     let end = rig.turn_end("s-int", &turn).await;
     assert_eq!(end.turn_state(), Some("canceled"), "{end}");
     // Codex stopped the model stream: the mock saw the client go away mid-reply.
-    let slow = rig.mock.model_requests().into_iter().find(|r| r.reply == "slow-text").expect("slow request");
+    let slow = rig
+        .mock
+        .model_requests()
+        .into_iter()
+        .find(|r| r.reply == "slow-text")
+        .expect("slow request");
     assert!(slow.client_disconnected, "{slow:?}");
 
-    let run = rig.host.run_turn(&rig.conn, "s-int", "say hi", STEP).await.expect("next turn");
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-int", "say hi", STEP)
+        .await
+        .expect("next turn");
     assert_eq!(run.state(), "completed", "{:?}", run.end);
     assert!(last_assistant_text(&rig.timeline("s-int")).starts_with("hi! (mock reply"));
     rig.finish("s-int").await;
@@ -37,21 +58,35 @@ async fn interrupt_cancels_the_turn_and_the_next_turn_works() {
 async fn steering_adds_input_to_the_running_turn() {
     let Some(rig) = rig().await else { return };
     rig.open("s-steer", json!({})).await;
-    let (_, turn) = rig.start_turn("s-steer", "SLOW please write a long text").await;
-    rig.wait("s-steer", "timeline.item", |e| e.item_type() == Some("assistant_message")).await;
+    let (_, turn) = rig
+        .start_turn("s-steer", "SLOW please write a long text")
+        .await;
+    rig.wait("s-steer", "timeline.item", |e| {
+        e.item_type() == Some("assistant_message")
+    })
+    .await;
     let cmid = rig.host.unique("steer");
     rig.host
-        .send(&rig.conn, input::steer("s-steer", &cmid, "also say STEERED-HELLO"))
+        .send(
+            &rig.conn,
+            input::steer("s-steer", &cmid, "also say STEERED-HELLO"),
+        )
         .await
         .expect("steer admitted");
-    let result = rig.host.prompt_result("s-steer", &cmid, STEP).await.expect("steer result");
+    let result = rig
+        .host
+        .prompt_result("s-steer", &cmid, STEP)
+        .await
+        .expect("steer result");
     assert_eq!(result, json!({"type": "steer", "turnId": turn}), "{result}");
     let end = rig.turn_end("s-steer", &turn).await;
     assert_eq!(end.turn_state(), Some("completed"), "{end}");
     // Codex carried the steered input to the model within the same turn.
     let requests = rig.mock.model_requests();
     assert!(
-        requests.iter().any(|r| r.body.to_string().contains("STEERED-HELLO")),
+        requests
+            .iter()
+            .any(|r| r.body.to_string().contains("STEERED-HELLO")),
         "no model request carried the steered input: {:?}",
         requests.iter().map(|r| r.prompt()).collect::<Vec<_>>()
     );
@@ -63,41 +98,103 @@ async fn steering_adds_input_to_the_running_turn() {
 async fn model_and_effort_change_apply_to_the_next_turn() {
     let Some(rig) = rig().await else { return };
     let opened = rig.open("s-model", json!({})).await;
-    let config = opened.iter().find(|e| e.is("session.config")).expect("config");
-    let models = config.at("/config/models").and_then(Value::as_array).cloned().unwrap_or_default();
+    let config = opened
+        .iter()
+        .find(|e| e.is("session.config"))
+        .expect("config");
+    let models = config
+        .at("/config/models")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let target = models
         .iter()
-        .find(|m| m["id"] != "mock-model" && m["thinkingOptions"].as_array().is_some_and(|t| t.len() > 1))
+        .find(|m| {
+            m["id"] != "mock-model" && m["thinkingOptions"].as_array().is_some_and(|t| t.len() > 1)
+        })
         .cloned()
         .expect("a listed model with efforts");
     let model_id = target["id"].as_str().unwrap_or_default().to_string();
-    let effort = target["thinkingOptions"][1]["id"].as_str().unwrap_or_default().to_string();
+    let effort = target["thinkingOptions"][1]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
 
     // An unknown model is refused and nothing changes.
     let bad = rig.host.unique("cfg");
     rig.host
-        .send(&rig.conn, input::configure(&bad, "s-model", json!({"model": "no-such-model", "mode": "ask"})))
+        .send(
+            &rig.conn,
+            input::configure(
+                &bad,
+                "s-model",
+                json!({"model": "no-such-model", "mode": "ask"}),
+            ),
+        )
         .await
         .expect("admitted");
-    assert!(rig.host.wait_answer(&bad, STEP).await.expect("answer").is("request.failed"));
+    assert!(rig
+        .host
+        .wait_answer(&bad, STEP)
+        .await
+        .expect("answer")
+        .is("request.failed"));
 
     let rid = rig.host.unique("cfg");
     rig.host
-        .send(&rig.conn, input::configure(&rid, "s-model", json!({"model": model_id, "thinkingOption": effort})))
+        .send(
+            &rig.conn,
+            input::configure(
+                &rid,
+                "s-model",
+                json!({"model": model_id, "thinkingOption": effort}),
+            ),
+        )
         .await
         .expect("admitted");
-    let answer = rig.host.wait_answer(&rid, STEP).await.expect("configure answered");
+    let answer = rig
+        .host
+        .wait_answer(&rid, STEP)
+        .await
+        .expect("configure answered");
     assert!(answer.is("request.completed"), "{answer}");
-    let committed = rig.host.session_events("s-model").into_iter().filter(|e| e.is("session.config")).last().expect("config");
+    let committed = rig
+        .host
+        .session_events("s-model")
+        .into_iter()
+        .rfind(|e| e.is("session.config"))
+        .expect("config");
     assert_eq!(committed.at("/config/model"), Some(&json!(model_id)));
     assert_eq!(committed.at("/config/thinkingOption"), Some(&json!(effort)));
-    assert_eq!(committed.at("/config/mode"), Some(&json!("full-access")), "the refused change left the mode alone");
+    assert_eq!(
+        committed.at("/config/mode"),
+        Some(&json!("full-access")),
+        "the refused change left the mode alone"
+    );
 
-    let run = rig.host.run_turn(&rig.conn, "s-model", "say hi", STEP).await.expect("turn");
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-model", "say hi", STEP)
+        .await
+        .expect("turn");
     assert_eq!(run.state(), "completed", "{:?}", run.end);
-    let last = rig.mock.model_requests().into_iter().last().expect("a model request");
-    assert_eq!(last.body["model"], json!(model_id), "the turn used the new model");
-    assert_eq!(last.body["reasoning"]["effort"], json!(effort), "{}", last.body["reasoning"]);
+    let last = rig
+        .mock
+        .model_requests()
+        .into_iter()
+        .last()
+        .expect("a model request");
+    assert_eq!(
+        last.body["model"],
+        json!(model_id),
+        "the turn used the new model"
+    );
+    assert_eq!(
+        last.body["reasoning"]["effort"],
+        json!(effort),
+        "{}",
+        last.body["reasoning"]
+    );
     rig.finish("s-model").await;
     rig.report("model-change");
 }
@@ -106,17 +203,29 @@ async fn model_and_effort_change_apply_to_the_next_turn() {
 async fn kill_9_mid_turn_fails_the_turn_and_leaves_no_process() {
     let Some(rig) = rig().await else { return };
     rig.open("s-kill", json!({})).await;
-    let (_, turn) = rig.start_turn("s-kill", "SLOW please write a long text").await;
-    rig.wait("s-kill", "timeline.item", |e| e.item_type() == Some("assistant_message")).await;
+    let (_, turn) = rig
+        .start_turn("s-kill", "SLOW please write a long text")
+        .await;
+    rig.wait("s-kill", "timeline.item", |e| {
+        e.item_type() == Some("assistant_message")
+    })
+    .await;
     let codex: Vec<_> = rig
         .host
         .descendants()
         .into_iter()
         .filter(|p| p.cmdline.contains("codex") && p.cmdline.contains("app-server"))
         .collect();
-    assert!(!codex.is_empty(), "no codex app-server among {:?}", rig.host.descendants());
+    assert!(
+        !codex.is_empty(),
+        "no codex app-server among {:?}",
+        rig.host.descendants()
+    );
     // The native binary (the npm launcher's child) is the app-server proper.
-    let target = codex.iter().find(|p| !p.cmdline.contains("node")).unwrap_or(&codex[0]);
+    let target = codex
+        .iter()
+        .find(|p| !p.cmdline.contains("node"))
+        .unwrap_or(&codex[0]);
     // SAFETY: kill(2) on a pid we just read from /proc.
     unsafe {
         libc::kill(target.pid, libc::SIGKILL);
@@ -125,7 +234,11 @@ async fn kill_9_mid_turn_fails_the_turn_and_leaves_no_process() {
     assert_eq!(end.turn_state(), Some("failed"), "{end}");
     let failed = rig.wait("s-kill", "session.runtime_failed", |_| true).await;
     assert!(
-        failed.at("/error/message").and_then(Value::as_str).unwrap_or("").contains("codex app-server exited"),
+        failed
+            .at("/error/message")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .contains("codex app-server exited"),
         "{failed}"
     );
     // No codex process survives (the launcher and anything it left are killed with the group).
@@ -139,8 +252,16 @@ async fn kill_9_mid_turn_fails_the_turn_and_leaves_no_process() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     // A prompt now fails cleanly instead of hanging.
-    let cmid = rig.host.prompt(&rig.conn, "s-kill", "say hi").await.expect("admitted");
-    let result = rig.host.prompt_result("s-kill", &cmid, STEP).await.expect("result");
+    let cmid = rig
+        .host
+        .prompt(&rig.conn, "s-kill", "say hi")
+        .await
+        .expect("admitted");
+    let result = rig
+        .host
+        .prompt_result("s-kill", &cmid, STEP)
+        .await
+        .expect("result");
     assert_eq!(result["type"], "failed", "{result}");
     rig.finish("s-kill").await;
     rig.report("kill-9-mid-turn");

@@ -11,36 +11,88 @@ use serde_json::{json, Value};
 async fn text_turn_streams_a_reply_with_usage_and_persistence() {
     let Some(rig) = rig().await else { return };
     let opened = rig.open("s-text", json!({})).await;
-    let opened_ev = opened.iter().find(|e| e.is("session.opened")).expect("opened");
+    let opened_ev = opened
+        .iter()
+        .find(|e| e.is("session.opened"))
+        .expect("opened");
     let thread = opened_ev
         .at("/persistence/data/threadId")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
     assert_eq!(thread.len(), 36, "thread id in persistence: {opened_ev}");
-    let config = opened.iter().find(|e| e.is("session.config")).expect("session.config at open");
+    let config = opened
+        .iter()
+        .find(|e| e.is("session.config"))
+        .expect("session.config at open");
     // The hermetic config.toml: mock-model, approval never + danger-full-access.
-    assert_eq!(config.at("/config/model"), Some(&json!("mock-model")), "{config}");
-    assert_eq!(config.at("/config/mode"), Some(&json!("full-access")), "{config}");
-    let models = config.at("/config/models").and_then(Value::as_array).cloned().unwrap_or_default();
-    assert!(models.len() > 1, "model/list models plus the configured one: {models:?}");
+    assert_eq!(
+        config.at("/config/model"),
+        Some(&json!("mock-model")),
+        "{config}"
+    );
+    assert_eq!(
+        config.at("/config/mode"),
+        Some(&json!("full-access")),
+        "{config}"
+    );
+    let models = config
+        .at("/config/models")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        models.len() > 1,
+        "model/list models plus the configured one: {models:?}"
+    );
 
-    let run = rig.host.run_turn(&rig.conn, "s-text", "say hi", STEP).await.expect("turn");
-    assert_eq!(run.state(), "completed", "{:?}\n{}", run.end, rig.host.stderr());
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-text", "say hi", STEP)
+        .await
+        .expect("turn");
+    assert_eq!(
+        run.state(),
+        "completed",
+        "{:?}\n{}",
+        run.end,
+        rig.host.stderr()
+    );
     let timeline = rig.timeline("s-text");
-    assert!(last_assistant_text(&timeline).starts_with("hi! (mock reply"), "{timeline:#?}");
+    assert!(
+        last_assistant_text(&timeline).starts_with("hi! (mock reply"),
+        "{timeline:#?}"
+    );
     // Streamed as growing snapshots of one item.
     let msg_id = of_type(&timeline, "assistant_message")[0]["id"].clone();
-    let snapshots = run.events.iter().filter(|e| e.item_id() == msg_id.as_str()).count();
+    let snapshots = run
+        .events
+        .iter()
+        .filter(|e| e.item_id() == msg_id.as_str())
+        .count();
     assert!(snapshots >= 1);
-    let usage: Vec<_> = run.events.iter().filter(|e| e.is("session.usage")).collect();
+    let usage: Vec<_> = run
+        .events
+        .iter()
+        .filter(|e| e.is("session.usage"))
+        .collect();
     assert!(!usage.is_empty(), "usage reported");
-    assert!(usage.iter().all(|u| u.turn_id() == Some(run.turn_id.as_str())));
-    assert!(usage.iter().any(|u| u.at("/usage/contextWindowMaxTokens").is_some()
-        && u.at("/usage/outputTokens").is_some()), "{usage:?}");
+    assert!(usage
+        .iter()
+        .all(|u| u.turn_id() == Some(run.turn_id.as_str())));
+    assert!(
+        usage
+            .iter()
+            .any(|u| u.at("/usage/contextWindowMaxTokens").is_some()
+                && u.at("/usage/outputTokens").is_some()),
+        "{usage:?}"
+    );
     // The mock saw the prompt through the Responses API.
     let calls = rig.mock.model_requests();
-    assert!(calls.iter().any(|r| r.path_only().ends_with("/responses")), "{calls:?}");
+    assert!(
+        calls.iter().any(|r| r.path_only().ends_with("/responses")),
+        "{calls:?}"
+    );
     rig.finish("s-text").await;
     rig.report("text-turn");
 }
@@ -49,7 +101,10 @@ async fn text_turn_streams_a_reply_with_usage_and_persistence() {
 async fn shell_tool_runs_in_full_access() {
     let Some(rig) = rig().await else { return };
     let opened = rig.open("s-shell", json!({"mode": "full-access"})).await;
-    let config = opened.iter().find(|e| e.is("session.config")).expect("config");
+    let config = opened
+        .iter()
+        .find(|e| e.is("session.config"))
+        .expect("config");
     assert_eq!(config.at("/config/mode"), Some(&json!("full-access")));
 
     let run = rig
@@ -58,7 +113,10 @@ async fn shell_tool_runs_in_full_access() {
         .await
         .expect("turn");
     assert_eq!(run.state(), "completed", "{:?}", run.end);
-    assert!(!run.events.iter().any(|e| e.is("session.permission")), "no approval in full-access");
+    assert!(
+        !run.events.iter().any(|e| e.is("session.permission")),
+        "no approval in full-access"
+    );
     let timeline = rig.timeline("s-shell");
     let tools = of_type(&timeline, "tool_call");
     assert_eq!(tools.len(), 1, "{timeline:#?}");
@@ -68,17 +126,37 @@ async fn shell_tool_runs_in_full_access() {
     assert_eq!(tool["detail"]["type"], "shell");
     assert_eq!(tool["detail"]["command"], "echo hello");
     assert_eq!(tool["detail"]["exitCode"], 0);
-    assert_eq!(tool["detail"]["cwd"], json!(rig.cwd().display().to_string()));
-    assert!(tool["detail"]["output"].as_str().unwrap_or("").contains("hello"), "{tool}");
+    assert_eq!(
+        tool["detail"]["cwd"],
+        json!(rig.cwd().display().to_string())
+    );
+    assert!(
+        tool["detail"]["output"]
+            .as_str()
+            .unwrap_or("")
+            .contains("hello"),
+        "{tool}"
+    );
     let statuses: Vec<String> = run
         .events
         .iter()
         .filter(|e| e.item_id() == tool["id"].as_str())
-        .filter_map(|e| e.at("/item/status").and_then(Value::as_str).map(str::to_string))
+        .filter_map(|e| {
+            e.at("/item/status")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
         .collect();
-    assert_eq!(statuses.first().map(String::as_str), Some("running"), "{statuses:?}");
+    assert_eq!(
+        statuses.first().map(String::as_str),
+        Some("running"),
+        "{statuses:?}"
+    );
     assert_eq!(statuses.last().map(String::as_str), Some("completed"));
-    assert!(last_assistant_text(&timeline).contains("hello"), "{timeline:#?}");
+    assert!(
+        last_assistant_text(&timeline).contains("hello"),
+        "{timeline:#?}"
+    );
     rig.finish("s-shell").await;
     rig.report("shell-full-access");
 }
@@ -87,17 +165,29 @@ async fn shell_tool_runs_in_full_access() {
 async fn approvals_in_ask_mode_allow_runs_and_deny_does_not() {
     let Some(rig) = rig().await else { return };
     let opened = rig.open("s-ask", json!({"mode": "ask"})).await;
-    let config = opened.iter().find(|e| e.is("session.config")).expect("config");
+    let config = opened
+        .iter()
+        .find(|e| e.is("session.config"))
+        .expect("config");
     assert_eq!(config.at("/config/mode"), Some(&json!("ask")), "{config}");
     let allowed = rig.cwd().join("allowed.txt");
     let denied = rig.cwd().join("denied.txt");
 
     // Allow once.
-    let (_, turn) = rig.start_turn("s-ask", "please run `touch allowed.txt`").await;
+    let (_, turn) = rig
+        .start_turn("s-ask", "please run `touch allowed.txt`")
+        .await;
     let ask = rig.wait("s-ask", "session.permission", |_| true).await;
-    let pid = ask.at("/request/id").and_then(Value::as_str).unwrap_or_default().to_string();
+    let pid = ask
+        .at("/request/id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
     assert_eq!(ask.at("/request/kind"), Some(&json!("tool")));
-    assert_eq!(ask.at("/request/detail/command"), Some(&json!("touch allowed.txt")));
+    assert_eq!(
+        ask.at("/request/detail/command"),
+        Some(&json!("touch allowed.txt"))
+    );
     let actions: Vec<&str> = ask
         .at("/request/actions")
         .and_then(Value::as_array)
@@ -134,13 +224,19 @@ async fn approvals_in_ask_mode_allow_runs_and_deny_does_not() {
     assert_eq!(tool["status"], "completed", "{tool}");
 
     // Deny.
-    let (_, turn) = rig.start_turn("s-ask", "please run `touch denied.txt`").await;
+    let (_, turn) = rig
+        .start_turn("s-ask", "please run `touch denied.txt`")
+        .await;
     let ask = rig
         .wait("s-ask", "session.permission", |e| {
             e.at("/request/id").and_then(Value::as_str) != Some(pid.as_str())
         })
         .await;
-    let pid2 = ask.at("/request/id").and_then(Value::as_str).unwrap_or_default().to_string();
+    let pid2 = ask
+        .at("/request/id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
     rig.host
         .send(
             &rig.conn,
@@ -153,7 +249,11 @@ async fn approvals_in_ask_mode_allow_runs_and_deny_does_not() {
         .await
         .expect("answer admitted");
     let end = rig.turn_end("s-ask", &turn).await;
-    assert_eq!(end.turn_state(), Some("completed"), "a declined command does not stop the turn: {end}");
+    assert_eq!(
+        end.turn_state(),
+        Some("completed"),
+        "a declined command does not stop the turn: {end}"
+    );
     assert!(!denied.exists(), "the declined command must not run");
     let timeline = rig.timeline("s-ask");
     let tool = of_type(&timeline, "tool_call")

@@ -2,8 +2,8 @@
 //! notifications and for replayed history alike.
 
 use crate::wire::items::{
-    CollabAgentToolCall, CommandAction, CommandExecution, FileChange, FileUpdateChange,
-    ItemStatus, McpToolCall, PatchChangeKind, ThreadItem, UserInput,
+    CollabAgentToolCall, CommandAction, CommandExecution, FileChange, FileUpdateChange, ItemStatus,
+    McpToolCall, PatchChangeKind, ThreadItem, UserInput,
 };
 use agent_bridge_protocol::{
     CompactionStatus, ItemBody, JsonMap, SearchDetail, SearchToolName, Severity, TimelineItem,
@@ -62,7 +62,8 @@ pub fn to_timeline(
             ItemBody::Reasoning { text }
         }
         ThreadItem::Plan { id, text } => {
-            let mut call = ToolCall::running(id, "plan", ToolCallDetail::Plan { text: text.clone() });
+            let mut call =
+                ToolCall::running(id, "plan", ToolCallDetail::Plan { text: text.clone() });
             if source.done() {
                 call.complete();
             }
@@ -322,7 +323,10 @@ fn mcp_call(c: &McpToolCall) -> ToolCall {
     call
 }
 
-fn sub_agent_call(c: &CollabAgentToolCall, child_session: &dyn Fn(&str) -> Option<String>) -> ToolCall {
+fn sub_agent_call(
+    c: &CollabAgentToolCall,
+    child_session: &dyn Fn(&str) -> Option<String>,
+) -> ToolCall {
     let child = c.receiver_thread_ids.iter().find_map(|t| child_session(t));
     let log = c
         .agents_states
@@ -331,7 +335,10 @@ fn sub_agent_call(c: &CollabAgentToolCall, child_session: &dyn Fn(&str) -> Optio
             states
                 .iter()
                 .map(|(thread, st)| {
-                    let status = st.get("status").and_then(Value::as_str).unwrap_or("unknown");
+                    let status = st
+                        .get("status")
+                        .and_then(Value::as_str)
+                        .unwrap_or("unknown");
                     match st.get("message").and_then(Value::as_str) {
                         Some(m) if !m.is_empty() => format!("{thread}: {status} — {m}"),
                         _ => format!("{thread}: {status}"),

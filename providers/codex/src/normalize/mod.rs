@@ -218,8 +218,10 @@ impl Normalizer {
         let Some(mapped) = items::to_timeline(&item, source, &lookup) else {
             return;
         };
-        if let (Some(before), ItemBody::AssistantMessage { text, .. } | ItemBody::Reasoning { text }) =
-            (&streamed, &mapped.body)
+        if let (
+            Some(before),
+            ItemBody::AssistantMessage { text, .. } | ItemBody::Reasoning { text },
+        ) = (&streamed, &mapped.body)
         {
             if before == text {
                 return;
@@ -299,7 +301,13 @@ impl Normalizer {
         )));
     }
 
-    fn output_delta(&mut self, route: &Route, item_id: &str, delta: &str, out: &mut Vec<AgentEvent>) {
+    fn output_delta(
+        &mut self,
+        route: &Route,
+        item_id: &str,
+        delta: &str,
+        out: &mut Vec<AgentEvent>,
+    ) {
         let Some(call) = self.tools.get_mut(item_id) else {
             return;
         };
@@ -313,7 +321,11 @@ impl Normalizer {
                 }
                 o.drain(..cut);
             }
-            Self::emit(route, TimelineItem::new(item_id, ItemBody::ToolCall(call.clone())), out);
+            Self::emit(
+                route,
+                TimelineItem::new(item_id, ItemBody::ToolCall(call.clone())),
+                out,
+            );
         }
     }
 }

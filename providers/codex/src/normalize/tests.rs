@@ -59,7 +59,9 @@ fn run(n: &mut Normalizer, transcript: &str) -> Vec<AgentEvent> {
                 }
             }
             Incoming::Response { .. } | Incoming::Request { .. } => {}
-            Incoming::Notification { method, params } => out.extend(n.notification(&method, params)),
+            Incoming::Notification { method, params } => {
+                out.extend(n.notification(&method, params))
+            }
         }
     }
     out
@@ -77,13 +79,18 @@ fn say_hi_streams_one_growing_message_and_ends_the_turn() {
         .iter()
         .filter_map(|e| match e {
             AgentEvent::Item(i) => match &i.body {
-                agent_bridge_protocol::ItemBody::AssistantMessage { text, .. } => Some(text.clone()),
+                agent_bridge_protocol::ItemBody::AssistantMessage { text, .. } => {
+                    Some(text.clone())
+                }
                 _ => None,
             },
             _ => None,
         })
         .collect();
-    assert_eq!(texts.last().map(String::as_str), Some("hi! (mock reply 10)"));
+    assert_eq!(
+        texts.last().map(String::as_str),
+        Some("hi! (mock reply 10)")
+    );
     assert!(matches!(
         events.last(),
         Some(AgentEvent::TurnEnded { turn_id, outcome: TurnOutcome::Completed }) if turn_id == "turn-1"
@@ -102,7 +109,7 @@ fn tool_bypass_becomes_a_shell_call_with_output_and_exit_code() {
             AgentEvent::Item(i) if i.id == "call_ccb0a5b0830b4a398b92" => Some(i),
             _ => None,
         })
-        .last()
+        .next_back()
         .expect("shell item");
     assert_eq!(
         serde_json::to_value(done).unwrap(),
@@ -127,7 +134,10 @@ fn interrupt_ends_the_turn_canceled() {
     insta::assert_json_snapshot!("interrupt", view(&events));
     assert!(matches!(
         events.last(),
-        Some(AgentEvent::TurnEnded { outcome: TurnOutcome::Canceled, .. })
+        Some(AgentEvent::TurnEnded {
+            outcome: TurnOutcome::Canceled,
+            ..
+        })
     ));
 }
 
@@ -178,27 +188,79 @@ fn reasoning_plan_diff_file_change_mcp_and_web_search() {
         base
     };
     let script = vec![
-        note("turn/started", json!({"threadId": "th", "turn": {"id": "nt", "items": [], "status": "inProgress"}})),
-        note("item/started", t(json!({"item": {"type": "reasoning", "id": "r1", "summary": [], "content": []}}))),
-        note("item/reasoning/summaryTextDelta", t(json!({"itemId": "r1", "delta": "Think", "summaryIndex": 0}))),
-        note("item/reasoning/summaryTextDelta", t(json!({"itemId": "r1", "delta": "ing", "summaryIndex": 0}))),
-        note("item/reasoning/summaryPartAdded", t(json!({"itemId": "r1", "summaryIndex": 1}))),
-        note("item/reasoning/summaryTextDelta", t(json!({"itemId": "r1", "delta": "More", "summaryIndex": 1}))),
-        note("turn/plan/updated", t(json!({"plan": [
-            {"step": "Read", "status": "completed"}, {"step": "Edit", "status": "inProgress"}, {"step": "Test", "status": "pending"}]}))),
-        note("item/started", t(json!({"item": {"type": "fileChange", "id": "p1", "status": "inProgress", "changes": [
-            {"path": "a.txt", "kind": {"type": "update", "move_path": null}, "diff": "@@ -1 +1 @@\n-a\n+b\n"}]}}))),
-        note("item/completed", t(json!({"item": {"type": "fileChange", "id": "p1", "status": "completed", "changes": [
-            {"path": "a.txt", "kind": {"type": "update", "move_path": null}, "diff": "@@ -1 +1 @@\n-a\n+b\n"}]}}))),
-        note("turn/diff/updated", t(json!({"diff": "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n"}))),
-        note("item/completed", t(json!({"item": {"type": "mcpToolCall", "id": "m1", "server": "docs", "tool": "lookup",
-            "status": "failed", "arguments": {"q": 1}, "error": {"message": "boom"}}}))),
-        note("item/completed", t(json!({"item": {"type": "webSearch", "id": "w1", "query": "rust serde",
-            "action": {"type": "search", "query": "rust serde"}}}))),
-        note("item/completed", t(json!({"item": {"type": "futureThing", "id": "f1"}}))),
+        note(
+            "turn/started",
+            json!({"threadId": "th", "turn": {"id": "nt", "items": [], "status": "inProgress"}}),
+        ),
+        note(
+            "item/started",
+            t(json!({"item": {"type": "reasoning", "id": "r1", "summary": [], "content": []}})),
+        ),
+        note(
+            "item/reasoning/summaryTextDelta",
+            t(json!({"itemId": "r1", "delta": "Think", "summaryIndex": 0})),
+        ),
+        note(
+            "item/reasoning/summaryTextDelta",
+            t(json!({"itemId": "r1", "delta": "ing", "summaryIndex": 0})),
+        ),
+        note(
+            "item/reasoning/summaryPartAdded",
+            t(json!({"itemId": "r1", "summaryIndex": 1})),
+        ),
+        note(
+            "item/reasoning/summaryTextDelta",
+            t(json!({"itemId": "r1", "delta": "More", "summaryIndex": 1})),
+        ),
+        note(
+            "turn/plan/updated",
+            t(json!({"plan": [
+            {"step": "Read", "status": "completed"}, {"step": "Edit", "status": "inProgress"}, {"step": "Test", "status": "pending"}]})),
+        ),
+        note(
+            "item/started",
+            t(
+                json!({"item": {"type": "fileChange", "id": "p1", "status": "inProgress", "changes": [
+            {"path": "a.txt", "kind": {"type": "update", "move_path": null}, "diff": "@@ -1 +1 @@\n-a\n+b\n"}]}}),
+            ),
+        ),
+        note(
+            "item/completed",
+            t(
+                json!({"item": {"type": "fileChange", "id": "p1", "status": "completed", "changes": [
+            {"path": "a.txt", "kind": {"type": "update", "move_path": null}, "diff": "@@ -1 +1 @@\n-a\n+b\n"}]}}),
+            ),
+        ),
+        note(
+            "turn/diff/updated",
+            t(
+                json!({"diff": "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n"}),
+            ),
+        ),
+        note(
+            "item/completed",
+            t(
+                json!({"item": {"type": "mcpToolCall", "id": "m1", "server": "docs", "tool": "lookup",
+            "status": "failed", "arguments": {"q": 1}, "error": {"message": "boom"}}}),
+            ),
+        ),
+        note(
+            "item/completed",
+            t(
+                json!({"item": {"type": "webSearch", "id": "w1", "query": "rust serde",
+            "action": {"type": "search", "query": "rust serde"}}}),
+            ),
+        ),
+        note(
+            "item/completed",
+            t(json!({"item": {"type": "futureThing", "id": "f1"}})),
+        ),
         note("some/new/notification", json!({"x": 1})),
-        note("turn/completed", json!({"threadId": "th", "turn": {"id": "nt", "items": [], "status": "failed",
-            "error": {"message": "Unauthorized: bad key", "codexErrorInfo": "unauthorized", "additionalDetails": "401"}}})),
+        note(
+            "turn/completed",
+            json!({"threadId": "th", "turn": {"id": "nt", "items": [], "status": "failed",
+            "error": {"message": "Unauthorized: bad key", "codexErrorInfo": "unauthorized", "additionalDetails": "401"}}}),
+        ),
     ];
     let mut out = Vec::new();
     for (m, p) in script {
@@ -218,10 +280,16 @@ fn sub_agents_open_child_sessions_and_route_their_items() {
     out.extend(n.notification("item/started", json!({"threadId": "th", "turnId": "nt", "item": {
         "type": "collabAgentToolCall", "id": "c1", "tool": "spawnAgent", "status": "inProgress",
         "senderThreadId": "th", "receiverThreadIds": ["child-th"], "prompt": "look around", "model": "m"}})));
-    out.extend(n.notification("item/completed", json!({"threadId": "child-th", "turnId": "ct", "item": {
-        "type": "agentMessage", "id": "cm", "text": "found it"}})));
-    out.extend(n.notification("item/completed", json!({"threadId": "other-th", "turnId": "x", "item": {
-        "type": "agentMessage", "id": "om", "text": "not ours"}})));
+    out.extend(n.notification(
+        "item/completed",
+        json!({"threadId": "child-th", "turnId": "ct", "item": {
+        "type": "agentMessage", "id": "cm", "text": "found it"}}),
+    ));
+    out.extend(n.notification(
+        "item/completed",
+        json!({"threadId": "other-th", "turnId": "x", "item": {
+        "type": "agentMessage", "id": "om", "text": "not ours"}}),
+    ));
     insta::assert_json_snapshot!("sub_agent", view(&out));
     assert_eq!(n.running_tools(), 1);
 }

@@ -6,8 +6,8 @@ use crate::wire::notify::{Notification, TurnNotification};
 use crate::wire::thread::{ThreadTokenUsage, TurnStatus};
 use agent_bridge_core::{AgentEvent, TurnOutcome};
 use agent_bridge_protocol::{
-    ItemBody, JsonMap, ProviderError, ProviderUsage, TimelineItem, TodoEntry, TodoStatus,
-    ToolCall, ToolCallDetail,
+    ItemBody, JsonMap, ProviderError, ProviderUsage, TimelineItem, TodoEntry, TodoStatus, ToolCall,
+    ToolCallDetail,
 };
 use serde_json::{json, Value};
 
@@ -104,7 +104,8 @@ impl Normalizer {
             }
             Notification::PatchUpdated(p) => {
                 let route = self.route(&p.thread_id, p.turn_id.as_deref());
-                if let (false, Some(call)) = (route == Route::Drop, self.tools.get_mut(&p.item_id)) {
+                if let (false, Some(call)) = (route == Route::Drop, self.tools.get_mut(&p.item_id))
+                {
                     call.detail = super::items::file_change_detail(&p.changes);
                     let item = TimelineItem::new(&p.item_id, ItemBody::ToolCall(call.clone()));
                     Self::emit(&route, item, out);
@@ -116,7 +117,13 @@ impl Normalizer {
                     return;
                 }
                 let call = self.tools.entry(d.item_id.clone()).or_insert_with(|| {
-                    ToolCall::running(&d.item_id, "plan", ToolCallDetail::Plan { text: String::new() })
+                    ToolCall::running(
+                        &d.item_id,
+                        "plan",
+                        ToolCallDetail::Plan {
+                            text: String::new(),
+                        },
+                    )
                 });
                 if let ToolCallDetail::Plan { text } = &mut call.detail {
                     text.push_str(&d.delta);
@@ -137,7 +144,8 @@ impl Normalizer {
                         active_form: None,
                     })
                     .collect();
-                let item = TimelineItem::new(format!("plan:{}", p.turn_id), ItemBody::Todo { items });
+                let item =
+                    TimelineItem::new(format!("plan:{}", p.turn_id), ItemBody::Todo { items });
                 Self::emit(&route, item, out);
             }
             Notification::DiffUpdated(d) => {
@@ -160,7 +168,8 @@ impl Normalizer {
                 meta.insert("kind".into(), json!("turn_diff"));
                 meta.insert("turnId".into(), Value::String(d.turn_id.clone()));
                 call.metadata = Some(meta);
-                let item = TimelineItem::new(format!("diff:{}", d.turn_id), ItemBody::ToolCall(call));
+                let item =
+                    TimelineItem::new(format!("diff:{}", d.turn_id), ItemBody::ToolCall(call));
                 Self::emit(&route, item, out);
             }
             Notification::TokenUsage(u) => {

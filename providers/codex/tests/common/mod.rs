@@ -137,7 +137,11 @@ impl Rig {
             .send(&self.conn, input::close(&rid, session_id))
             .await
             .expect("close admitted");
-        let answer = self.host.wait_answer(&rid, STEP).await.expect("close answered");
+        let answer = self
+            .host
+            .wait_answer(&rid, STEP)
+            .await
+            .expect("close answered");
         assert!(answer.is("request.completed"), "{answer}");
         self.host.assert_invariants();
     }

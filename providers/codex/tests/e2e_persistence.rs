@@ -1,0 +1,242 @@
+//! Persistence through the real bridge and the real pinned `codex app-server`: resume in a
+//! fresh bridge with history replay, and the session list (threads started outside Paseo
+//! included).
+
+mod common;
+
+use agent_bridge_conformance::input;
+use common::*;
+use serde_json::{json, Value};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_in_a_fresh_bridge_replays_the_thread_and_continues_it() {
+    let Some(rig) = rig().await else { return };
+    let opened = rig.open("s-first", json!({"mode": "full-access"})).await;
+    let persistence = opened
+        .iter()
+        .find(|e| e.is("session.opened"))
+        .and_then(|e| e.at("/persistence").cloned())
+        .expect("persistence at open");
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-first", "say hi", STEP)
+        .await
+        .expect("turn 1");
+    assert_eq!(run.state(), "completed");
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-first", "please run `echo hello`", STEP)
+        .await
+        .expect("turn 2");
+    assert_eq!(run.state(), "completed");
+    let first_reply = last_assistant_text(&rig.timeline("s-first"));
+    rig.finish("s-first").await;
+
+    // A new bridge process, same CODEX_HOME.
+    let (host, conn) = connect(&rig.codex, &rig.env).await;
+    let rid = host.unique("open");
+    let config = input::session_config(&rig.cwd(), json!({}));
+    let events = host
+        .open_session(
+            &conn,
+            input::resume(&rid, "s-again", config, persistence.clone(), "replay"),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("resume: {e:#}\n{}", host.stderr()));
+    assert!(
+        !host.stderr().contains("thread/turns/list failed"),
+        "paged history: {}",
+        host.stderr()
+    );
+    let opened = events
+        .iter()
+        .find(|e| e.is("session.opened"))
+        .expect("opened");
+    assert_eq!(
+        opened.at("/persistence/data/threadId"),
+        persistence.pointer("/data/threadId")
+    );
+    assert_eq!(opened.at("/title"), Some(&json!("say hi")), "{opened}");
+    // Replayed before session.ready, in order: prompt, reply, prompt, shell, reply.
+    let replayed: Vec<Value> = events
+        .iter()
+        .filter(|e| e.is("timeline.item"))
+        .filter_map(|e| e.item().cloned())
+        .collect();
+    let kinds: Vec<&str> = replayed.iter().filter_map(|i| i["type"].as_str()).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            "user_message",
+            "assistant_message",
+            "user_message",
+            "tool_call",
+            "assistant_message"
+        ],
+        "{replayed:#?}"
+    );
+    assert_eq!(replayed[0]["text"], "say hi");
+    assert!(replayed[1]["text"]
+        .as_str()
+        .unwrap_or("")
+        .starts_with("hi! (mock reply"));
+    assert_eq!(replayed[3]["detail"]["command"], "echo hello");
+    assert_eq!(replayed[3]["status"], "completed");
+    assert_eq!(replayed[4]["text"], json!(first_reply));
+
+    // The thread continues: the next model request carries the earlier conversation.
+    rig.mock.clear_requests();
+    let run = host
+        .run_turn(&conn, "s-again", "say hi again", STEP)
+        .await
+        .expect("turn 3");
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    let request = rig
+        .mock
+        .model_requests()
+        .into_iter()
+        .last()
+        .expect("a model request");
+    let body = request.body.to_string();
+    assert!(
+        body.contains("say hi again") && body.contains("please run `echo hello`"),
+        "{body}"
+    );
+    let rid = host.unique("close");
+    host.send(&conn, input::close(&rid, "s-again"))
+        .await
+        .expect("close");
+    assert!(host
+        .wait_answer(&rid, STEP)
+        .await
+        .expect("closed")
+        .is("request.completed"));
+    host.assert_invariants();
+    rig.report("resume-replay");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_list_shows_bridge_threads_and_threads_started_outside() {
+    let Some(rig) = rig().await else { return };
+    rig.open("s-list", json!({})).await;
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-list", "say hi from the bridge", STEP)
+        .await
+        .expect("turn");
+    assert_eq!(run.state(), "completed");
+    let ours = rig
+        .host
+        .session_events("s-list")
+        .into_iter()
+        .find(|e| e.is("session.opened"))
+        .and_then(|e| e.at("/persistence/data/threadId").cloned())
+        .expect("thread id");
+    rig.finish("s-list").await;
+
+    // A thread started with the plain CLI, outside Paseo.
+    let mut cmd = tokio::process::Command::new(&rig.codex);
+    cmd.args([
+        "exec",
+        "--json",
+        "--skip-git-repo-check",
+        "say hi from exec",
+    ])
+    .stdin(std::process::Stdio::null())
+    .kill_on_drop(true);
+    rig.env.apply(&mut cmd);
+    let out = tokio::time::timeout(STEP, cmd.output())
+        .await
+        .expect("codex exec finished")
+        .expect("codex exec ran");
+    assert!(
+        out.status.success(),
+        "codex exec: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let rid = rig.host.unique("list");
+    rig.host
+        .send(
+            &rig.conn,
+            json!({"type": "sessions", "requestId": rid, "cwd": rig.cwd().display().to_string()}),
+        )
+        .await
+        .expect("admitted");
+    let answer = rig
+        .host
+        .wait_answer(&rid, STEP)
+        .await
+        .expect("sessions answered");
+    assert!(answer.is("sessions"), "{answer}");
+    let sessions = answer
+        .at("/sessions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let bridge = sessions
+        .iter()
+        .find(|s| s.pointer("/persistence/data/threadId") == Some(&ours))
+        .unwrap_or_else(|| panic!("our thread is listed: {sessions:#?}"));
+    assert_eq!(bridge["firstPromptPreview"], "say hi from the bridge");
+    assert_eq!(bridge["cwd"], json!(rig.cwd().display().to_string()));
+    assert!(bridge["updatedAt"]
+        .as_str()
+        .is_some_and(|t| t.ends_with('Z')));
+    assert!(
+        sessions
+            .iter()
+            .any(|s| s["firstPromptPreview"] == "say hi from exec"),
+        "the exec thread is listed: {sessions:#?}"
+    );
+    rig.host.assert_invariants();
+    rig.report("session-list");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thread_that_cannot_be_resumed_continues_in_a_new_one_with_a_notice() {
+    let Some(rig) = rig().await else { return };
+    let rid = rig.host.unique("open");
+    let config = input::session_config(&rig.cwd(), json!({}));
+    let gone = json!({"version": 1, "data": {"threadId": "019a0000-0000-7000-8000-000000000000", "cwd": "/nowhere"}});
+    let events = rig
+        .host
+        .open_session(
+            &rig.conn,
+            input::resume(&rid, "s-gone", config, gone, "replay"),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("open: {e:#}\n{}", rig.host.stderr()));
+    let opened = events
+        .iter()
+        .find(|e| e.is("session.opened"))
+        .expect("opened");
+    let thread = opened
+        .at("/persistence/data/threadId")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    assert!(
+        !thread.is_empty() && thread != "019a0000-0000-7000-8000-000000000000",
+        "{opened}"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| e.is("timeline.item") && e.item_type() != Some("notification")),
+        "nothing to replay"
+    );
+    let notice = rig.wait("s-gone", "session.notice", |_| true).await;
+    assert_eq!(
+        notice.at("/notice/severity"),
+        Some(&json!("warning")),
+        "{notice}"
+    );
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-gone", "say hi", STEP)
+        .await
+        .expect("turn");
+    assert_eq!(run.state(), "completed");
+    rig.finish("s-gone").await;
+    rig.report("resume-fallback");
+}
