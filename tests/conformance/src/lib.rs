@@ -37,6 +37,7 @@
 //! - Observe: [`events`](BridgeHost::events), [`wait_event`](BridgeHost::wait_event) (searches
 //!   from the first event, so nothing that already arrived is missed),
 //!   [`collect_until`](BridgeHost::collect_until), [`messages`](BridgeHost::messages),
+//!   [`stdout_lines`](BridgeHost::stdout_lines),
 //!   [`wait_message`](BridgeHost::wait_message), [`stderr`](BridgeHost::stderr),
 //!   [`wait_exit`](BridgeHost::wait_exit), [`pid`](BridgeHost::pid),
 //!   [`descendants`](BridgeHost::descendants) (live process tree via `/proc`, see [`procs`]).

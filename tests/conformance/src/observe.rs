@@ -14,6 +14,11 @@ impl BridgeHost {
         self.state().events.clone()
     }
 
+    /// Every stdout line so far, as received (lossy UTF-8, without the newline).
+    pub fn stdout_lines(&self) -> Vec<String> {
+        self.state().lines.clone()
+    }
+
     /// Every JSON message received on stdout so far (responses and notifications).
     pub fn messages(&self) -> Vec<Value> {
         self.state().messages.clone()

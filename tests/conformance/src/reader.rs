@@ -17,6 +17,8 @@ const STDERR_KEEP: usize = 512 * 1024;
 
 #[derive(Debug, Default)]
 pub(crate) struct State {
+    /// Every stdout line as received (lossy UTF-8, without the newline).
+    pub lines: Vec<String>,
     /// Every parsed stdout message, in order.
     pub messages: Vec<Value>,
     /// Responses to the host's own (numeric-id) requests.
@@ -143,6 +145,7 @@ fn short(text: &str) -> String {
 }
 
 fn handle_line(st: &mut State, raw: &[u8]) {
+    st.lines.push(String::from_utf8_lossy(raw).into_owned());
     let Ok(text) = std::str::from_utf8(raw) else {
         st.checker.report(format!(
             "stdout: a line that is not UTF-8 ({} bytes)",

@@ -387,7 +387,14 @@ async fn stdout_stays_pure_json_rpc_with_verbose_logging() {
     assert!(!d.host.stderr().is_empty(), "logs go to stderr");
     d.host.close_stdin().await;
     d.host.wait_exit(EXIT_LIMIT).await.expect("exit");
-    // Every stdout line was checked by the reader: non-JSON-RPC output is a violation.
+    let lines = d.host.stdout_lines();
+    assert!(lines.len() > 5, "{lines:#?}");
+    for line in &lines {
+        let msg: Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        assert_eq!(msg["jsonrpc"], "2.0", "{line}");
+    }
+    // The reader also checked every line as it came: non-JSON-RPC output is a violation.
     d.host.assert_invariants();
 }
 
