@@ -7,6 +7,7 @@
 //! [`session`] module owns the process, the turn accounting and the control plumbing.
 
 pub mod catalog;
+pub mod configure;
 pub mod control;
 pub mod launch;
 pub mod list;

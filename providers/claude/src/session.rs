@@ -72,7 +72,7 @@ fn poisoned() -> ProviderError {
     ProviderError::new("internal state of the Claude session is unavailable")
 }
 
-fn control_error(e: ControlError) -> ProviderError {
+pub(crate) fn control_error(e: ControlError) -> ProviderError {
     ProviderError::new(e.to_string()).with_code("claude_control")
 }
 
@@ -247,62 +247,6 @@ impl ClaudeSession {
             interrupted: false,
         }
     }
-
-    fn validate(
-        &self,
-        s: &ConfigSnapshot,
-        changes: &ProviderConfigChanges,
-    ) -> Result<ConfigSnapshot, ProviderError> {
-        let mut next = s.clone();
-        if let Some(model) = &changes.model {
-            let id = model.clone().unwrap_or_else(|| "default".into());
-            if !s.models.iter().any(|m| m.value == id) {
-                return Err(ProviderError::new(format!("unknown Claude model `{id}`"))
-                    .with_code("invalid_model"));
-            }
-            next.model = id;
-        }
-        if let Some(mode) = &changes.mode {
-            let id = mode.clone().unwrap_or_else(|| catalog::DEFAULT_MODE.into());
-            if !catalog::MODES.contains(&id.as_str()) {
-                return Err(
-                    ProviderError::new(format!("unknown permission mode `{id}`"))
-                        .with_code("invalid_mode"),
-                );
-            }
-            next.mode = id;
-        }
-        let levels = catalog::levels_of(&next.models, &next.model);
-        if let Some(thinking) = &changes.thinking_option {
-            if let Some(level) = thinking {
-                if !levels.iter().any(|l| l == level) {
-                    return Err(ProviderError::new(format!(
-                        "model `{}` has no thinking option `{level}`",
-                        next.model
-                    ))
-                    .with_code("invalid_thinking_option"));
-                }
-            }
-            next.thinking = thinking.clone();
-        } else if next.thinking.as_ref().is_some_and(|t| !levels.contains(t)) {
-            next.thinking = None;
-        }
-        for (key, value) in changes.provider_options.iter().flatten() {
-            if !value.is_null() {
-                return Err(
-                    ProviderError::new(format!("unknown provider option `{key}`"))
-                        .with_code("invalid_provider_option"),
-                );
-            }
-        }
-        for (key, value) in changes.settings.iter().flatten() {
-            if !value.is_null() {
-                return Err(ProviderError::new(format!("unknown setting `{key}`"))
-                    .with_code("invalid_setting"));
-            }
-        }
-        Ok(next)
-    }
 }
 
 #[async_trait]
@@ -447,62 +391,5 @@ impl AgentSession for ClaudeSession {
 
     async fn close(&mut self) {
         self.runtime.shutdown().await;
-    }
-}
-
-impl ClaudeSession {
-    /// Applies validated changes in order; on a refusal, puts back what was already applied.
-    async fn apply(
-        &self,
-        current: &ConfigSnapshot,
-        next: &ConfigSnapshot,
-        changes: &ProviderConfigChanges,
-    ) -> Result<(), ProviderError> {
-        if let Ok(mut s) = self.runtime.shared.lock() {
-            s.configuring = true;
-        }
-        let channel = &self.runtime.channel;
-        let mut applied: Vec<Value> = Vec::new();
-        let mut steps: Vec<(Value, Value)> = Vec::new();
-        if next.model != current.model {
-            let model = if next.model == "default" {
-                Value::Null
-            } else {
-                json!(next.model)
-            };
-            let undo = if current.model == "default" {
-                Value::Null
-            } else {
-                json!(current.model)
-            };
-            steps.push((
-                json!({"subtype": "set_model", "model": model}),
-                json!({"subtype": "set_model", "model": undo}),
-            ));
-        }
-        if next.mode != current.mode {
-            steps.push((
-                json!({"subtype": "set_permission_mode", "mode": next.mode}),
-                json!({"subtype": "set_permission_mode", "mode": current.mode}),
-            ));
-        }
-        if next.thinking != current.thinking && changes.thinking_option.is_some() {
-            steps.push((
-                json!({"subtype": "apply_flag_settings", "settings": {"effortLevel": next.thinking}}),
-                json!({"subtype": "apply_flag_settings", "settings": {"effortLevel": current.thinking}}),
-            ));
-        }
-        for (step, undo) in steps {
-            if let Err(e) = channel.request(step).await {
-                for undo in applied.into_iter().rev() {
-                    if let Err(e) = channel.request(undo).await {
-                        tracing::warn!("rolling back a configure step failed: {e}");
-                    }
-                }
-                return Err(control_error(e));
-            }
-            applied.push(undo);
-        }
-        Ok(())
     }
 }

@@ -8,6 +8,8 @@
 
 mod blocks;
 pub mod result;
+mod subagent;
+mod system;
 pub mod tools;
 
 #[cfg(test)]
@@ -15,11 +17,10 @@ mod tests;
 #[cfg(test)]
 pub(crate) mod tests_support;
 
-use crate::wire::{CliMessage, ContentBlock, SystemMessage, UserMessage};
+use crate::wire::{CliMessage, ContentBlock, UserMessage};
 use agent_bridge_core::TurnOutcome;
 use agent_bridge_protocol::{
-    CompactionStatus, CompactionTrigger, ItemBody, ProviderUsage, SubAgentAction, TimelineItem,
-    ToolCall, ToolCallDetail,
+    ItemBody, ProviderUsage, SubAgentAction, TimelineItem, ToolCall, ToolCallDetail,
 };
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
@@ -205,94 +206,6 @@ impl Normalizer {
         (used > 0).then_some(used)
     }
 
-    fn system(&mut self, sys: &SystemMessage, out: &mut Vec<NormEvent>) {
-        match sys.subtype.as_str() {
-            "init" => {
-                if let Some(model) = &sys.model {
-                    self.context_max = Some(if model.contains("[1m]") {
-                        1_000_000
-                    } else {
-                        200_000
-                    });
-                }
-                out.push(NormEvent::Init(InitInfo {
-                    session_id: sys.session_id.clone().unwrap_or_default(),
-                    model: sys.model.clone(),
-                    permission_mode: sys.permission_mode.clone(),
-                    slash_commands: sys.slash_commands.clone().unwrap_or_default(),
-                    version: sys.claude_code_version.clone(),
-                }));
-            }
-            "status" => {
-                if let Some(mode) = &sys.permission_mode {
-                    out.push(NormEvent::ModeChanged(mode.clone()));
-                }
-                if sys.status.as_deref() == Some("compacting") {
-                    self.compactions += 1;
-                    let id = format!("compaction:{}", self.compactions);
-                    self.compaction_open = Some(id.clone());
-                    out.push(compaction(&id, CompactionStatus::Loading, None, None));
-                } else if sys
-                    .compact_result
-                    .as_deref()
-                    .is_some_and(|r| r != "success")
-                {
-                    if let Some(id) = self.compaction_open.take() {
-                        out.push(NormEvent::Item(TimelineItem::new(
-                            format!("{id}:error"),
-                            ItemBody::Error {
-                                message: "Compaction failed".into(),
-                            },
-                        )));
-                        out.push(compaction(&id, CompactionStatus::Completed, None, None));
-                    }
-                }
-            }
-            "compact_boundary" => {
-                let id = self.compaction_open.take().unwrap_or_else(|| {
-                    self.compactions += 1;
-                    format!("compaction:{}", self.compactions)
-                });
-                let meta = sys.compact_metadata.clone().unwrap_or_default();
-                let trigger = match meta.trigger.as_deref() {
-                    Some("auto") => Some(CompactionTrigger::Auto),
-                    Some("manual") => Some(CompactionTrigger::Manual),
-                    _ => None,
-                };
-                out.push(compaction(
-                    &id,
-                    CompactionStatus::Completed,
-                    trigger,
-                    meta.pre_tokens,
-                ));
-                self.swallow_summary = true;
-            }
-            "task_started" => {
-                if let Some(id) = &sys.task_id {
-                    self.background.insert(id.clone());
-                }
-            }
-            "task_notification" => {
-                if let Some(id) = &sys.task_id {
-                    self.background.remove(id);
-                }
-            }
-            "task_updated" => {
-                let status = sys
-                    .patch
-                    .as_ref()
-                    .and_then(|p| p.get("status"))
-                    .and_then(Value::as_str);
-                if let (Some(id), Some(status)) = (&sys.task_id, status) {
-                    if !matches!(status, "running" | "pending") {
-                        self.background.remove(id);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-
     fn user(&mut self, u: &UserMessage, out: &mut Vec<NormEvent>) {
         if u.is_replay == Some(true) {
             if let Some(uuid) = &u.uuid {
@@ -386,89 +299,6 @@ impl Normalizer {
         }
     }
 
-    fn ensure_child(&mut self, parent_tool_use_id: &str, out: &mut Vec<NormEvent>) -> String {
-        if let Some(sub) = self.subagents.get(parent_tool_use_id) {
-            return sub.child_session_id.clone();
-        }
-        let child_session_id = self.child_id(parent_tool_use_id);
-        let (title, description) = match self.tools.get(parent_tool_use_id) {
-            Some(t) => (
-                t.input
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-                t.input
-                    .get("prompt")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-            ),
-            None => (None, None),
-        };
-        self.subagents.insert(
-            parent_tool_use_id.to_string(),
-            SubAgent {
-                child_session_id: child_session_id.clone(),
-                actions: Vec::new(),
-                log: Vec::new(),
-            },
-        );
-        out.push(NormEvent::ChildOpened {
-            child_session_id: child_session_id.clone(),
-            title,
-            description,
-        });
-        child_session_id
-    }
-
-    /// A sub-agent started a tool: record it on the parent's `sub_agent` row.
-    fn note_subagent_action(
-        &mut self,
-        parent: &str,
-        tool_name: &str,
-        input: &Value,
-        out: &mut Vec<NormEvent>,
-    ) {
-        let Some(sub) = self.subagents.get_mut(parent) else {
-            return;
-        };
-        let summary = tools::summary(tool_name, input);
-        let index = sub.actions.len() as u32 + 1;
-        sub.actions.push(SubAgentAction {
-            index,
-            tool_name: tool_name.to_string(),
-            summary: (!summary.is_empty()).then(|| summary.clone()),
-        });
-        sub.log.push(if summary.is_empty() {
-            format!("[{tool_name}]")
-        } else {
-            format!("[{tool_name}] {summary}")
-        });
-        self.refresh_subagent_row(parent, out);
-    }
-
-    fn refresh_subagent_row(&mut self, tool_use_id: &str, out: &mut Vec<NormEvent>) {
-        let Some(sub) = self.subagents.get(tool_use_id).cloned() else {
-            return;
-        };
-        let Some(state) = self.tools.get_mut(tool_use_id) else {
-            return;
-        };
-        if let ToolCallDetail::SubAgent {
-            child_session_id,
-            log,
-            actions,
-            ..
-        } = &mut state.call.detail
-        {
-            *child_session_id = Some(sub.child_session_id.clone());
-            *log = sub.log.join("\n");
-            *actions = (!sub.actions.is_empty()).then(|| sub.actions.clone());
-        }
-        let item = TimelineItem::new(tool_use_id, ItemBody::ToolCall(state.call.clone()));
-        let parent = state.parent.clone();
-        self.emit(parent.as_deref(), item, out);
-    }
-
     fn tool_result(
         &mut self,
         id: &str,
@@ -535,22 +365,6 @@ impl Normalizer {
             self.emit(parent.as_deref(), item, out);
         }
     }
-}
-
-fn compaction(
-    id: &str,
-    status: CompactionStatus,
-    trigger: Option<CompactionTrigger>,
-    pre_tokens: Option<u64>,
-) -> NormEvent {
-    NormEvent::Item(TimelineItem::new(
-        id,
-        ItemBody::Compaction {
-            status,
-            trigger,
-            pre_tokens,
-        },
-    ))
 }
 
 /// User-role text the CLI injects that is not a prompt.

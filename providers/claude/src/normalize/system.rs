@@ -1,0 +1,113 @@
+//! `system` messages: init, status (permission mode, compaction), compact boundaries, and
+//! background tasks.
+
+use super::{InitInfo, NormEvent, Normalizer};
+use crate::wire::SystemMessage;
+use agent_bridge_protocol::{CompactionStatus, CompactionTrigger, ItemBody, TimelineItem};
+use serde_json::Value;
+
+impl Normalizer {
+    pub(super) fn system(&mut self, sys: &SystemMessage, out: &mut Vec<NormEvent>) {
+        match sys.subtype.as_str() {
+            "init" => {
+                if let Some(model) = &sys.model {
+                    self.context_max = Some(if model.contains("[1m]") {
+                        1_000_000
+                    } else {
+                        200_000
+                    });
+                }
+                out.push(NormEvent::Init(InitInfo {
+                    session_id: sys.session_id.clone().unwrap_or_default(),
+                    model: sys.model.clone(),
+                    permission_mode: sys.permission_mode.clone(),
+                    slash_commands: sys.slash_commands.clone().unwrap_or_default(),
+                    version: sys.claude_code_version.clone(),
+                }));
+            }
+            "status" => {
+                if let Some(mode) = &sys.permission_mode {
+                    out.push(NormEvent::ModeChanged(mode.clone()));
+                }
+                if sys.status.as_deref() == Some("compacting") {
+                    self.compactions += 1;
+                    let id = format!("compaction:{}", self.compactions);
+                    self.compaction_open = Some(id.clone());
+                    out.push(compaction(&id, CompactionStatus::Loading, None, None));
+                } else if sys
+                    .compact_result
+                    .as_deref()
+                    .is_some_and(|r| r != "success")
+                {
+                    if let Some(id) = self.compaction_open.take() {
+                        out.push(NormEvent::Item(TimelineItem::new(
+                            format!("{id}:error"),
+                            ItemBody::Error {
+                                message: "Compaction failed".into(),
+                            },
+                        )));
+                        out.push(compaction(&id, CompactionStatus::Completed, None, None));
+                    }
+                }
+            }
+            "compact_boundary" => {
+                let id = self.compaction_open.take().unwrap_or_else(|| {
+                    self.compactions += 1;
+                    format!("compaction:{}", self.compactions)
+                });
+                let meta = sys.compact_metadata.clone().unwrap_or_default();
+                let trigger = match meta.trigger.as_deref() {
+                    Some("auto") => Some(CompactionTrigger::Auto),
+                    Some("manual") => Some(CompactionTrigger::Manual),
+                    _ => None,
+                };
+                out.push(compaction(
+                    &id,
+                    CompactionStatus::Completed,
+                    trigger,
+                    meta.pre_tokens,
+                ));
+                self.swallow_summary = true;
+            }
+            "task_started" => {
+                if let Some(id) = &sys.task_id {
+                    self.background.insert(id.clone());
+                }
+            }
+            "task_notification" => {
+                if let Some(id) = &sys.task_id {
+                    self.background.remove(id);
+                }
+            }
+            "task_updated" => {
+                let status = sys
+                    .patch
+                    .as_ref()
+                    .and_then(|p| p.get("status"))
+                    .and_then(Value::as_str);
+                if let (Some(id), Some(status)) = (&sys.task_id, status) {
+                    if !matches!(status, "running" | "pending") {
+                        self.background.remove(id);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn compaction(
+    id: &str,
+    status: CompactionStatus,
+    trigger: Option<CompactionTrigger>,
+    pre_tokens: Option<u64>,
+) -> NormEvent {
+    NormEvent::Item(TimelineItem::new(
+        id,
+        ItemBody::Compaction {
+            status,
+            trigger,
+            pre_tokens,
+        },
+    ))
+}
