@@ -266,3 +266,51 @@ async fn approvals_in_ask_mode_allow_runs_and_deny_does_not() {
     rig.finish("s-ask").await;
     rig.report("approval-allow-deny");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interrupt_with_a_pending_approval_cancels_it() {
+    let Some(rig) = rig().await else { return };
+    rig.open("s-pend", json!({"mode": "ask"})).await;
+    let file = rig.cwd().join("never.txt");
+    let (_, turn) = rig
+        .start_turn("s-pend", "please run `touch never.txt`")
+        .await;
+    let ask = rig.wait("s-pend", "session.permission", |_| true).await;
+    let pid = ask
+        .at("/request/id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let rid = rig.host.unique("int");
+    let asked = std::time::Instant::now();
+    rig.host
+        .send(
+            &rig.conn,
+            agent_bridge_conformance::input::interrupt(&rid, "s-pend"),
+        )
+        .await
+        .expect("admitted");
+    let end = rig.turn_end("s-pend", &turn).await;
+    assert_eq!(end.turn_state(), Some("canceled"), "{end}");
+    // Codex ended it, not the core's 5 s fallback.
+    assert!(
+        asked.elapsed() < std::time::Duration::from_secs(4),
+        "{:?}",
+        asked.elapsed()
+    );
+    rig.wait("s-pend", "session.permission_resolved", |e| {
+        e.at("/permissionId").and_then(Value::as_str) == Some(pid.as_str())
+    })
+    .await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(!file.exists(), "the cancelled command must not run");
+    // The session is usable afterwards.
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-pend", "say hi", STEP)
+        .await
+        .expect("turn");
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    rig.finish("s-pend").await;
+    rig.report("interrupt-pending-approval");
+}
