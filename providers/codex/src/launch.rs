@@ -66,6 +66,8 @@ pub async fn start(spec: &SpawnSpec) -> Result<AppServer, ProviderError> {
         .call(method::INITIALIZE, params, SETUP_TIMEOUT)
         .await
     {
+        // Let the stderr reader take the CLI's last words.
+        tokio::time::sleep(Duration::from_millis(100)).await;
         let stderr = server.process.stderr_tail();
         return Err(call_error(e, &stderr));
     }
