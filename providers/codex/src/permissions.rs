@@ -179,6 +179,35 @@ mod tests {
     }
 
     #[test]
+    fn a_file_change_approval_shows_the_patch_being_approved() {
+        let change = crate::wire::items::FileChange {
+            id: "p1".into(),
+            changes: vec![crate::wire::items::FileUpdateChange {
+                path: "src/a.rs".into(),
+                kind: Some(crate::wire::items::PatchChangeKind::Update { move_path: None }),
+                diff: "@@ -1 +1 @@\n-a\n+b\n".into(),
+            }],
+            status: Default::default(),
+        };
+        let snapshot = crate::normalize::items::file_change_call(&change);
+        let params: FileChangeApproval = serde_json::from_value(serde_json::json!({
+            "threadId": "th", "turnId": "tu", "itemId": "p1", "startedAtMs": 1,
+            "reason": "outside the workspace", "grantRoot": null
+        }))
+        .unwrap();
+        let req = file_change_request(&params, &serde_json::json!(7), Some(&snapshot));
+        assert_eq!(req.id, "codex-approval-7");
+        assert_eq!(req.name, "CodexFileChange");
+        assert_eq!(req.title.as_deref(), Some("Apply changes to src/a.rs"));
+        assert_eq!(req.description.as_deref(), Some("outside the workspace"));
+        assert_eq!(req.detail, Some(snapshot.detail.clone()));
+        // Without the item snapshot the reason is all there is.
+        let bare = file_change_request(&params, &serde_json::json!("x"), None);
+        assert_eq!(bare.id, "codex-approval-x");
+        assert_eq!(bare.title.as_deref(), Some("Apply file changes"));
+    }
+
+    #[test]
     fn answers_map_to_codex_decisions() {
         let allow = |id: Option<&str>| ProviderPermissionResponse::Allow {
             selected_action_id: id.map(str::to_string),

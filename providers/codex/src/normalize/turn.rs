@@ -86,8 +86,14 @@ impl Normalizer {
         };
         self.turn = None;
         self.last_error = None;
-        self.tools
-            .retain(|_, t| t.status == agent_bridge_protocol::ToolStatus::Running);
+        // A completed turn may leave work running (a background terminal, a sub-agent); an
+        // interrupted or failed one leaves nothing Codex will finish.
+        if outcome == TurnOutcome::Completed {
+            self.tools
+                .retain(|_, t| t.status == agent_bridge_protocol::ToolStatus::Running);
+        } else {
+            self.tools.clear();
+        }
         out.push(AgentEvent::TurnEnded {
             turn_id: core,
             outcome,
