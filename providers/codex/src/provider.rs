@@ -179,6 +179,7 @@ impl Provider for CodexProvider {
     fn capabilities(&self) -> Vec<Capability> {
         vec![
             Capability::PromptMessage,
+            Capability::PromptImage,
             Capability::PromptSteer,
             Capability::SessionConfigure,
             Capability::SessionList,

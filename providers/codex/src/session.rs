@@ -14,7 +14,8 @@ use crate::wire::params::{InputItem, TurnInterruptParams, TurnStartParams, TurnS
 use crate::wire::thread::TurnStarted;
 use agent_bridge_core::{AgentEvent, AgentSession, SessionSink, TurnRequest};
 use agent_bridge_protocol::{
-    ProviderConfigChanges, ProviderConfigState, ProviderError, ProviderPermissionResponse,
+    PromptInput, ProviderConfigChanges, ProviderConfigState, ProviderContent, ProviderError,
+    ProviderPermissionResponse, TaggedContent,
 };
 use async_trait::async_trait;
 use serde_json::{json, Value};
@@ -80,9 +81,7 @@ impl CodexSession {
     }
 
     fn input(turn: &TurnRequest) -> Vec<InputItem> {
-        vec![InputItem::Text {
-            text: turn.text.clone(),
-        }]
+        prompt_input(&turn.prompt.input, &turn.text)
     }
 
     fn error(&self, e: crate::client::CallError) -> ProviderError {
@@ -239,6 +238,35 @@ impl Drop for CodexSession {
     }
 }
 
+/// A prompt as Codex input: text parts joined into one text item, images as `data:` URLs.
+pub fn prompt_input(input: &PromptInput, fallback: &str) -> Vec<InputItem> {
+    let PromptInput::Message { content } = input else {
+        return vec![InputItem::Text {
+            text: fallback.to_string(),
+        }];
+    };
+    let mut texts = Vec::new();
+    let mut images = Vec::new();
+    for part in content {
+        match part {
+            ProviderContent::Tagged(TaggedContent::Image { data, mime_type }) => {
+                images.push(InputItem::Image {
+                    url: format!("data:{mime_type};base64,{data}"),
+                });
+            }
+            other => texts.extend(other.as_text()),
+        }
+    }
+    let mut out = Vec::new();
+    if !texts.is_empty() || images.is_empty() {
+        out.push(InputItem::Text {
+            text: texts.join("\n\n"),
+        });
+    }
+    out.extend(images);
+    out
+}
+
 /// Turns the app-server's messages into agent events until it exits.
 async fn pump(
     mut messages: mpsc::UnboundedReceiver<ServerMessage>,
@@ -323,4 +351,33 @@ fn server_request(
         },
     );
     vec![AgentEvent::Permission(request)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn images_travel_as_data_urls_next_to_the_text() {
+        let input: PromptInput = serde_json::from_value(json!({"type": "message", "content": [
+            {"type": "text", "text": "what is this?"},
+            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+            {"type": "text", "mimeType": "text/plain", "title": "notes", "text": "n"}
+        ]}))
+        .unwrap();
+        assert_eq!(
+            serde_json::to_value(prompt_input(&input, "")).unwrap(),
+            json!([
+                {"type": "text", "text": "what is this?\n\nnotes\nn"},
+                {"type": "image", "url": "data:image/png;base64,iVBORw0KGgo="}
+            ])
+        );
+        let only_image: PromptInput =
+            serde_json::from_value(json!({"type": "message", "content": [
+            {"type": "image", "data": "AA==", "mimeType": "image/jpeg"}]}))
+            .unwrap();
+        assert_eq!(prompt_input(&only_image, "").len(), 1);
+    }
 }

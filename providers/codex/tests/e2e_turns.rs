@@ -314,3 +314,44 @@ async fn interrupt_with_a_pending_approval_cancels_it() {
     rig.finish("s-pend").await;
     rig.report("interrupt-pending-approval");
 }
+
+/// A 1x1 PNG.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_reaches_the_model_with_the_text() {
+    let Some(rig) = rig().await else { return };
+    rig.open("s-img", json!({})).await;
+    let cmid = rig.host.unique("img");
+    let prompt = json!({
+        "type": "session.prompt", "sessionId": "s-img",
+        "prompt": {"clientMessageId": cmid, "delivery": "auto", "input": {"type": "message", "content": [
+            {"type": "text", "text": "describe this picture"},
+            {"type": "image", "data": PNG, "mimeType": "image/png"}
+        ]}}
+    });
+    rig.host.send(&rig.conn, prompt).await.expect("admitted");
+    let result = rig
+        .host
+        .prompt_result("s-img", &cmid, STEP)
+        .await
+        .expect("result");
+    assert_eq!(result["type"], "turn", "{result}");
+    let turn = result["turnId"].as_str().unwrap_or_default().to_string();
+    let end = rig.turn_end("s-img", &turn).await;
+    assert_eq!(end.turn_state(), Some("completed"), "{end}");
+    let request = rig
+        .mock
+        .model_requests()
+        .into_iter()
+        .last()
+        .expect("model request");
+    let body = request.body.to_string();
+    assert!(body.contains("describe this picture"), "{body}");
+    assert!(
+        body.contains(&format!("data:image/png;base64,{PNG}")),
+        "the image was not sent: {body}"
+    );
+    rig.finish("s-img").await;
+    rig.report("image-prompt");
+}

@@ -37,8 +37,13 @@ pub struct ThreadResumeParams {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum InputItem {
-    Text { text: String },
-    LocalImage { path: String },
+    Text {
+        text: String,
+    },
+    /// An image by URL; the bridge sends `data:` URLs.
+    Image {
+        url: String,
+    },
 }
 
 /// `SandboxPolicy` as `turn/start` takes it.

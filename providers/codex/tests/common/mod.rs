@@ -13,6 +13,7 @@ use std::time::Duration;
 pub const PROVIDER: &str = "codex-bridge";
 pub const CAPS: &[&str] = &[
     "prompt.message",
+    "prompt.image",
     "prompt.steer",
     "session.configure",
     "session.list",
