@@ -13,6 +13,7 @@ pub mod launch;
 pub mod normalize;
 pub mod permissions;
 mod provider;
+mod queries;
 pub mod rpc;
 pub mod session;
 pub mod wire;

@@ -1,33 +1,29 @@
 //! [`CodexProvider`]: availability, catalog, session list and open/resume.
 
 use crate::catalog::{self, SessionConfig};
-use crate::client::RpcHandle;
 use crate::history;
 use crate::launch::{self, call_error, SETUP_TIMEOUT};
 use crate::normalize::Normalizer;
+use crate::queries::{fetch_models, load_turns, mcp_servers, read_defaults};
 use crate::session::CodexSession;
 use crate::wire::notify::method;
-use crate::wire::params::{
-    ThreadListParams, ThreadResumeParams, ThreadStartParams, TurnsListParams,
-};
-use crate::wire::thread::{Model, Page, Thread, ThreadOpened, Turn};
+use crate::wire::params::{ThreadListParams, ThreadResumeParams, ThreadStartParams};
+use crate::wire::thread::{Page, Thread, ThreadOpened};
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::{
     AgentEvent, CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink,
     SessionsQuery,
 };
 use agent_bridge_protocol::{
-    AvailabilityStatus, Capability, HistoryMode, McpServerConfig, ProviderAvailability,
-    ProviderCatalog, ProviderCatalogOptions, ProviderError, ProviderNotice, ProviderSessionSummary,
-    Severity,
+    AvailabilityStatus, Capability, HistoryMode, ProviderAvailability, ProviderCatalog,
+    ProviderCatalogOptions, ProviderError, ProviderNotice, ProviderSessionSummary, Severity,
 };
 use async_trait::async_trait;
-use serde_json::{json, Map, Value};
+use serde_json::json;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-const PAGE_LIMIT: usize = 20;
 const CLOSE_LIMIT: Duration = Duration::from_secs(3);
 
 /// The Codex provider (`codex app-server`).
@@ -68,110 +64,6 @@ fn launch_key(launch: &LaunchOverride) -> String {
         var("CODEX_HOME").unwrap_or_default(),
         var("HOME").unwrap_or_default()
     )
-}
-
-async fn fetch_models(rpc: &RpcHandle) -> Result<Vec<Model>, ProviderError> {
-    let mut out = Vec::new();
-    let mut cursor: Option<String> = None;
-    for _ in 0..PAGE_LIMIT {
-        let v = rpc
-            .call(
-                method::MODEL_LIST,
-                json!({ "cursor": cursor }),
-                SETUP_TIMEOUT,
-            )
-            .await
-            .map_err(|e| call_error(e, ""))?;
-        let page: Page<Model> = serde_json::from_value(v)
-            .map_err(|e| ProviderError::new(format!("unreadable model/list answer: {e}")))?;
-        out.extend(page.data);
-        match page.next_cursor {
-            Some(c) => cursor = Some(c),
-            None => break,
-        }
-    }
-    Ok(out)
-}
-
-/// The parts of `config/read` that pick defaults.
-#[derive(Debug, Default)]
-struct Defaults {
-    model: Option<String>,
-    effort: Option<String>,
-    mode: Option<&'static str>,
-}
-
-async fn read_defaults(rpc: &RpcHandle, cwd: Option<&str>) -> Defaults {
-    match rpc
-        .call(method::CONFIG_READ, json!({ "cwd": cwd }), SETUP_TIMEOUT)
-        .await
-    {
-        Ok(v) => {
-            let c = &v["config"];
-            let s = |k: &str| c.get(k).and_then(Value::as_str).map(str::to_string);
-            Defaults {
-                model: s("model"),
-                effort: s("model_reasoning_effort"),
-                mode: catalog::mode_of(&c["approval_policy"], &c["sandbox_mode"]),
-            }
-        }
-        Err(e) => {
-            tracing::warn!("config/read failed: {e}");
-            Defaults::default()
-        }
-    }
-}
-
-fn mcp_servers(
-    servers: &std::collections::BTreeMap<String, McpServerConfig>,
-) -> Option<Map<String, Value>> {
-    if servers.is_empty() {
-        return None;
-    }
-    let mut out = Map::new();
-    for (name, s) in servers {
-        let v = match s {
-            McpServerConfig::Stdio {
-                command, args, env, ..
-            } => json!({ "command": command, "args": args.clone().unwrap_or_default(),
-                         "env": env.clone().unwrap_or_default() }),
-            McpServerConfig::Http { url, headers, .. }
-            | McpServerConfig::Sse { url, headers, .. } => {
-                json!({ "url": url, "http_headers": headers.clone().unwrap_or_default() })
-            }
-        };
-        out.insert(name.clone(), v);
-    }
-    let mut config = Map::new();
-    config.insert("mcp_servers".into(), Value::Object(out));
-    Some(config)
-}
-
-/// A resumed thread's turns, oldest first, paged with `thread/turns/list`.
-async fn load_turns(rpc: &RpcHandle, thread_id: &str) -> Result<Vec<Turn>, ProviderError> {
-    let mut turns = Vec::new();
-    let mut cursor = None;
-    for _ in 0..PAGE_LIMIT * 5 {
-        let params = TurnsListParams {
-            thread_id: thread_id.to_string(),
-            items_view: "full".into(),
-            sort_direction: "asc".into(),
-            limit: 100,
-            cursor,
-        };
-        let v = rpc
-            .call(method::THREAD_TURNS_LIST, json!(params), SETUP_TIMEOUT)
-            .await
-            .map_err(|e| call_error(e, ""))?;
-        let page: Page<Turn> = serde_json::from_value(v)
-            .map_err(|e| ProviderError::new(format!("unreadable thread/turns/list answer: {e}")))?;
-        turns.extend(page.data);
-        match page.next_cursor {
-            Some(c) => cursor = Some(c),
-            None => break,
-        }
-    }
-    Ok(turns)
 }
 
 #[async_trait]

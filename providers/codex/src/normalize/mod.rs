@@ -197,6 +197,10 @@ impl Normalizer {
         if *route == Route::Drop {
             return;
         }
+        if item == ThreadItem::Other {
+            tracing::debug!("codex item of a type this bridge does not render ignored");
+            return;
+        }
         if let ThreadItem::CollabAgentToolCall(c) = &item {
             self.open_children(c, out);
         }

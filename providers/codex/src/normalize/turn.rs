@@ -201,7 +201,7 @@ impl Normalizer {
             }
             Notification::RequestResolved(_) => {}
             Notification::Other(method) => {
-                tracing::trace!(method, "codex notification ignored");
+                tracing::debug!(method, "codex notification ignored");
             }
             Notification::TurnStarted(_)
             | Notification::TurnCompleted(_)
