@@ -383,6 +383,7 @@ impl AgentSession for ClaudeSession {
                 s.dead
                     || (s.turn.is_none()
                         && s.permissions.is_empty()
+                        && !s.normalizer.run_active()
                         && s.normalizer.background_tasks() == 0)
             }
             Err(_) => false,

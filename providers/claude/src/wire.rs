@@ -53,6 +53,8 @@ pub struct SystemMessage {
     pub status: Option<String>,
     #[serde(default)]
     pub compact_result: Option<String>,
+    #[serde(default)]
+    pub compact_error: Option<String>,
     // compact_boundary
     #[serde(default)]
     pub compact_metadata: Option<CompactMetadata>,

@@ -100,6 +100,8 @@ pub struct Normalizer {
     compaction_open: Option<String>,
     swallow_summary: bool,
     interrupted: bool,
+    /// Between the start of a CLI run (init, a request, output) and its `result`.
+    run_active: bool,
     background: BTreeSet<String>,
     /// Prompt tokens of the last main-thread request, and its output so far.
     context_prompt: u64,
@@ -120,6 +122,7 @@ impl Normalizer {
             compaction_open: None,
             swallow_summary: false,
             interrupted: false,
+            run_active: false,
             background: BTreeSet::new(),
             context_prompt: 0,
             context_output: 0,
@@ -149,6 +152,11 @@ impl Normalizer {
         self.background.len()
     }
 
+    /// The CLI is working on a run (a turn, or an autonomous run after a background task).
+    pub fn run_active(&self) -> bool {
+        self.run_active
+    }
+
     /// Tool calls that started and have no result yet.
     pub fn running_tools(&self) -> usize {
         self.tools.values().filter(|t| !t.done).count()
@@ -156,6 +164,16 @@ impl Normalizer {
 
     pub fn handle(&mut self, msg: &CliMessage) -> Vec<NormEvent> {
         let mut out = Vec::new();
+        match msg {
+            CliMessage::Result(_) => self.run_active = false,
+            CliMessage::Assistant(_) | CliMessage::StreamEvent(_) => self.run_active = true,
+            CliMessage::System(sys)
+                if sys.subtype == "init" || sys.status.as_deref() == Some("requesting") =>
+            {
+                self.run_active = true
+            }
+            _ => {}
+        }
         match msg {
             CliMessage::System(sys) => self.system(sys, &mut out),
             CliMessage::StreamEvent(ev) => {
@@ -335,6 +353,9 @@ impl Normalizer {
         }
         if tools::tool_kind(&name) == tools::ToolKind::SubAgent {
             self.refresh_subagent_row(id, out);
+            if self.mode == Mode::Live {
+                self.subagent_final_text(id, structured, out);
+            }
             return;
         }
         let item = TimelineItem::new(id, ItemBody::ToolCall(state.call.clone()));

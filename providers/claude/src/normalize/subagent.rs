@@ -91,4 +91,33 @@ impl Normalizer {
         let parent = state.parent.clone();
         self.emit(parent.as_deref(), item, out);
     }
+
+    /// The sub-agent's last answer is not streamed: the CLI hands it back as the `Task`
+    /// result (`content` of the structured result). Publish it as the child's final row.
+    pub(super) fn subagent_final_text(
+        &mut self,
+        tool_use_id: &str,
+        structured: Option<&Value>,
+        out: &mut Vec<NormEvent>,
+    ) {
+        let text = structured
+            .and_then(|v| v.get("content"))
+            .map(tools::result_text)
+            .unwrap_or_default();
+        if text.trim().is_empty() {
+            return;
+        }
+        let child_session_id = self.ensure_child(tool_use_id, out);
+        let item = TimelineItem::new(
+            format!("{tool_use_id}:final"),
+            ItemBody::AssistantMessage {
+                text,
+                message_id: None,
+            },
+        );
+        out.push(NormEvent::ChildItem {
+            child_session_id,
+            item,
+        });
+    }
 }

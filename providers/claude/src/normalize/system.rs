@@ -43,7 +43,10 @@ impl Normalizer {
                         out.push(NormEvent::Item(TimelineItem::new(
                             format!("{id}:error"),
                             ItemBody::Error {
-                                message: "Compaction failed".into(),
+                                message: match &sys.compact_error {
+                                    Some(e) => format!("Compaction failed: {e}"),
+                                    None => "Compaction failed".into(),
+                                },
                             },
                         )));
                         out.push(compaction(&id, CompactionStatus::Completed, None, None));
