@@ -2,7 +2,7 @@
 //! `request_id`) and the writer that owns the CLI's stdin.
 
 use crate::wire;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -167,5 +167,78 @@ impl ControlChannel {
             Err(_) => Vec::new(),
         };
         drop(waiters);
+    }
+}
+
+/// The answer to a control request the CLI sent, other than `can_use_tool` (which waits for
+/// the host): the bridge registers no hooks (a callback is told to continue) and hosts no
+/// in-process MCP servers (a JSON-RPC error for the message); anything else is refused.
+pub fn reply_to(req: &wire::ControlRequest) -> String {
+    match req.subtype() {
+        "hook_callback" => wire::control_success_line(&req.request_id, json!({})),
+        "mcp_message" => {
+            let server = req.str_field("server_name").unwrap_or("?");
+            let id = req
+                .request
+                .get("message")
+                .and_then(|m| m.get("id"))
+                .cloned()
+                .unwrap_or(Value::Null);
+            let error = json!({"code": -32601, "message": format!("no SDK MCP server named {server} in agent-bridge")});
+            wire::control_success_line(
+                &req.request_id,
+                json!({"mcp_response": {"jsonrpc": "2.0", "id": id, "error": error}}),
+            )
+        }
+        other => wire::control_error_line(
+            &req.request_id,
+            &format!("agent-bridge does not handle `{other}`"),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn req(request: Value) -> wire::ControlRequest {
+        serde_json::from_value(json!({"request_id": "r1", "request": request})).expect("request")
+    }
+
+    fn parsed(line: &str) -> Value {
+        serde_json::from_str(line).expect("json line")
+    }
+
+    #[test]
+    fn every_cli_request_gets_an_answer() {
+        let hook = parsed(&reply_to(&req(
+            json!({"subtype": "hook_callback", "callback_id": "hook_0", "input": {}}),
+        )));
+        assert_eq!(
+            hook,
+            json!({"type": "control_response", "response": {"subtype": "success", "request_id": "r1", "response": {}}})
+        );
+        let mcp = parsed(&reply_to(&req(
+            json!({"subtype": "mcp_message", "server_name": "x", "message": {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}}),
+        )));
+        assert_eq!(mcp["response"]["response"]["mcp_response"]["id"], 7);
+        assert_eq!(
+            mcp["response"]["response"]["mcp_response"]["error"]["code"],
+            -32601
+        );
+        let other = parsed(&reply_to(&req(json!({"subtype": "brand_new"}))));
+        assert_eq!(other["response"]["subtype"], "error");
+        assert_eq!(other["response"]["request_id"], "r1");
+    }
+
+    #[tokio::test]
+    async fn answers_reach_their_waiters_and_a_dead_process_fails_them() {
+        let channel = ControlChannel::closed();
+        assert_eq!(
+            channel.request(json!({"subtype": "interrupt"})).await,
+            Err(ControlError::Gone)
+        );
+        assert!(!channel.resolve("nobody", Ok(Value::Null)));
     }
 }

@@ -120,45 +120,17 @@ impl Reader {
     }
 
     fn control_request(&self, req: wire::ControlRequest) -> Vec<AgentEvent> {
-        let reply = |line: String| {
-            if let Err(e) = self.channel.write(line) {
-                tracing::warn!("could not answer a claude control request: {e}");
+        if req.subtype() == "can_use_tool" {
+            let (request, pending) = permissions::from_can_use_tool(&req);
+            if let Ok(mut s) = self.shared.lock() {
+                s.permissions.insert(req.request_id.clone(), pending);
             }
-        };
-        match req.subtype() {
-            "can_use_tool" => {
-                let (request, pending) = permissions::from_can_use_tool(&req);
-                if let Ok(mut s) = self.shared.lock() {
-                    s.permissions.insert(req.request_id.clone(), pending);
-                }
-                vec![AgentEvent::Permission(request)]
-            }
-            // The bridge registers no hooks; an unexpected callback is told to continue.
-            "hook_callback" => {
-                reply(wire::control_success_line(&req.request_id, json!({})));
-                Vec::new()
-            }
-            // The bridge hosts no in-process (SDK) MCP servers.
-            "mcp_message" => {
-                let server = req.str_field("server_name").unwrap_or("?").to_string();
-                let id = req
-                    .request
-                    .get("message")
-                    .and_then(|m| m.get("id"))
-                    .cloned()
-                    .unwrap_or(Value::Null);
-                let response = json!({"mcp_response": {"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("no SDK MCP server named {server} in agent-bridge")}}});
-                reply(wire::control_success_line(&req.request_id, response));
-                Vec::new()
-            }
-            other => {
-                reply(wire::control_error_line(
-                    &req.request_id,
-                    &format!("agent-bridge does not handle `{other}`"),
-                ));
-                Vec::new()
-            }
+            return vec![AgentEvent::Permission(request)];
         }
+        if let Err(e) = self.channel.write(crate::control::reply_to(&req)) {
+            tracing::warn!("could not answer a claude control request: {e}");
+        }
+        Vec::new()
     }
 
     fn translate(&self, s: &mut Shared, event: NormEvent) -> Vec<AgentEvent> {

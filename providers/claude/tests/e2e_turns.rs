@@ -206,3 +206,54 @@ async fn permission_allowed_runs_the_command_and_denied_fails_the_tool() {
     assert_eq!(tools[1]["error"], "not now");
     rig.finish("s-perm").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn image_prompt_reaches_the_model_and_close_leaves_no_process() {
+    let Some(rig) = rig().await else { return };
+    rig.open("s-img", json!({})).await;
+    let claude = rig.claude.display().to_string();
+    let procs: Vec<_> = rig
+        .host
+        .descendants()
+        .into_iter()
+        .filter(|p| p.cmdline.starts_with(&claude))
+        .collect();
+    assert_eq!(procs.len(), 1, "one long-lived CLI per session: {procs:?}");
+    // A 1x1 transparent PNG.
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+    let prompt = json!({
+        "type": "session.prompt", "sessionId": "s-img",
+        "prompt": {"clientMessageId": "c-img", "delivery": "auto", "input": {"type": "message", "content": [
+            {"type": "text", "text": "what is in this picture"},
+            {"type": "image", "data": png, "mimeType": "image/png"}
+        ]}}
+    });
+    rig.host.send(&rig.conn, prompt).await.expect("admitted");
+    let result = rig
+        .host
+        .prompt_result("s-img", "c-img", STEP)
+        .await
+        .expect("result");
+    let turn = result["turnId"].as_str().unwrap_or_default().to_string();
+    let end = rig
+        .host
+        .wait_turn_end("s-img", &turn, STEP)
+        .await
+        .expect("end");
+    assert_eq!(end.turn_state(), Some("completed"));
+    let req = rig
+        .mock
+        .model_requests()
+        .into_iter()
+        .last()
+        .expect("model request");
+    let body = req.body.to_string();
+    assert!(
+        body.contains(png) && body.contains("image/png"),
+        "the image block reached the model"
+    );
+    rig.finish("s-img").await;
+    let gone =
+        agent_bridge_conformance::procs::wait_gone(&procs, std::time::Duration::from_secs(5)).await;
+    assert!(gone.is_empty(), "the CLI outlived session.close: {gone:?}");
+}

@@ -13,9 +13,11 @@ pub const PROVIDER: &str = "claude-bridge";
 pub const CAPS: &[&str] = &[
     "prompt.message",
     "prompt.command",
+    "prompt.image",
     "prompt.steer",
     "session.configure",
     "session.list",
+    "permission.tool_policy",
     "session.persistence",
     "session.subsession",
     "permission",
