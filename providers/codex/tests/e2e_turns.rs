@@ -355,3 +355,43 @@ async fn an_image_reaches_the_model_with_the_text() {
     rig.finish("s-img").await;
     rig.report("image-prompt");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_mode_runs_workspace_commands_in_the_sandbox_without_asking() {
+    let Some(rig) = rig().await else { return };
+    let opened = rig.open("s-auto", json!({"mode": "auto"})).await;
+    let config = opened
+        .iter()
+        .find(|e| e.is("session.config"))
+        .expect("config");
+    assert_eq!(config.at("/config/mode"), Some(&json!("auto")), "{config}");
+    let auto = config
+        .at("/config/modes")
+        .and_then(Value::as_array)
+        .and_then(|m| m.iter().find(|x| x["id"] == "auto").cloned())
+        .unwrap_or_default();
+    if auto["description"]
+        .as_str()
+        .unwrap_or("")
+        .contains("cannot run on this machine")
+    {
+        eprintln!("SKIPPED: the Codex sandbox cannot run here: {auto}");
+        return;
+    }
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-auto", "please run `touch inside.txt`", STEP)
+        .await
+        .expect("turn");
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    assert!(
+        !run.events.iter().any(|e| e.is("session.permission")),
+        "workspace writes need no approval"
+    );
+    assert!(
+        rig.cwd().join("inside.txt").exists(),
+        "the sandboxed command ran"
+    );
+    rig.finish("s-auto").await;
+    rig.report("auto-mode-sandbox");
+}
