@@ -2,6 +2,7 @@
 //! (`set_model`, `set_permission_mode`, `apply_flag_settings {effortLevel}`), all or nothing.
 
 use crate::catalog;
+use crate::control::ControlError;
 use crate::session::{control_error, ClaudeSession, ConfigSnapshot};
 use agent_bridge_protocol::{ProviderConfigChanges, ProviderError};
 use serde_json::{json, Value};
@@ -64,17 +65,29 @@ impl ClaudeSession {
     }
 
     /// Applies validated changes in order; on a refusal, puts back what was already applied.
+    /// Returns [`Applied::NeedsRespawn`] when the CLI cannot change thinking live (nothing was
+    /// applied then: a restart takes every flag at once).
     pub(crate) async fn apply(
         &self,
         current: &ConfigSnapshot,
         next: &ConfigSnapshot,
         changes: &ProviderConfigChanges,
-    ) -> Result<(), ProviderError> {
+    ) -> Result<Applied, ProviderError> {
         if let Ok(mut s) = self.runtime.shared.lock() {
             s.configuring = true;
         }
         let channel = &self.runtime.channel;
         let mut applied: Vec<Value> = Vec::new();
+        if next.thinking != current.thinking && changes.thinking_option.is_some() {
+            let step = json!({"subtype": "apply_flag_settings", "settings": {"effortLevel": next.thinking}});
+            match channel.request(step).await {
+                Ok(_) => applied.push(json!({"subtype": "apply_flag_settings", "settings": {"effortLevel": current.thinking}})),
+                Err(ControlError::Refused { message, .. }) if message.contains("Unsupported control request") => {
+                    return Ok(Applied::NeedsRespawn);
+                }
+                Err(e) => return Err(control_error(e)),
+            }
+        }
         let mut steps: Vec<(Value, Value)> = Vec::new();
         if next.model != current.model {
             let model = if next.model == "default" {
@@ -98,12 +111,6 @@ impl ClaudeSession {
                 json!({"subtype": "set_permission_mode", "mode": current.mode}),
             ));
         }
-        if next.thinking != current.thinking && changes.thinking_option.is_some() {
-            steps.push((
-                json!({"subtype": "apply_flag_settings", "settings": {"effortLevel": next.thinking}}),
-                json!({"subtype": "apply_flag_settings", "settings": {"effortLevel": current.thinking}}),
-            ));
-        }
         for (step, undo) in steps {
             if let Err(e) = channel.request(step).await {
                 for undo in applied.into_iter().rev() {
@@ -115,6 +122,13 @@ impl ClaudeSession {
             }
             applied.push(undo);
         }
-        Ok(())
+        Ok(Applied::Live)
     }
+}
+
+/// How a configure took effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applied {
+    Live,
+    NeedsRespawn,
 }

@@ -1,10 +1,9 @@
 //! `ClaudeProvider`: availability, catalog, session list, and opening sessions.
 
 use crate::catalog;
-use crate::control::ControlChannel;
 use crate::launch::{self, LaunchOptions};
 use crate::reader::persistence;
-use crate::session::{spawn_runtime, ClaudeSession, Runtime};
+use crate::session::{initialize, spawn_runtime, startup_error, ClaudeSession, RespawnInfo};
 use crate::transcript;
 use agent_bridge_core::{
     CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink, SessionsQuery,
@@ -24,13 +23,6 @@ impl ClaudeProvider {
     pub fn new() -> Self {
         ClaudeProvider
     }
-}
-
-/// `initialize` first: the CLI answers with its commands and models.
-async fn initialize(channel: &ControlChannel) -> Result<Value, crate::control::ControlError> {
-    channel
-        .request(json!({"subtype": "initialize", "hooks": null}))
-        .await
 }
 
 fn commands_of(answer: &Value) -> Vec<ProviderCommand> {
@@ -55,21 +47,6 @@ fn commands_of(answer: &Value) -> Vec<ProviderCommand> {
             })
         })
         .collect()
-}
-
-/// Why a process failed to come up, with its stderr.
-async fn startup_error(
-    runtime: &mut Runtime,
-    what: &str,
-    e: crate::control::ControlError,
-) -> ProviderError {
-    // Give the reader a moment to see the exit, so stderr is complete.
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    let stderr = runtime.child.lock().await.stderr_tail();
-    runtime.shutdown().await;
-    ProviderError::new(format!("Claude Code failed to start ({what}): {e}"))
-        .with_code("cli_start_failed")
-        .with_diagnostic(stderr)
 }
 
 fn persisted_session(
@@ -253,7 +230,7 @@ impl Provider for ClaudeProvider {
             &ctx.launch,
             &request.config.env,
             &opts,
-            sink,
+            sink.clone(),
         )?;
         let answer = match initialize(&runtime.channel).await {
             Ok(a) => a,
@@ -295,6 +272,13 @@ impl Provider for ClaudeProvider {
             Box::new(ClaudeSession {
                 runtime,
                 commands: commands.clone(),
+                respawn: RespawnInfo {
+                    session_id: request.session_id.clone(),
+                    launch: ctx.launch.clone(),
+                    env: request.config.env.clone(),
+                    opts,
+                    sink,
+                },
             }),
             config,
         );

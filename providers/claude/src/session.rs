@@ -174,6 +174,35 @@ impl Runtime {
 pub struct ClaudeSession {
     pub runtime: Runtime,
     pub commands: Vec<ProviderCommand>,
+    /// What a respawn needs (a thinking change the CLI cannot apply live).
+    pub respawn: RespawnInfo,
+}
+
+/// How the session's process was started, to start it again with `--resume`.
+pub struct RespawnInfo {
+    pub session_id: String,
+    pub launch: LaunchOverride,
+    pub env: BTreeMap<String, String>,
+    pub opts: LaunchOptions,
+    pub sink: SessionSink,
+}
+
+/// `initialize` first: the CLI answers with its commands and models.
+pub async fn initialize(channel: &ControlChannel) -> Result<Value, ControlError> {
+    channel
+        .request(json!({"subtype": "initialize", "hooks": null}))
+        .await
+}
+
+/// Why a process failed to come up, with its stderr; stops it.
+pub async fn startup_error(runtime: &mut Runtime, what: &str, e: ControlError) -> ProviderError {
+    // Give the reader a moment to see the exit, so stderr is complete.
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let stderr = runtime.child.lock().await.stderr_tail();
+    runtime.shutdown().await;
+    ProviderError::new(format!("Claude Code failed to start ({what}): {e}"))
+        .with_code("cli_start_failed")
+        .with_diagnostic(stderr)
 }
 
 /// The CLI content blocks of a prompt.
@@ -362,7 +391,11 @@ impl AgentSession for ClaudeSession {
             .config
             .clone();
         let next = self.validate(&current, &changes)?;
-        let result = self.apply(&current, &next, &changes).await;
+        let result = match self.apply(&current, &next, &changes).await {
+            Ok(crate::configure::Applied::Live) => Ok(()),
+            Ok(crate::configure::Applied::NeedsRespawn) => self.respawn_with(&next).await,
+            Err(e) => Err(e),
+        };
         let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
         s.configuring = false;
         match result {
@@ -392,5 +425,48 @@ impl AgentSession for ClaudeSession {
 
     async fn close(&mut self) {
         self.runtime.shutdown().await;
+    }
+}
+
+impl ClaudeSession {
+    /// Restarts the CLI on the same native session with `next` as its flags (model, mode,
+    /// effort); the old process is stopped only once the new one answered `initialize`.
+    pub(crate) async fn respawn_with(
+        &mut self,
+        next: &ConfigSnapshot,
+    ) -> Result<(), ProviderError> {
+        let (native, models) = {
+            let s = self.runtime.shared.lock().map_err(|_| poisoned())?;
+            if s.turn.is_some() {
+                return Err(ProviderError::new(
+                    "this Claude Code version changes thinking only between turns (it restarts the session)",
+                )
+                .with_code("turn_active"));
+            }
+            (s.native_session_id.clone(), s.config.models.clone())
+        };
+        let info = &self.respawn;
+        let mut opts = info.opts.clone();
+        opts.model = (next.model != "default").then(|| next.model.clone());
+        opts.mode = next.mode.clone();
+        opts.effort = next.thinking.clone();
+        opts.resume = native;
+        let mut fresh = spawn_runtime(
+            &info.session_id,
+            &info.launch,
+            &info.env,
+            &opts,
+            info.sink.clone(),
+        )?;
+        if let Err(e) = initialize(&fresh.channel).await {
+            return Err(startup_error(&mut fresh, "restart for a thinking change", e).await);
+        }
+        if let Ok(mut s) = fresh.shared.lock() {
+            s.config.models = models;
+        }
+        let mut old = std::mem::replace(&mut self.runtime, fresh);
+        old.shutdown().await;
+        self.respawn.opts = opts;
+        Ok(())
     }
 }

@@ -218,3 +218,101 @@ async fn configure_changes_model_mode_and_thinking_all_or_nothing() {
     assert_eq!(last.at("/config/mode"), Some(&json!("acceptEdits")));
     rig.finish("s-cfg").await;
 }
+
+/// A CLI that cannot change thinking live: the session restarts it with `--resume` and the
+/// new `--effort`, keeping the conversation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thinking_change_respawns_with_resume_when_the_cli_cannot_apply_it_live() {
+    let Some(claude) = mock_llm::require_cli("claude") else {
+        return;
+    };
+    let mock = mock_llm::MockLlm::start().await.expect("mock");
+    let root = tempfile::tempdir().expect("root");
+    let env = mock_llm::hermetic::claude(&mock, root.path()).expect("env");
+    let shim = format!(
+        "{}/tests/support/no_live_effort.js",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let launch =
+        json!({"command": "node", "args": [shim, claude.display().to_string()], "env": env.env});
+    let host = agent_bridge_conformance::BridgeHost::spawn()
+        .await
+        .expect("bridge");
+    host.initialize().await.expect("initialize");
+    let (conn, _) = host
+        .connect(PROVIDER, CAPS, Some(launch))
+        .await
+        .expect("connect");
+    let config = input::session_config(&env.workdir, json!({}));
+    host.open_session(&conn, input::open("r-open", "s-resp", config))
+        .await
+        .expect("open");
+    let run = host
+        .run_turn(&conn, "s-resp", "remember the word pineapple", STEP)
+        .await
+        .expect("turn");
+    assert_eq!(run.state(), "completed");
+    let claude_path = claude.display().to_string();
+    let before: Vec<i32> = host
+        .descendants()
+        .into_iter()
+        .filter(|p| p.cmdline.contains(&claude_path) && !p.cmdline.starts_with("node"))
+        .map(|p| p.pid)
+        .collect();
+
+    host.send(
+        &conn,
+        input::configure("r-cfg", "s-resp", json!({"thinkingOption": "low"})),
+    )
+    .await
+    .expect("admitted");
+    let answer = host.wait_answer("r-cfg", STEP).await.expect("answered");
+    assert!(answer.is("request.completed"), "{answer}");
+    let config = host
+        .events()
+        .into_iter()
+        .rfind(|e| e.is_for("session.config", "s-resp"))
+        .expect("config");
+    assert_eq!(config.at("/config/thinkingOption"), Some(&json!("low")));
+    let after: Vec<i32> = host
+        .descendants()
+        .into_iter()
+        .filter(|p| p.cmdline.contains(&claude_path) && !p.cmdline.starts_with("node"))
+        .map(|p| p.pid)
+        .collect();
+    assert!(
+        !after.is_empty() && after != before,
+        "the CLI was restarted: {before:?} -> {after:?}"
+    );
+    assert!(
+        host.descendants()
+            .iter()
+            .any(|p| p.cmdline.contains("--effort=low") && p.cmdline.contains("--resume=")),
+        "restarted with --resume and the new effort"
+    );
+
+    mock.clear_requests();
+    let run = host
+        .run_turn(&conn, "s-resp", "which word?", STEP)
+        .await
+        .expect("turn after restart");
+    assert_eq!(run.state(), "completed");
+    let req = mock.model_requests().into_iter().last().expect("request");
+    assert_eq!(
+        req.body.pointer("/output_config/effort"),
+        Some(&json!("low"))
+    );
+    assert!(
+        req.body.to_string().contains("pineapple"),
+        "the conversation survived the restart"
+    );
+    assert!(
+        !host.events().iter().any(|e| e.is("session.runtime_failed")),
+        "a planned restart is not a failure"
+    );
+    host.send(&conn, input::close("r-close", "s-resp"))
+        .await
+        .expect("close");
+    host.wait_answer("r-close", STEP).await.expect("closed");
+    host.assert_invariants();
+}
