@@ -8,14 +8,19 @@
 //! [`SessionSink`] as [`AgentEvent`]s.
 //!
 //! Rules for implementors:
-//! - `AgentSession` methods must return promptly (write to the CLI, then return). They must not
-//!   wait for the CLI to finish a turn, and must not `await` on the sink inside the method (the
-//!   session actor drains the sink only between method calls). Report progress from a task of
-//!   your own (e.g. the CLI's stdout reader) through the sink.
+//! - `AgentSession` methods may wait on the CLI (an answer to a request, say), within a time
+//!   limit the core enforces (60 s; a hang becomes a clear error). While a method runs the core
+//!   keeps draining the sink, so reporting events from inside a method, or from a reader task
+//!   the method waits on, cannot deadlock.
+//! - Do not wait for a whole turn inside `start_turn`: start it and return. Report progress from
+//!   a task of your own (e.g. the CLI's stdout reader) through the sink, which is bounded: a slow
+//!   host slows the agent down instead of growing a queue.
 //! - A turn is started by [`AgentSession::start_turn`] with a core-made `turn_id`; end it by
 //!   sending [`AgentEvent::TurnEnded`] with that id. Ends for a turn that is not the active one
 //!   are ignored, so a stale `result` after an interrupt is harmless.
 //! - When the CLI dies, send [`AgentEvent::RuntimeFailed`]; the core fails the active turn.
+//! - Events sent while `Provider::open` runs are published after `session.ready`; keep them few
+//!   (the sink holds 256).
 
 use crate::supervisor::LaunchOverride;
 use agent_bridge_protocol::{

@@ -114,6 +114,12 @@ struct Actor {
     dead: Option<ProviderError>,
     children: BTreeSet<String>,
     cwd: String,
+    /// The agent's event stream; `None` once every sink is gone.
+    events: Option<mpsc::Receiver<AgentEvent>>,
+    /// A command that may start a turn is running: its turn id, and its end if the agent
+    /// reported one before the core announced the turn.
+    pending_command_turn: Option<String>,
+    early_end: Option<TurnOutcome>,
 }
 
 /// Prepares a session actor: returns the handle admission uses and the actor future. Register
@@ -147,7 +153,7 @@ async fn run(
     } = spawn;
     let session_id = open.session_id.clone();
     let cwd = open.config.cwd.clone();
-    let (sink, mut events) = SessionSink::channel();
+    let (sink, events) = SessionSink::channel();
     let mut actor = Actor {
         session_id: session_id.clone(),
         connection_id,
@@ -158,6 +164,9 @@ async fn run(
         dead: None,
         children: BTreeSet::new(),
         cwd,
+        events: Some(events),
+        pending_command_turn: None,
+        early_end: None,
     };
     let opened = bounded(
         OPEN_TIMEOUT,
@@ -180,7 +189,6 @@ async fn run(
             return;
         }
     };
-    let mut events_open = true;
     loop {
         let deadline = actor.turn.as_ref().and_then(|t| t.interrupt_deadline);
         tokio::select! {
@@ -197,15 +205,9 @@ async fn run(
                     break;
                 }
             },
-            ev = events.recv(), if events_open => match ev {
+            ev = next_event(&mut actor.events) => match ev {
                 Some(ev) => actor.handle_agent_event(ev).await,
-                None => {
-                    events_open = false;
-                    if actor.dead.is_none() {
-                        let error = ProviderError::new("the agent runtime stopped unexpectedly");
-                        actor.runtime_failed(error).await;
-                    }
-                }
+                None => actor.events_ended().await,
             },
             _ = sleep_until(deadline) => {
                 tracing::warn!(session = %actor.session_id, "agent did not end the turn after interrupt; canceling it");
@@ -219,6 +221,13 @@ async fn run(
         actor.answer_unopened(cmd, true).await;
     }
     on_exit(&session_id);
+}
+
+async fn next_event(events: &mut Option<mpsc::Receiver<AgentEvent>>) -> Option<AgentEvent> {
+    match events {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
 }
 
 async fn sleep_until(deadline: Option<Instant>) {
@@ -235,6 +244,45 @@ fn closed_error() -> ProviderError {
 impl Actor {
     async fn emit(&self, event: ProviderEvent) {
         self.out.event(&self.connection_id, event).await;
+    }
+
+    /// Every sink is gone: the agent can report nothing more.
+    async fn events_ended(&mut self) {
+        self.events = None;
+        if self.dead.is_none() {
+            let error = ProviderError::new("the agent runtime stopped unexpectedly");
+            self.runtime_failed(error).await;
+        }
+    }
+
+    /// Runs one agent call with a time limit while still draining the agent's events, so an
+    /// agent may wait on its CLI inside a call without filling its bounded sink.
+    async fn call<T>(
+        &mut self,
+        fut: impl std::future::Future<Output = Result<T, ProviderError>>,
+    ) -> Result<T, ProviderError> {
+        let fut = bounded(CALL_TIMEOUT, "the agent", fut);
+        tokio::pin!(fut);
+        let Some(mut rx) = self.events.take() else {
+            return fut.await;
+        };
+        let mut open = true;
+        let result = loop {
+            tokio::select! {
+                biased;
+                r = &mut fut => break r,
+                ev = rx.recv(), if open => match ev {
+                    Some(ev) => self.handle_agent_event(ev).await,
+                    None => open = false,
+                },
+            }
+        };
+        if open {
+            self.events = Some(rx);
+        } else {
+            self.events_ended().await;
+        }
+        result
     }
 
     async fn publish_open(
@@ -411,7 +459,7 @@ impl Actor {
             SessionCommand::Configure {
                 request_id,
                 changes,
-            } => match bounded(CALL_TIMEOUT, "the agent", session.configure(changes)).await {
+            } => match self.call(session.configure(changes)).await {
                 Ok(config) => {
                     self.emit(ProviderEvent::SessionConfig {
                         session_id: self.session_id.clone(),
@@ -470,13 +518,7 @@ impl Actor {
         if prompt.clear_pending_permissions == Some(true) {
             for id in self.pending_permissions() {
                 let deny = ProviderPermissionResponse::deny("Cleared by a new prompt");
-                if let Err(e) = bounded(
-                    CALL_TIMEOUT,
-                    "the agent",
-                    session.respond_permission(&id, deny),
-                )
-                .await
-                {
+                if let Err(e) = self.call(session.respond_permission(&id, deny)).await {
                     tracing::warn!("could not deny pending permission {id}: {e}");
                 }
                 self.resolve_permission(&id).await;
@@ -507,7 +549,7 @@ impl Actor {
                 prompt,
                 text: text.clone(),
             };
-            return match bounded(CALL_TIMEOUT, "the agent", session.steer(&active, req)).await {
+            return match self.call(session.steer(&active, req)).await {
                 Ok(()) => {
                     let id = format!("user:{active}:{}", uuid::Uuid::new_v4().simple());
                     self.user_message(id, text, &cmid).await;
@@ -528,17 +570,18 @@ impl Actor {
         };
         match &prompt.input {
             PromptInput::Command { name, arguments } => {
-                match bounded(
-                    CALL_TIMEOUT,
-                    "the agent",
-                    session.run_command(name, arguments, req),
-                )
-                .await
-                {
+                self.pending_command_turn = Some(turn_id.clone());
+                let outcome = self.call(session.run_command(name, arguments, req)).await;
+                self.pending_command_turn = None;
+                let early_end = self.early_end.take();
+                match outcome {
                     Ok(CommandOutcome::Turn) => {
                         self.user_message(format!("user:{turn_id}"), text, &cmid)
                             .await;
-                        self.start_turn_events(cmid, turn_id).await;
+                        self.start_turn_events(cmid, turn_id.clone()).await;
+                        if let Some(end) = early_end {
+                            self.end_turn(Some(&turn_id), end).await;
+                        }
                     }
                     Ok(CommandOutcome::Completed) => {
                         self.prompt_result(cmid, PromptResult::Completed).await
@@ -553,9 +596,7 @@ impl Actor {
                 self.user_message(format!("user:{turn_id}"), text, &cmid)
                     .await;
                 self.start_turn_events(cmid, turn_id.clone()).await;
-                if let Err(error) =
-                    bounded(CALL_TIMEOUT, "the agent", session.start_turn(req)).await
-                {
+                if let Err(error) = self.call(session.start_turn(req)).await {
                     self.end_turn(Some(&turn_id), TurnOutcome::Failed(error))
                         .await;
                 }
@@ -590,7 +631,7 @@ impl Actor {
                 .emit(ProviderEvent::RequestCompleted { request_id })
                 .await;
         };
-        let result = bounded(CALL_TIMEOUT, "the agent", session.interrupt(&turn_id)).await;
+        let result = self.call(session.interrupt(&turn_id)).await;
         if let Some(turn) = self.turn.as_mut().filter(|t| t.id == turn_id) {
             turn.interrupt_deadline
                 .get_or_insert(Instant::now() + INTERRUPT_GRACE);
@@ -620,12 +661,9 @@ impl Actor {
                 ..
             }
         );
-        if let Err(e) = bounded(
-            CALL_TIMEOUT,
-            "the agent",
-            session.respond_permission(&permission_id, response),
-        )
-        .await
+        if let Err(e) = self
+            .call(session.respond_permission(&permission_id, response))
+            .await
         {
             tracing::warn!(session = %self.session_id, "answering permission {permission_id} failed: {e}");
         }
@@ -761,6 +799,14 @@ impl Actor {
     /// Ends the active turn. `turn_id: None` ends whatever turn is active; an id that is not
     /// the active turn is stale and ignored.
     async fn end_turn(&mut self, turn_id: Option<&str>, outcome: TurnOutcome) {
+        if self.turn.is_none()
+            && turn_id.is_some()
+            && turn_id == self.pending_command_turn.as_deref()
+        {
+            // The command's turn ended before the core announced it; end it right after.
+            self.early_end = Some(outcome);
+            return;
+        }
         let Some(active) = self.turn.as_ref() else {
             tracing::debug!(session = %self.session_id, "turn end with no active turn ignored");
             return;

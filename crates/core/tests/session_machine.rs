@@ -310,3 +310,18 @@ async fn duplicate_session_ids_are_refused() {
         .unwrap()
         .contains("already exists"));
 }
+
+#[tokio::test]
+async fn an_agent_call_may_flood_the_sink_without_deadlock() {
+    let mut host = Host::start(Behaviour::default()).await;
+    host.open("s1").await;
+    host.prompt("s1", "m1", "flood 1000", "auto").await;
+    host.until("session.turn").await;
+    let events = host.until("session.turn").await;
+    let items = events
+        .iter()
+        .filter(|e| e["type"] == "timeline.item")
+        .count();
+    assert_eq!(items, 1000);
+    assert_eq!(events.last().unwrap()["state"], "completed");
+}

@@ -105,6 +105,25 @@ impl AgentSession for FakeSession {
         if turn.text == "vanish" {
             self.sink = None;
         }
+        if let (Some(n), Some(sink)) = (
+            turn.text
+                .strip_prefix("flood ")
+                .and_then(|n| n.parse::<usize>().ok()),
+            &self.sink,
+        ) {
+            // More events than the sink holds, sent from inside the call.
+            for i in 0..n {
+                sink.item_body(
+                    format!("flood:{i}"),
+                    ItemBody::Reasoning {
+                        text: i.to_string(),
+                    },
+                )
+                .await;
+            }
+            sink.turn_ended(turn.turn_id.clone(), TurnOutcome::Completed)
+                .await;
+        }
         Ok(())
     }
     async fn steer(&mut self, _turn_id: &str, turn: TurnRequest) -> Result<(), ProviderError> {
