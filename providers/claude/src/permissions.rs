@@ -262,4 +262,29 @@ mod tests {
         );
         assert_eq!(a.set_mode, Some("bypassPermissions"));
     }
+
+    #[test]
+    fn ask_user_question_is_a_question_answered_with_the_hosts_input() {
+        let req: ControlRequest = serde_json::from_value(json!({
+            "request_id": "q1",
+            "request": {"subtype": "can_use_tool", "tool_name": "AskUserQuestion", "tool_use_id": "t9",
+                "input": {"questions": [{"question": "Which?", "header": "Pick", "options": [{"label": "A"}], "multiSelect": false}]}}
+        }))
+        .unwrap();
+        let (request, pending) = from_can_use_tool(&req);
+        assert_eq!(request.kind, PermissionKind::Question);
+        assert!(request.actions.is_none());
+        let mut answered = pending.input.as_object().cloned().unwrap_or_default();
+        answered.insert("answers".into(), json!({"Which?": "A"}));
+        let a = answer(
+            &pending,
+            &ProviderPermissionResponse::Allow {
+                selected_action_id: None,
+                updated_input: Some(answered.clone()),
+                updated_permissions: None,
+            },
+        );
+        assert_eq!(a.response["updatedInput"], Value::Object(answered));
+        assert_eq!(a.set_mode, None);
+    }
 }
