@@ -12,6 +12,10 @@ use pretty_assertions::assert_eq;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+/// Serializes the tests of this file: a script written while the other test forks a child can
+/// fail to exec with "Text file busy" (the child briefly inherits the write descriptor).
+static SCRIPTS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write script");
@@ -32,6 +36,7 @@ fn ctx(program: &Path) -> ProviderContext {
 
 #[tokio::test]
 async fn versions_and_sandbox_problems_are_reported() {
+    let _serial = SCRIPTS.lock().await;
     let dir = tempfile::tempdir().expect("tempdir");
     let provider = CodexProvider::new();
     let options = ProviderCatalogOptions::default();
@@ -83,6 +88,7 @@ esac"#,
 
 #[tokio::test]
 async fn an_app_server_that_dies_at_start_fails_the_open_with_its_stderr() {
+    let _serial = SCRIPTS.lock().await;
     let dir = tempfile::tempdir().expect("tempdir");
     let dies = script(
         dir.path(),
