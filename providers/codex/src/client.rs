@@ -1,12 +1,20 @@
 //! One `codex app-server` process and its JSON-RPC multiplexer.
 //!
 //! Three tasks per process:
-//! - the writer drains an unbounded queue of lines into the CLI's stdin;
-//! - the reader routes responses to waiting callers at once and queues everything else
-//!   (notifications, server requests) for the session's pump, so an awaited call never waits
-//!   behind a slow host;
+//! - the writer drains the queue of outgoing lines into the CLI's stdin. That queue is unbounded
+//!   on purpose: it holds one line per request we make or per server request we answer, and
+//!   the reader must never wait on the writer (the CLI may itself be blocked writing stdout);
+//! - the reader answers waiting calls at once and hands everything else (notifications, server
+//!   requests, finally the exit) to the process's [`MessageHandler`], in order, awaiting it.
+//!   There is no queue between the CLI and the handler: a handler that waits (the session's
+//!   bounded sink is full) stops the reader, and the pipe's backpressure stops the CLI;
 //! - the keeper owns the [`ManagedChild`]: it notices the CLI's exit (then kills the rest of the
-//!   process group, e.g. the native binary behind the npm launcher) and performs the shutdown.
+//!   process group, e.g. the native binary behind the npm launcher), tells the reader, and
+//!   performs the shutdown.
+//!
+//! A call's answer can sit behind a waiting handler. That cannot deadlock a session: the core
+//! keeps draining the sink while an `AgentSession` method runs (and always between them), and
+//! during `Provider::open` only a few deduplicated warnings reach the sink (which holds 256).
 
 use crate::rpc::{self, Incoming, RpcError};
 use agent_bridge_core::codec::Line;
@@ -19,7 +27,11 @@ use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::{mpsc, oneshot};
 
-/// What the reader hands to the session: everything that is not a response.
+/// How long the reader still reads stdout after the CLI exited (a grandchild outside the
+/// process group may hold it open).
+const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+/// What the reader hands to the handler: everything that is not a response.
 #[derive(Debug)]
 pub enum ServerMessage {
     Notification {
@@ -46,6 +58,34 @@ pub enum CallError {
     Closed { method: String },
     #[error("codex app-server did not answer `{method}` within {secs} s")]
     Timeout { method: String, secs: u64 },
+}
+
+/// Takes what an app-server sends besides responses, one message at a time, on the reader
+/// task. `Exited` comes last. Waiting here is backpressure on the CLI.
+#[async_trait::async_trait]
+pub trait MessageHandler: Send + Sync + 'static {
+    async fn handle(&self, rpc: &RpcHandle, message: ServerMessage);
+}
+
+/// For short-lived app-servers (catalog, session list): logs and drops notifications, refuses
+/// server requests.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Discard;
+
+#[async_trait::async_trait]
+impl MessageHandler for Discard {
+    async fn handle(&self, rpc: &RpcHandle, message: ServerMessage) {
+        match message {
+            ServerMessage::Notification { method, .. } => {
+                tracing::debug!(%method, "codex notification ignored (no session)");
+            }
+            ServerMessage::Request { id, method, .. } => {
+                tracing::debug!(%method, "codex server request refused (no session)");
+                rpc.respond_error(&id, -32601, &format!("no session to handle `{method}`"));
+            }
+            ServerMessage::Exited { .. } => {}
+        }
+    }
 }
 
 /// What the writer task writes.
@@ -167,23 +207,29 @@ impl ProcessControl {
     }
 }
 
-/// A started app-server: the request handle, the queue of server messages, the process control.
+/// A started app-server: the request handle and the process control.
 pub struct AppServer {
     pub rpc: RpcHandle,
-    pub messages: mpsc::UnboundedReceiver<ServerMessage>,
     pub process: ProcessControl,
 }
 
 impl AppServer {
-    pub fn spawn(spec: &SpawnSpec) -> Result<AppServer, SpawnError> {
+    /// Spawns the CLI; `handler` takes its notifications and server requests.
+    pub fn spawn(
+        spec: &SpawnSpec,
+        handler: Arc<dyn MessageHandler>,
+    ) -> Result<AppServer, SpawnError> {
         let mut child = ManagedChild::spawn(spec)?;
         let pid = child.pid();
         let stderr = child.stderr_tail_handle();
         let stdin = child.take_stdin();
         let stdout = child.take_stdout_lines();
         let (outbox, mut out_rx) = mpsc::unbounded_channel::<Outgoing>();
-        let (msg_tx, messages) = mpsc::unbounded_channel();
-        let pending: Pending = Arc::new(Mutex::new(HashMap::new()));
+        let rpc = RpcHandle {
+            outbox,
+            pending: Arc::new(Mutex::new(HashMap::new())),
+            next_id: Arc::new(AtomicU64::new(1)),
+        };
 
         // Writer.
         if let Some(mut stdin) = stdin {
@@ -199,68 +245,24 @@ impl AppServer {
             });
         }
 
-        // Reader.
+        // Reader (it also reports the exit, after the last line).
         let (eof_tx, eof_rx) = oneshot::channel::<()>();
-        if let Some(mut lines) = stdout {
-            let pending = pending.clone();
-            let msg_tx = msg_tx.clone();
-            tokio::spawn(async move {
-                while let Some(line) = lines.next_line().await {
-                    let text = match line {
-                        Line::Text(t) => t,
-                        Line::Oversize { len: n } => {
-                            tracing::warn!(
-                                "codex app-server sent an oversize line ({n} bytes); skipped"
-                            );
-                            continue;
-                        }
-                        Line::InvalidUtf8 => {
-                            tracing::warn!("codex app-server sent a non-UTF-8 line; skipped");
-                            continue;
-                        }
-                    };
-                    if text.trim().is_empty() {
-                        continue;
-                    }
-                    match rpc::parse_line(&text) {
-                        Ok(Incoming::Response { id, result }) => {
-                            let waiter = pending.lock().ok().and_then(|mut p| p.remove(&id));
-                            match waiter {
-                                Some(tx) => {
-                                    let _ = tx.send(result);
-                                }
-                                None => tracing::debug!(id, "response to a forgotten request"),
-                            }
-                        }
-                        Ok(Incoming::Notification { method, params }) => {
-                            let _ = msg_tx.send(ServerMessage::Notification { method, params });
-                        }
-                        Ok(Incoming::Request { id, method, params }) => {
-                            let _ = msg_tx.send(ServerMessage::Request { id, method, params });
-                        }
-                        Err(e) => tracing::warn!("unreadable line from codex app-server: {e}"),
-                    }
-                }
-                // Fail every waiting call.
-                if let Ok(mut p) = pending.lock() {
-                    p.clear();
-                }
-                let _ = eof_tx.send(());
-            });
-        }
+        let (exit_tx, exit_rx) = oneshot::channel::<Option<String>>();
+        tokio::spawn(read(
+            stdout,
+            rpc.clone(),
+            handler,
+            eof_tx,
+            exit_rx,
+            stderr.clone(),
+        ));
 
         // Keeper.
         let (stop_tx, stop_rx) = oneshot::channel::<oneshot::Sender<()>>();
-        let keeper_stderr = stderr.clone();
-        tokio::spawn(keep(child, stop_rx, eof_rx, msg_tx, keeper_stderr));
+        tokio::spawn(keep(child, stop_rx, eof_rx, exit_tx));
 
         Ok(AppServer {
-            rpc: RpcHandle {
-                outbox,
-                pending,
-                next_id: Arc::new(AtomicU64::new(1)),
-            },
-            messages,
+            rpc,
             process: ProcessControl {
                 stop: Some(stop_tx),
                 pid,
@@ -270,15 +272,116 @@ impl AppServer {
     }
 }
 
-/// Owns the child until it exits or is asked to stop.
+/// What the reader waits for next.
+enum Next {
+    Line(Option<Line>),
+    Exited(Option<String>),
+    GiveUp,
+}
+
+/// Reads stdout until EOF (or `EXIT_GRACE` after the CLI exited), then reports the exit.
+async fn read(
+    mut stdout: Option<agent_bridge_core::supervisor::StdoutLines>,
+    rpc: RpcHandle,
+    handler: Arc<dyn MessageHandler>,
+    eof_tx: oneshot::Sender<()>,
+    mut exit_rx: oneshot::Receiver<Option<String>>,
+    stderr: StderrTail,
+) {
+    let mut status: Option<Option<String>> = None;
+    let grace = tokio::time::sleep(Duration::MAX);
+    tokio::pin!(grace);
+    loop {
+        let next = match stdout.as_mut() {
+            None => Next::Line(None),
+            Some(lines) => tokio::select! {
+                biased;
+                line = lines.next_line() => Next::Line(line),
+                s = &mut exit_rx, if status.is_none() => Next::Exited(s.ok().flatten()),
+                _ = &mut grace, if status.is_some() => Next::GiveUp,
+            },
+        };
+        match next {
+            Next::Line(Some(line)) => deliver(line, &rpc, handler.as_ref()).await,
+            Next::Line(None) => break,
+            Next::Exited(s) => {
+                status = Some(s);
+                grace
+                    .as_mut()
+                    .reset(tokio::time::Instant::now() + EXIT_GRACE);
+            }
+            Next::GiveUp => {
+                tracing::warn!(
+                    "codex app-server exited but its stdout stayed open; stopped reading"
+                );
+                break;
+            }
+        }
+    }
+    // Fail every waiting call.
+    if let Ok(mut p) = rpc.pending.lock() {
+        p.clear();
+    }
+    let _ = eof_tx.send(());
+    let status = match status {
+        Some(s) => s,
+        // The keeper answers within ~0.5 s of the EOF (or drops the sender on a stop).
+        None => exit_rx.await.ok().flatten(),
+    };
+    // Give the stderr reader a moment to take the last lines.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let message = ServerMessage::Exited {
+        status,
+        stderr: stderr.text(),
+    };
+    handler.handle(&rpc, message).await;
+}
+
+/// Routes one stdout line: a response to its caller, anything else to the handler.
+async fn deliver(line: Line, rpc: &RpcHandle, handler: &dyn MessageHandler) {
+    let text = match line {
+        Line::Text(t) => t,
+        Line::Oversize { len: n } => {
+            tracing::warn!("codex app-server sent an oversize line ({n} bytes); skipped");
+            return;
+        }
+        Line::InvalidUtf8 => {
+            tracing::warn!("codex app-server sent a non-UTF-8 line; skipped");
+            return;
+        }
+    };
+    if text.trim().is_empty() {
+        return;
+    }
+    match rpc::parse_line(&text) {
+        Ok(Incoming::Response { id, result }) => {
+            let waiter = rpc.pending.lock().ok().and_then(|mut p| p.remove(&id));
+            match waiter {
+                Some(tx) => {
+                    let _ = tx.send(result);
+                }
+                None => tracing::debug!(id, "response to a forgotten request"),
+            }
+        }
+        Ok(Incoming::Notification { method, params }) => {
+            let message = ServerMessage::Notification { method, params };
+            handler.handle(rpc, message).await;
+        }
+        Ok(Incoming::Request { id, method, params }) => {
+            let message = ServerMessage::Request { id, method, params };
+            handler.handle(rpc, message).await;
+        }
+        Err(e) => tracing::warn!("unreadable line from codex app-server: {e}"),
+    }
+}
+
+/// Owns the child until it exits or is asked to stop; tells the reader the exit status.
 async fn keep(
     mut child: ManagedChild,
     stop_rx: oneshot::Receiver<oneshot::Sender<()>>,
-    mut eof_rx: oneshot::Receiver<()>,
-    msg_tx: mpsc::UnboundedSender<ServerMessage>,
-    stderr: StderrTail,
+    eof_rx: oneshot::Receiver<()>,
+    exit_tx: oneshot::Sender<Option<String>>,
 ) {
-    let mut eof_seen = false;
     let status = tokio::select! {
         stop = stop_rx => {
             match stop {
@@ -292,8 +395,7 @@ async fn keep(
             return;
         }
         status = child.wait() => status.ok().map(|s| s.to_string()),
-        _ = &mut eof_rx => {
-            eof_seen = true;
+        _ = eof_rx => {
             match tokio::time::timeout(Duration::from_millis(500), child.wait()).await {
                 Ok(Ok(s)) => Some(s.to_string()),
                 _ => None,
@@ -303,13 +405,5 @@ async fn keep(
     // The leader is gone (or its stdout is): whatever it left in its group (the native binary
     // behind the npm launcher, the code-mode host) goes too, which also closes stdout.
     child.kill_now();
-    if !eof_seen {
-        let _ = tokio::time::timeout(Duration::from_secs(2), &mut eof_rx).await;
-    }
-    // Give the stderr reader a moment to take the last lines.
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    let _ = msg_tx.send(ServerMessage::Exited {
-        status,
-        stderr: stderr.text(),
-    });
+    let _ = exit_tx.send(status);
 }

@@ -2,13 +2,14 @@
 //! `launch` and plugin.json's `command`), the `initialize` handshake, and the availability
 //! probes (`codex --version`, `codex sandbox -- true`).
 
-use crate::client::{AppServer, CallError};
+use crate::client::{AppServer, CallError, MessageHandler};
 use crate::wire::notify::method;
 use agent_bridge_core::codec::Line;
 use agent_bridge_core::supervisor::{LaunchOverride, ManagedChild, SpawnError, SpawnSpec};
 use agent_bridge_protocol::ProviderError;
 use serde_json::json;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub const DEFAULT_PROGRAM: &str = "codex";
@@ -51,9 +52,13 @@ pub fn call_error(e: CallError, stderr: &str) -> ProviderError {
         .with_diagnostic(stderr.to_string())
 }
 
-/// Spawns an app-server and completes the `initialize` / `initialized` handshake.
-pub async fn start(spec: &SpawnSpec) -> Result<AppServer, ProviderError> {
-    let server = AppServer::spawn(spec).map_err(spawn_error)?;
+/// Spawns an app-server (its notifications and server requests go to `handler`) and completes
+/// the `initialize` / `initialized` handshake.
+pub async fn start(
+    spec: &SpawnSpec,
+    handler: Arc<dyn MessageHandler>,
+) -> Result<AppServer, ProviderError> {
+    let server = AppServer::spawn(spec, handler).map_err(spawn_error)?;
     let params = json!({
         "clientInfo": {
             "name": "agent_bridge",

@@ -8,6 +8,7 @@
 
 pub mod catalog;
 pub mod client;
+pub mod events;
 pub mod history;
 pub mod launch;
 pub mod normalize;

@@ -1,6 +1,8 @@
 //! [`CodexProvider`]: availability, catalog, session list and open/resume.
 
 use crate::catalog::{self, SessionConfig};
+use crate::client::Discard;
+use crate::events::{self, SessionEvents};
 use crate::history;
 use crate::launch::{self, call_error, SETUP_TIMEOUT};
 use crate::normalize::Normalizer;
@@ -21,7 +23,7 @@ use agent_bridge_protocol::{
 use async_trait::async_trait;
 use serde_json::json;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const CLOSE_LIMIT: Duration = Duration::from_secs(3);
@@ -136,7 +138,7 @@ impl Provider for CodexProvider {
     ) -> Result<ProviderCatalog, ProviderError> {
         let cwd = query.cwd.clone();
         let spec = launch::app_server_spec(&ctx.launch, cwd.as_deref(), &Default::default());
-        let mut server = launch::start(&spec).await?;
+        let mut server = launch::start(&spec, Arc::new(Discard)).await?;
         let listed = fetch_models(&server.rpc).await;
         let defaults = read_defaults(&server.rpc, cwd.as_deref()).await;
         server.rpc.close_input();
@@ -171,7 +173,7 @@ impl Provider for CodexProvider {
         query: SessionsQuery,
     ) -> Result<Vec<ProviderSessionSummary>, ProviderError> {
         let spec = launch::app_server_spec(&ctx.launch, query.cwd.as_deref(), &Default::default());
-        let mut server = launch::start(&spec).await?;
+        let mut server = launch::start(&spec, Arc::new(Discard)).await?;
         let params = ThreadListParams {
             limit: Some(query.limit.unwrap_or(50).min(200)),
             cwd: query.cwd.clone(),
@@ -210,7 +212,10 @@ impl Provider for CodexProvider {
             None => None,
         };
         let spec = launch::app_server_spec(&ctx.launch, Some(&cfg.cwd), &cfg.env);
-        let server = launch::start(&spec).await?;
+        // The reader feeds the sink from the start: nothing the CLI says waits in a queue.
+        let shared = events::shared(Normalizer::unbound(&request.session_id, &cfg.cwd));
+        let handler = SessionEvents::new(shared.clone(), sink.clone());
+        let server = launch::start(&spec, Arc::new(handler)).await?;
         let stderr = || server.process.stderr_tail();
         let listed = fetch_models(&server.rpc).await.unwrap_or_else(|e| {
             tracing::warn!("model/list failed: {e}");
@@ -347,16 +352,11 @@ impl Provider for CodexProvider {
                 }))
                 .await;
         }
-        let normalizer = Normalizer::new(&request.session_id, &thread.id, &cwd);
+        events::lock(&shared)
+            .normalizer
+            .bind_thread(&thread.id, &cwd);
         let state = config.state();
-        let session = CodexSession::start(
-            server.rpc,
-            server.process,
-            server.messages,
-            normalizer,
-            config,
-            sink,
-        );
+        let session = CodexSession::start(server.rpc, server.process, shared, config);
         let mut out = OpenedSession::new(Box::new(session), state);
         out.persistence = Some(persistence);
         out.title = title;

@@ -1,49 +1,31 @@
 //! A live Codex session: one app-server process, one thread.
 //!
-//! Methods write to the app-server and return; the calls they await (`turn/start`,
-//! `turn/steer`, `turn/interrupt`) are answered by the reader task directly, never behind the
-//! host. The pump task turns notifications and server requests into [`AgentEvent`]s.
+//! Methods write to the app-server and await the answers of `turn/start`, `turn/steer` and
+//! `turn/interrupt`, which the reader task hands over directly. Meanwhile the reader sends the
+//! CLI's notifications into the bounded sink ([`crate::events`]); the core drains the sink
+//! while a method runs, so an answer behind a full sink only waits, it cannot deadlock.
 
 use crate::catalog::{self, SessionConfig};
-use crate::client::{ProcessControl, RpcHandle, ServerMessage};
+use crate::client::{ProcessControl, RpcHandle};
+use crate::events::{lock, SharedState};
 use crate::launch::call_error;
-use crate::normalize::Normalizer;
 use crate::permissions::{self, PendingApproval};
-use crate::wire::notify::{method, Notification, ServerRequest};
+use crate::wire::notify::method;
 use crate::wire::params::{InputItem, TurnInterruptParams, TurnStartParams, TurnSteerParams};
 use crate::wire::thread::TurnStarted;
-use agent_bridge_core::{AgentEvent, AgentSession, SessionSink, TurnRequest};
+use agent_bridge_core::{AgentSession, TurnRequest};
 use agent_bridge_protocol::{
     PromptInput, ProviderConfigChanges, ProviderConfigState, ProviderContent, ProviderError,
     ProviderPermissionResponse, TaggedContent,
 };
 use async_trait::async_trait;
 use serde_json::{json, Value};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-use tokio::sync::mpsc;
 
 /// Longest a turn request (`turn/start`, `turn/steer`, `turn/interrupt`) may take to answer.
 const TURN_CALL_TIMEOUT: Duration = Duration::from_secs(30);
 /// Longest a close waits for the process group to go.
 const CLOSE_LIMIT: Duration = Duration::from_millis(3500);
-
-/// State shared by the session methods and the pump.
-#[derive(Debug)]
-pub struct Shared {
-    pub normalizer: Normalizer,
-    /// Permission id -> the Codex request waiting for it.
-    pub approvals: HashMap<String, PendingApproval>,
-    pub closing: bool,
-}
-
-pub type SharedState = Arc<Mutex<Shared>>;
-
-fn lock(shared: &SharedState) -> MutexGuard<'_, Shared> {
-    // A poisoned lock only means a panic elsewhere; the state itself stays usable.
-    shared.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 pub struct CodexSession {
     rpc: RpcHandle,
@@ -51,32 +33,28 @@ pub struct CodexSession {
     shared: SharedState,
     thread_id: String,
     config: SessionConfig,
-    pump: tokio::task::JoinHandle<()>,
 }
 
 impl CodexSession {
+    /// The session over a started app-server whose reader already feeds `shared`'s
+    /// normalizer (bound to the thread) into the sink.
     pub fn start(
         rpc: RpcHandle,
         process: ProcessControl,
-        messages: mpsc::UnboundedReceiver<ServerMessage>,
-        normalizer: Normalizer,
+        shared: SharedState,
         config: SessionConfig,
-        sink: SessionSink,
     ) -> CodexSession {
-        let thread_id = normalizer.thread_id().to_string();
-        let shared = Arc::new(Mutex::new(Shared {
-            normalizer,
-            approvals: HashMap::new(),
-            closing: false,
-        }));
-        let pump = tokio::spawn(pump(messages, rpc.clone(), shared.clone(), sink));
+        let thread_id = {
+            let mut s = lock(&shared);
+            s.live = true;
+            s.normalizer.thread_id().to_string()
+        };
         CodexSession {
             rpc,
             process,
             shared,
             thread_id,
             config,
-            pump,
         }
     }
 
@@ -228,13 +206,13 @@ impl AgentSession for CodexSession {
         lock(&self.shared).closing = true;
         self.rpc.close_input();
         self.process.shutdown(CLOSE_LIMIT).await;
-        self.pump.abort();
     }
 }
 
 impl Drop for CodexSession {
     fn drop(&mut self) {
-        self.pump.abort();
+        // Dropping the process control kills the CLI; that exit is no failure to report.
+        lock(&self.shared).closing = true;
     }
 }
 
@@ -265,92 +243,6 @@ pub fn prompt_input(input: &PromptInput, fallback: &str) -> Vec<InputItem> {
     }
     out.extend(images);
     out
-}
-
-/// Turns the app-server's messages into agent events until it exits.
-async fn pump(
-    mut messages: mpsc::UnboundedReceiver<ServerMessage>,
-    rpc: RpcHandle,
-    shared: SharedState,
-    sink: SessionSink,
-) {
-    while let Some(msg) = messages.recv().await {
-        let (events, last) = match msg {
-            ServerMessage::Notification { method, params } => {
-                (notification(&shared, &method, params), false)
-            }
-            ServerMessage::Request { id, method, params } => {
-                (server_request(&shared, &rpc, id, &method, params), false)
-            }
-            ServerMessage::Exited { status, stderr } => {
-                if lock(&shared).closing {
-                    return;
-                }
-                let message = match status {
-                    Some(s) => format!("codex app-server exited unexpectedly ({s})"),
-                    None => "codex app-server exited unexpectedly".to_string(),
-                };
-                let error = ProviderError::new(message)
-                    .with_code("runtime_exited")
-                    .with_diagnostic(stderr);
-                (vec![AgentEvent::RuntimeFailed(error)], true)
-            }
-        };
-        for ev in events {
-            if !sink.send(ev).await {
-                return;
-            }
-        }
-        if last {
-            return;
-        }
-    }
-}
-
-fn notification(shared: &SharedState, method: &str, params: Value) -> Vec<AgentEvent> {
-    let mut s = lock(shared);
-    if method == "serverRequest/resolved" {
-        if let Notification::RequestResolved(r) = Notification::parse(method, params) {
-            let id = permissions::permission_id(&r.request_id);
-            s.approvals.remove(&id);
-            return vec![AgentEvent::PermissionResolved { permission_id: id }];
-        }
-        return Vec::new();
-    }
-    s.normalizer.notification(method, params)
-}
-
-fn server_request(
-    shared: &SharedState,
-    rpc: &RpcHandle,
-    id: Value,
-    method: &str,
-    params: Value,
-) -> Vec<AgentEvent> {
-    let mut s = lock(shared);
-    let (request, item_id) = match ServerRequest::parse(method, params) {
-        ServerRequest::CommandApproval(p) => (permissions::command_request(&p, &id), p.item_id),
-        ServerRequest::FileChangeApproval(p) => {
-            let snapshot = s.normalizer.tool(&p.item_id);
-            (
-                permissions::file_change_request(&p, &id, snapshot),
-                p.item_id,
-            )
-        }
-        ServerRequest::Other(m) => {
-            tracing::warn!(method = %m, "codex server request not supported; answered with an error");
-            rpc.respond_error(&id, -32601, &format!("agent-bridge does not handle `{m}`"));
-            return Vec::new();
-        }
-    };
-    s.approvals.insert(
-        request.id.clone(),
-        PendingApproval {
-            rpc_id: id,
-            item_id,
-        },
-    );
-    vec![AgentEvent::Permission(request)]
 }
 
 #[cfg(test)]

@@ -67,6 +67,17 @@ impl Normalizer {
         }
     }
 
+    /// A normalizer for a session whose thread is not known yet (routes nothing thread-bound).
+    pub fn unbound(session_id: &str, cwd: &str) -> Self {
+        Self::new(session_id, "", cwd)
+    }
+
+    /// Binds the session's Codex thread (and its effective cwd) once it is known.
+    pub fn bind_thread(&mut self, thread_id: &str, cwd: &str) {
+        self.thread_id = thread_id.to_string();
+        self.cwd = cwd.to_string();
+    }
+
     pub fn thread_id(&self) -> &str {
         &self.thread_id
     }

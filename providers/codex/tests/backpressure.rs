@@ -1,0 +1,85 @@
+//! The reader feeds the session's bounded sink directly: with nobody draining, it stops (the CLI
+//! waits on its stdout pipe) and a call's answer waits behind the events; once the sink drains,
+//! every event arrives in order and the answer follows. A stand-in app-server (a shell script)
+//! sends more notifications than the sink holds before it answers.
+
+use agent_bridge_codex::client::AppServer;
+use agent_bridge_codex::events::{self, SessionEvents};
+use agent_bridge_codex::normalize::Normalizer;
+use agent_bridge_core::supervisor::LaunchOverride;
+use agent_bridge_core::{AgentEvent, SessionSink, SESSION_QUEUE};
+use agent_bridge_protocol::ItemBody;
+use serde_json::json;
+use std::os::unix::fs::PermissionsExt;
+use std::sync::Arc;
+use std::time::Duration;
+
+const NOTIFICATIONS: usize = 1000;
+
+#[tokio::test]
+async fn an_answer_behind_a_full_sink_arrives_once_the_sink_drains() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("chatty");
+    let body = format!(
+        r#"#!/bin/sh
+read request
+i=0
+while [ $i -lt {NOTIFICATIONS} ]; do
+  echo "{{\"method\":\"warning\",\"params\":{{\"message\":\"w $i\"}}}}"
+  i=$((i+1))
+done
+echo '{{"id":1,"result":{{"ok":true}}}}'
+cat >/dev/null
+"#
+    );
+    std::fs::write(&path, body).expect("write script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let spec = LaunchOverride {
+        command: Some(path.display().to_string()),
+        args: Vec::new(),
+        env: None,
+    }
+    .spec("codex", Vec::new());
+
+    let (sink, mut rx) = SessionSink::channel();
+    let shared = events::shared(Normalizer::unbound("s1", "/"));
+    let handler = Arc::new(SessionEvents::new(shared, sink));
+    let mut server = AppServer::spawn(&spec, handler).expect("spawn the stand-in");
+    let rpc = server.rpc.clone();
+    let call = tokio::spawn(async move {
+        rpc.call("initialize", json!({}), Duration::from_secs(20))
+            .await
+    });
+
+    // Nobody drains: the sink fills up and the answer waits behind the rest.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(rx.len(), SESSION_QUEUE);
+    assert!(
+        !call.is_finished(),
+        "the answer must not overtake the events"
+    );
+
+    // Draining (as the core does while a method runs) lets everything through, in order.
+    for n in 0..NOTIFICATIONS {
+        let event = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .expect("events keep coming")
+            .expect("the sink stays open");
+        match event {
+            AgentEvent::Item(item) => match item.body {
+                ItemBody::Notification { message, .. } => assert_eq!(message, format!("w {n}")),
+                other => panic!("unexpected item {other:?}"),
+            },
+            other => panic!("unexpected event {other:?}"),
+        }
+    }
+    let answer = tokio::time::timeout(Duration::from_secs(10), call)
+        .await
+        .expect("the answer arrives")
+        .expect("the call task")
+        .expect("the call succeeds");
+    assert_eq!(answer, json!({"ok": true}));
+
+    server.rpc.close_input();
+    server.process.shutdown(Duration::from_secs(3)).await;
+}
