@@ -391,6 +391,18 @@ pub fn rss_bytes(pid: u32) -> Option<(u64, u64)> {
     Some((field("VmRSS:")?, field("VmHWM:")?))
 }
 
+/// CPU time (user + system) a process used so far, in seconds. `/proc` counts in USER_HZ
+/// ticks, which Linux fixes at 100 per second for this interface.
+pub fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces) start at field 3 (`state`).
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) as f64 / 100.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -417,6 +429,12 @@ mod tests {
         assert!(!t.complete(), "no turn end yet");
         t.end = Some((TurnState::Completed, now));
         assert!(t.complete());
+    }
+
+    #[test]
+    fn cpu_time_of_this_process_is_readable() {
+        let spent = cpu_seconds(std::process::id()).expect("/proc stat");
+        assert!(spent >= 0.0);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The measurements, each a short conversation with the bridge over its pipes.
 
-use super::bridge::{rss_bytes, Bridge, Tally};
+use super::bridge::{cpu_seconds, rss_bytes, Bridge, Tally};
 use super::report::Stream;
 use super::stats::Dist;
 use agent_bridge_protocol::wire::{METHOD_CONNECT, METHOD_INITIALIZE, METHOD_SEND};
@@ -143,6 +143,7 @@ pub fn stream(
         };
         lines.push(send_line(b, connection, input)?);
     }
+    let cpu_before = cpu_seconds(b.pid);
     let start = Instant::now();
     b.write_lines(&lines)?;
     let ended = b.wait(limit, "every bench turn to end", |s| {
@@ -151,6 +152,9 @@ pub fn stream(
             .all(|id| s.tallies.get(id).is_some_and(|t| t.end.is_some()));
         all.then_some(())
     });
+    let cpu = cpu_seconds(b.pid)
+        .zip(cpu_before)
+        .map(|(after, before)| after - before);
     let mut s = b.state();
     let tallies: Vec<Tally> = ids.iter().filter_map(|id| s.tallies.remove(id)).collect();
     let samples = std::mem::take(&mut s.latencies_ns);
@@ -179,6 +183,7 @@ pub fn stream(
         duplicates: tallies.iter().map(|t| u64::from(t.duplicates)).sum(),
         turns_not_completed: ids.len() - tallies.iter().filter(|t| t.complete()).count(),
         latency: Dist::from_nanos(samples.clone()),
+        bridge_cpu_seconds: cpu,
     };
     Ok((stream, samples))
 }

@@ -22,6 +22,23 @@ pub struct Stream {
     pub duplicates: u64,
     pub turns_not_completed: usize,
     pub latency: Option<Dist>,
+    /// CPU time (user + system) the bridge spent on the run.
+    pub bridge_cpu_seconds: Option<f64>,
+}
+
+impl Stream {
+    /// Bridge CPU time per received item, in microseconds.
+    pub fn cpu_per_event_us(&self) -> Option<f64> {
+        let cpu = self.bridge_cpu_seconds?;
+        (self.events_received > 0).then(|| cpu * 1e6 / self.events_received as f64)
+    }
+}
+
+fn cpu_text(s: &Stream) -> String {
+    match (s.cpu_per_event_us(), s.bridge_cpu_seconds) {
+        (Some(us), Some(total)) => format!("{us:.1} us/event ({total:.2} s CPU)"),
+        _ => "unknown".into(),
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -138,6 +155,12 @@ impl Report {
                 Some(lossless(s)),
             ),
             row(
+                "  bridge CPU (user+sys) in that turn",
+                cpu_text(s),
+                "",
+                None,
+            ),
+            row(
                 "bridge RSS idle after initialize",
                 fmt_mb(self.rss_idle_bytes as f64),
                 "<= 10 MB",
@@ -185,6 +208,7 @@ impl Report {
                 "0",
                 Some(c.turns_not_completed == 0),
             ),
+            row("  bridge CPU (user+sys) in that run", cpu_text(c), "", None),
             row(
                 "  event latency under that load (p50 / p99)",
                 dist_text(&c.latency, 99.0),
