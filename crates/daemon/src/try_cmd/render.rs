@@ -77,6 +77,11 @@ impl<W: Write> Renderer<W> {
         }
     }
 
+    /// The turn starts: the spinner counts from now.
+    pub fn begin_turn(&mut self) {
+        self.spinner.restart();
+    }
+
     pub fn spinner_enabled(&self) -> bool {
         self.spinner.enabled()
     }

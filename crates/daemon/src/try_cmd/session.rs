@@ -281,7 +281,10 @@ impl Host {
             prompt,
         })
         .await?;
+        self.renderer.begin_turn();
         let mut ticker = tokio::time::interval(Duration::from_millis(100));
+        // After a permission question, resume the spinner instead of replaying missed frames.
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         let spin = self.renderer.spinner_enabled();
         let mut interrupt_deadline: Option<tokio::time::Instant> = None;
         let mut turn_id: Option<String> = None;

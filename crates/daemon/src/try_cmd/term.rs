@@ -87,6 +87,11 @@ impl Spinner {
         self.enabled
     }
 
+    /// Restarts the elapsed-time clock (when the turn starts).
+    pub fn restart(&mut self) {
+        self.since = Instant::now();
+    }
+
     pub fn set_label(&mut self, label: &str) {
         self.label = label.to_string();
     }
