@@ -147,6 +147,22 @@ impl Connection {
         }
     }
 
+    /// A provider-level request answered by one event from a task of its own.
+    fn provider_task<F, Fut>(&self, request_id: String, work: F) -> Dispatch
+    where
+        F: FnOnce(Arc<dyn crate::agent::Provider>, ProviderContext, String) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ProviderEvent> + Send + 'static,
+    {
+        let provider = self.entry.provider.clone();
+        let ctx = self.ctx.clone();
+        let out = self.out.clone();
+        let conn = self.id.clone();
+        Dispatch::Task(Box::pin(async move {
+            let event = work(provider, ctx, request_id).await;
+            out.event(&conn, event).await;
+        }))
+    }
+
     /// Admission of one input: returns what to run after answering `null`, or the refusal.
     pub fn admit(&self, input: ProviderInput) -> Result<Dispatch, RpcError> {
         if self.is_closed() {
@@ -174,24 +190,21 @@ impl Connection {
                 provider_options,
                 settings: _,
             } => {
-                let provider = self.entry.provider.clone();
-                let ctx = self.ctx.clone();
-                let out = self.out.clone();
-                let conn = self.id.clone();
                 let query = CatalogQuery {
                     cwd,
                     provider_options: provider_options.unwrap_or_default(),
                 };
-                Ok(Dispatch::Task(Box::pin(async move {
-                    let event = match provider.catalog(&ctx, query).await {
-                        Ok(catalog) => ProviderEvent::Catalog {
-                            request_id,
-                            catalog,
-                        },
-                        Err(error) => ProviderEvent::RequestFailed { request_id, error },
-                    };
-                    out.event(&conn, event).await;
-                })))
+                Ok(
+                    self.provider_task(request_id, move |provider, ctx, request_id| async move {
+                        match provider.catalog(&ctx, query).await {
+                            Ok(catalog) => ProviderEvent::Catalog {
+                                request_id,
+                                catalog,
+                            },
+                            Err(error) => ProviderEvent::RequestFailed { request_id, error },
+                        }
+                    }),
+                )
             }
             ProviderInput::Sessions {
                 request_id,
@@ -201,26 +214,23 @@ impl Connection {
                 provider_options,
                 settings: _,
             } => {
-                let provider = self.entry.provider.clone();
-                let ctx = self.ctx.clone();
-                let out = self.out.clone();
-                let conn = self.id.clone();
                 let query = SessionsQuery {
                     cwd,
                     query,
                     limit: limit.map(|l| l.get()),
                     provider_options: provider_options.unwrap_or_default(),
                 };
-                Ok(Dispatch::Task(Box::pin(async move {
-                    let event = match provider.list_sessions(&ctx, query).await {
-                        Ok(sessions) => ProviderEvent::Sessions {
-                            request_id,
-                            sessions,
-                        },
-                        Err(error) => ProviderEvent::RequestFailed { request_id, error },
-                    };
-                    out.event(&conn, event).await;
-                })))
+                Ok(
+                    self.provider_task(request_id, move |provider, ctx, request_id| async move {
+                        match provider.list_sessions(&ctx, query).await {
+                            Ok(sessions) => ProviderEvent::Sessions {
+                                request_id,
+                                sessions,
+                            },
+                            Err(error) => ProviderEvent::RequestFailed { request_id, error },
+                        }
+                    }),
+                )
             }
             ProviderInput::SessionOpen {
                 request_id,

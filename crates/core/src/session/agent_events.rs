@@ -1,0 +1,171 @@
+//! What the agent reports: snapshots, permissions, children, usage, config, failures.
+
+use super::*;
+
+impl Actor {
+    pub(super) fn pending_permissions(&self) -> Vec<String> {
+        match self.shared.lock() {
+            Ok(s) => {
+                let mut v: Vec<String> = s.pending_permissions.iter().cloned().collect();
+                v.sort();
+                v
+            }
+            Err(_) => vec![],
+        }
+    }
+
+    pub(super) fn take_pending(&self, id: &str) -> bool {
+        self.shared
+            .lock()
+            .map(|mut s| s.pending_permissions.remove(id))
+            .unwrap_or(false)
+    }
+
+    pub(super) async fn permission(
+        &mut self,
+        session: &mut Box<dyn AgentSession>,
+        permission_id: String,
+        response: ProviderPermissionResponse,
+    ) {
+        let stops_turn = matches!(
+            response,
+            ProviderPermissionResponse::Deny {
+                interrupt: Some(true),
+                ..
+            }
+        );
+        if let Err(e) = self
+            .call(session.respond_permission(&permission_id, response))
+            .await
+        {
+            tracing::warn!(session = %self.session_id, "answering permission {permission_id} failed: {e}");
+        }
+        self.resolve_permission(&permission_id).await;
+        if stops_turn {
+            if let Some(turn) = self.turn.as_mut() {
+                turn.interrupt_deadline
+                    .get_or_insert(Instant::now() + INTERRUPT_GRACE);
+            }
+        }
+    }
+
+    pub(super) async fn resolve_permission(&mut self, permission_id: &str) {
+        if self.take_pending(permission_id) {
+            self.emit(ProviderEvent::SessionPermissionResolved {
+                session_id: self.session_id.clone(),
+                permission_id: permission_id.to_string(),
+            })
+            .await;
+        }
+    }
+
+    pub(super) async fn emit_item(&mut self, mut item: TimelineItem) {
+        item.normalize();
+        if self.store.upsert(&item) {
+            self.emit(ProviderEvent::TimelineItem {
+                session_id: self.session_id.clone(),
+                item,
+                timestamp: None,
+            })
+            .await;
+        }
+    }
+
+    pub(super) async fn handle_agent_event(&mut self, ev: AgentEvent) {
+        let sid = self.session_id.clone();
+        match ev {
+            AgentEvent::Item(item) => self.emit_item(item).await,
+            AgentEvent::ChildItem {
+                child_session_id,
+                mut item,
+            } => {
+                if !self.children.contains(&child_session_id) {
+                    let cwd = self.cwd.clone();
+                    let child = ChildSession {
+                        session_id: child_session_id.clone(),
+                        title: None,
+                        description: None,
+                        cwd,
+                        items: vec![],
+                    };
+                    self.open_child(child).await;
+                }
+                item.normalize();
+                self.emit(ProviderEvent::TimelineItem {
+                    session_id: child_session_id,
+                    item,
+                    timestamp: None,
+                })
+                .await;
+            }
+            AgentEvent::ChildOpened(child) => self.open_child(child).await,
+            AgentEvent::ChildClosed { child_session_id } => {
+                if self.children.remove(&child_session_id) {
+                    self.emit(ProviderEvent::SessionClosed {
+                        session_id: child_session_id,
+                        error: None,
+                    })
+                    .await;
+                }
+            }
+            AgentEvent::TurnEnded { turn_id, outcome } => {
+                self.end_turn(Some(&turn_id), outcome).await
+            }
+            AgentEvent::Usage { turn_id, usage } => {
+                let turn_id = turn_id.or_else(|| self.turn.as_ref().map(|t| t.id.clone()));
+                self.emit(ProviderEvent::SessionUsage {
+                    session_id: sid,
+                    turn_id,
+                    usage,
+                })
+                .await;
+            }
+            AgentEvent::Config(config) => {
+                self.emit(ProviderEvent::SessionConfig {
+                    session_id: sid,
+                    config,
+                })
+                .await
+            }
+            AgentEvent::Commands(commands) => {
+                self.emit(ProviderEvent::SessionCommands {
+                    session_id: sid,
+                    commands,
+                })
+                .await
+            }
+            AgentEvent::Permission(request) => {
+                let fresh = self
+                    .shared
+                    .lock()
+                    .map(|mut s| s.pending_permissions.insert(request.id.clone()))
+                    .unwrap_or(false);
+                if fresh {
+                    self.emit(ProviderEvent::SessionPermission {
+                        session_id: sid,
+                        request,
+                    })
+                    .await;
+                }
+            }
+            AgentEvent::PermissionResolved { permission_id } => {
+                self.resolve_permission(&permission_id).await
+            }
+            AgentEvent::Notice(notice) => {
+                self.emit(ProviderEvent::SessionNotice {
+                    session_id: sid,
+                    notice,
+                })
+                .await
+            }
+            AgentEvent::Persistence(persistence) => {
+                self.emit(ProviderEvent::SessionPersistence {
+                    session_id: sid,
+                    persistence,
+                })
+                .await
+            }
+            AgentEvent::RuntimeFailed(error) => self.runtime_failed(error).await,
+        }
+    }
+}

@@ -1,0 +1,406 @@
+//! One session's actor: it owns the agent's `AgentSession`, the turn state machine, the
+//! pending permissions and the timeline store, and is the only writer of that session's events.
+//! Every protocol invariant of a session is enforced here, whatever the agent does.
+
+mod agent_events;
+mod open;
+mod turns;
+
+use crate::agent::{
+    AgentEvent, AgentSession, ChildSession, CommandOutcome, OpenRequest, OpenedSession, Provider,
+    ProviderContext, SessionSink, TurnOutcome, TurnRequest,
+};
+use crate::emitter::Outbound;
+use crate::timeline::TimelineStore;
+use agent_bridge_protocol::{
+    Capability, ItemBody, PromptDelivery, PromptInput, PromptResult, ProviderConfigChanges,
+    ProviderError, ProviderEvent, ProviderPermissionResponse, ProviderPrompt, Restoration,
+    TimelineItem, ToolStatus, TurnState,
+};
+use std::collections::{BTreeSet, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+/// How long an agent has to end a turn after an interrupt before the core ends it itself.
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
+/// Longest a provider may take to open a session (CLI start, resume, replay).
+pub const OPEN_TIMEOUT: Duration = Duration::from_secs(90);
+/// Longest one agent call (start a turn, configure, answer a permission...) may take.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// Longest an agent's close may take before it is dropped (which kills its processes).
+pub const CLOSE_CALL_TIMEOUT: Duration = Duration::from_secs(4);
+
+/// Runs an agent call with a time limit, turning a hang into a clear error.
+async fn bounded<T>(
+    limit: Duration,
+    what: &str,
+    fut: impl std::future::Future<Output = Result<T, ProviderError>>,
+) -> Result<T, ProviderError> {
+    match tokio::time::timeout(limit, fut).await {
+        Ok(r) => r,
+        Err(_) => Err(ProviderError::new(format!(
+            "{what} did not answer within {} s",
+            limit.as_secs()
+        ))
+        .with_code("timeout")),
+    }
+}
+
+/// Capacity of a session's command queue.
+pub const COMMAND_QUEUE: usize = 64;
+
+/// Host commands for a session, already admitted.
+#[derive(Debug)]
+pub enum SessionCommand {
+    Prompt(ProviderPrompt),
+    Interrupt {
+        request_id: String,
+    },
+    Permission {
+        permission_id: String,
+        response: ProviderPermissionResponse,
+    },
+    Configure {
+        request_id: String,
+        changes: ProviderConfigChanges,
+    },
+    CanStopRuntime {
+        request_id: String,
+    },
+    Close {
+        request_id: Option<String>,
+        done: Option<oneshot::Sender<()>>,
+    },
+}
+
+/// State shared between the actor and admission (which runs on the transport task).
+#[derive(Debug, Default)]
+pub struct SessionShared {
+    pub pending_permissions: HashSet<String>,
+    pub closing: bool,
+}
+
+/// The connection's handle on a session.
+#[derive(Debug, Clone)]
+pub struct SessionHandle {
+    pub tx: mpsc::Sender<SessionCommand>,
+    pub shared: Arc<Mutex<SessionShared>>,
+}
+
+/// Everything the actor needs from its connection.
+pub struct SessionSpawn {
+    pub connection_id: String,
+    pub out: Outbound,
+    pub provider: Arc<dyn Provider>,
+    pub ctx: ProviderContext,
+    pub capabilities: Vec<Capability>,
+    pub request_id: String,
+    pub open: OpenRequest,
+    /// Called with the session id when the actor ends (to unregister it).
+    pub on_exit: Box<dyn FnOnce(&str) + Send>,
+}
+
+struct ActiveTurn {
+    id: String,
+    interrupt_deadline: Option<Instant>,
+}
+
+struct Actor {
+    session_id: String,
+    connection_id: String,
+    out: Outbound,
+    shared: Arc<Mutex<SessionShared>>,
+    store: TimelineStore,
+    turn: Option<ActiveTurn>,
+    /// Set once the runtime died; prompts then fail.
+    dead: Option<ProviderError>,
+    children: BTreeSet<String>,
+    cwd: String,
+    /// The agent's event stream; `None` once every sink is gone.
+    events: Option<mpsc::Receiver<AgentEvent>>,
+    /// A command that may start a turn is running: its turn id, and its end if the agent
+    /// reported one before the core announced the turn.
+    pending_command_turn: Option<String>,
+    early_end: Option<TurnOutcome>,
+}
+
+/// Prepares a session actor: returns the handle admission uses and the actor future. Register
+/// the handle before spawning the future, so the actor's own unregistering comes after.
+pub fn prepare_session(
+    spawn: SessionSpawn,
+    shared: Arc<Mutex<SessionShared>>,
+) -> (SessionHandle, impl std::future::Future<Output = ()> + Send) {
+    let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
+    let handle = SessionHandle {
+        tx,
+        shared: shared.clone(),
+    };
+    (handle, run(spawn, rx, shared))
+}
+
+async fn run(
+    spawn: SessionSpawn,
+    mut rx: mpsc::Receiver<SessionCommand>,
+    shared: Arc<Mutex<SessionShared>>,
+) {
+    let SessionSpawn {
+        connection_id,
+        out,
+        provider,
+        ctx,
+        capabilities,
+        request_id,
+        open,
+        on_exit,
+    } = spawn;
+    let session_id = open.session_id.clone();
+    let cwd = open.config.cwd.clone();
+    let (sink, events) = SessionSink::channel();
+    let mut actor = Actor {
+        session_id: session_id.clone(),
+        connection_id,
+        out,
+        shared,
+        store: TimelineStore::default(),
+        turn: None,
+        dead: None,
+        children: BTreeSet::new(),
+        cwd,
+        events: Some(events),
+        pending_command_turn: None,
+        early_end: None,
+    };
+    let opened = bounded(
+        OPEN_TIMEOUT,
+        "opening the session",
+        provider.open(&ctx, open, sink),
+    )
+    .await;
+    let mut session = match opened {
+        Ok(opened) => actor.publish_open(opened, &request_id, &capabilities).await,
+        Err(error) => {
+            actor
+                .emit(ProviderEvent::RequestFailed { request_id, error })
+                .await;
+            // Commands admitted while opening still get their answers.
+            rx.close();
+            while let Some(cmd) = rx.recv().await {
+                actor.answer_unopened(cmd, false).await;
+            }
+            on_exit(&session_id);
+            return;
+        }
+    };
+    loop {
+        let deadline = actor.turn.as_ref().and_then(|t| t.interrupt_deadline);
+        tokio::select! {
+            biased;
+            cmd = rx.recv() => match cmd {
+                Some(SessionCommand::Close { request_id, done }) => {
+                    actor.close(&mut session, request_id, None).await;
+                    if let Some(done) = done { let _ = done.send(()); }
+                    break;
+                }
+                Some(cmd) => actor.handle_command(&mut session, cmd).await,
+                None => {
+                    actor.close(&mut session, None, None).await;
+                    break;
+                }
+            },
+            ev = next_event(&mut actor.events) => match ev {
+                Some(ev) => actor.handle_agent_event(ev).await,
+                None => actor.events_ended().await,
+            },
+            _ = sleep_until(deadline) => {
+                tracing::warn!(session = %actor.session_id, "agent did not end the turn after interrupt; canceling it");
+                actor.end_turn(None, TurnOutcome::Canceled).await;
+            }
+        }
+    }
+    // Answer anything still queued after the close.
+    rx.close();
+    while let Some(cmd) = rx.recv().await {
+        actor.answer_unopened(cmd, true).await;
+    }
+    on_exit(&session_id);
+}
+
+async fn next_event(events: &mut Option<mpsc::Receiver<AgentEvent>>) -> Option<AgentEvent> {
+    match events {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn closed_error() -> ProviderError {
+    ProviderError::new("the session is closed").with_code("session_closed")
+}
+
+impl Actor {
+    async fn emit(&self, event: ProviderEvent) {
+        self.out.event(&self.connection_id, event).await;
+    }
+
+    /// Every sink is gone: the agent can report nothing more.
+    async fn events_ended(&mut self) {
+        self.events = None;
+        if self.dead.is_none() {
+            let error = ProviderError::new("the agent runtime stopped unexpectedly");
+            self.runtime_failed(error).await;
+        }
+    }
+
+    /// Runs one agent call with a time limit while still draining the agent's events, so an
+    /// agent may wait on its CLI inside a call without filling its bounded sink.
+    async fn call<T>(
+        &mut self,
+        fut: impl std::future::Future<Output = Result<T, ProviderError>>,
+    ) -> Result<T, ProviderError> {
+        let fut = bounded(CALL_TIMEOUT, "the agent", fut);
+        tokio::pin!(fut);
+        let Some(mut rx) = self.events.take() else {
+            return fut.await;
+        };
+        let mut open = true;
+        let result = loop {
+            tokio::select! {
+                biased;
+                r = &mut fut => break r,
+                ev = rx.recv(), if open => match ev {
+                    Some(ev) => self.handle_agent_event(ev).await,
+                    None => open = false,
+                },
+            }
+        };
+        if open {
+            self.events = Some(rx);
+        } else {
+            self.events_ended().await;
+        }
+        result
+    }
+
+    /// Answers a command for a session that failed to open (`announced` false) or is closed.
+    async fn answer_unopened(&self, cmd: SessionCommand, announced: bool) {
+        match cmd {
+            SessionCommand::Prompt(p) => {
+                if announced {
+                    // Admission refuses inputs once a close is admitted; nothing may follow
+                    // session.closed, so a prompt that raced the close is only logged.
+                    tracing::warn!(client_message_id = %p.client_message_id, "prompt for a closed session dropped");
+                } else {
+                    let error = ProviderError::new("the session failed to open")
+                        .with_code("session_not_open");
+                    self.prompt_result(p.client_message_id, PromptResult::Failed { error })
+                        .await;
+                }
+            }
+            SessionCommand::Interrupt { request_id }
+            | SessionCommand::Configure { request_id, .. }
+            | SessionCommand::CanStopRuntime { request_id } => {
+                self.emit(ProviderEvent::RequestFailed {
+                    request_id,
+                    error: closed_error(),
+                })
+                .await;
+            }
+            SessionCommand::Close { request_id, done } => {
+                if let Some(request_id) = request_id {
+                    self.emit(ProviderEvent::RequestCompleted { request_id })
+                        .await;
+                }
+                if let Some(done) = done {
+                    let _ = done.send(());
+                }
+            }
+            SessionCommand::Permission { .. } => {}
+        }
+    }
+
+    async fn handle_command(&mut self, session: &mut Box<dyn AgentSession>, cmd: SessionCommand) {
+        match cmd {
+            SessionCommand::Prompt(prompt) => self.prompt(session, prompt).await,
+            SessionCommand::Interrupt { request_id } => self.interrupt(session, request_id).await,
+            SessionCommand::Permission {
+                permission_id,
+                response,
+            } => self.permission(session, permission_id, response).await,
+            SessionCommand::Configure {
+                request_id,
+                changes,
+            } => match self.call(session.configure(changes)).await {
+                Ok(config) => {
+                    self.emit(ProviderEvent::SessionConfig {
+                        session_id: self.session_id.clone(),
+                        config,
+                    })
+                    .await;
+                    self.emit(ProviderEvent::RequestCompleted { request_id })
+                        .await;
+                }
+                Err(error) => {
+                    self.emit(ProviderEvent::RequestFailed { request_id, error })
+                        .await
+                }
+            },
+            SessionCommand::CanStopRuntime { request_id } => {
+                let can_stop = self.turn.is_none()
+                    && self.pending_permissions().is_empty()
+                    && self.store.running_tools() == 0
+                    && tokio::time::timeout(CALL_TIMEOUT, session.can_stop_runtime())
+                        .await
+                        .unwrap_or(false);
+                self.emit(ProviderEvent::SessionCanStopRuntime {
+                    request_id,
+                    session_id: self.session_id.clone(),
+                    can_stop,
+                })
+                .await;
+            }
+            SessionCommand::Close { .. } => {}
+        }
+    }
+
+    async fn close(
+        &mut self,
+        session: &mut Box<dyn AgentSession>,
+        request_id: Option<String>,
+        error: Option<ProviderError>,
+    ) {
+        if let Ok(mut s) = self.shared.lock() {
+            s.closing = true;
+        }
+        if tokio::time::timeout(CLOSE_CALL_TIMEOUT, session.close())
+            .await
+            .is_err()
+        {
+            tracing::warn!(session = %self.session_id, "the agent did not close in time; dropping it");
+        }
+        self.end_turn(None, TurnOutcome::Canceled).await;
+        for child in std::mem::take(&mut self.children) {
+            self.emit(ProviderEvent::SessionClosed {
+                session_id: child,
+                error: None,
+            })
+            .await;
+        }
+        self.emit(ProviderEvent::SessionClosed {
+            session_id: self.session_id.clone(),
+            error,
+        })
+        .await;
+        if let Some(request_id) = request_id {
+            self.emit(ProviderEvent::RequestCompleted { request_id })
+                .await;
+        }
+    }
+}

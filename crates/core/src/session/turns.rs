@@ -1,0 +1,239 @@
+//! Prompts and the turn lifecycle: one prompt result per prompt, one end per turn.
+
+use super::*;
+
+impl Actor {
+    pub(super) async fn prompt_result(&self, client_message_id: String, result: PromptResult) {
+        self.emit(ProviderEvent::SessionPromptResult {
+            session_id: self.session_id.clone(),
+            client_message_id,
+            result,
+        })
+        .await;
+    }
+
+    pub(super) async fn user_message(&mut self, id: String, text: String, client_message_id: &str) {
+        let item = TimelineItem::new(
+            id,
+            ItemBody::UserMessage {
+                text,
+                message_id: None,
+                client_message_id: Some(client_message_id.to_string()),
+            },
+        );
+        self.emit_item(item).await;
+    }
+
+    pub(super) async fn prompt(
+        &mut self,
+        session: &mut Box<dyn AgentSession>,
+        prompt: ProviderPrompt,
+    ) {
+        let cmid = prompt.client_message_id.clone();
+        if prompt.clear_pending_permissions == Some(true) {
+            for id in self.pending_permissions() {
+                let deny = ProviderPermissionResponse::deny("Cleared by a new prompt");
+                if let Err(e) = self.call(session.respond_permission(&id, deny)).await {
+                    tracing::warn!("could not deny pending permission {id}: {e}");
+                }
+                self.resolve_permission(&id).await;
+            }
+        }
+        if let Some(error) = &self.dead {
+            let error = ProviderError::new(format!(
+                "the agent runtime is not running: {}",
+                error.message
+            ));
+            return self
+                .prompt_result(cmid, PromptResult::Failed { error })
+                .await;
+        }
+        let text = prompt.input.to_text();
+        if let Some(active) = self.turn.as_ref().map(|t| t.id.clone()) {
+            if prompt.delivery != PromptDelivery::Steer {
+                let error = ProviderError::new(format!(
+                    "a turn is already running ({active}); interrupt it or send the prompt with delivery \"steer\""
+                ))
+                .with_code("turn_active");
+                return self
+                    .prompt_result(cmid, PromptResult::Failed { error })
+                    .await;
+            }
+            let req = TurnRequest {
+                turn_id: active.clone(),
+                prompt,
+                text: text.clone(),
+            };
+            return match self.call(session.steer(&active, req)).await {
+                Ok(()) => {
+                    let id = format!("user:{active}:{}", uuid::Uuid::new_v4().simple());
+                    self.user_message(id, text, &cmid).await;
+                    self.prompt_result(cmid, PromptResult::Steer { turn_id: active })
+                        .await;
+                }
+                Err(error) => {
+                    self.prompt_result(cmid, PromptResult::Failed { error })
+                        .await
+                }
+            };
+        }
+        let turn_id = uuid::Uuid::new_v4().to_string();
+        let req = TurnRequest {
+            turn_id: turn_id.clone(),
+            prompt: prompt.clone(),
+            text: text.clone(),
+        };
+        match &prompt.input {
+            PromptInput::Command { name, arguments } => {
+                self.pending_command_turn = Some(turn_id.clone());
+                let outcome = self.call(session.run_command(name, arguments, req)).await;
+                self.pending_command_turn = None;
+                let early_end = self.early_end.take();
+                match outcome {
+                    Ok(CommandOutcome::Turn) => {
+                        self.user_message(format!("user:{turn_id}"), text, &cmid)
+                            .await;
+                        self.start_turn_events(cmid, turn_id.clone()).await;
+                        if let Some(end) = early_end {
+                            self.end_turn(Some(&turn_id), end).await;
+                        }
+                    }
+                    Ok(CommandOutcome::Completed) => {
+                        self.prompt_result(cmid, PromptResult::Completed).await
+                    }
+                    Err(error) => {
+                        self.prompt_result(cmid, PromptResult::Failed { error })
+                            .await
+                    }
+                }
+            }
+            PromptInput::Message { .. } => {
+                self.user_message(format!("user:{turn_id}"), text, &cmid)
+                    .await;
+                self.start_turn_events(cmid, turn_id.clone()).await;
+                if let Err(error) = self.call(session.start_turn(req)).await {
+                    self.end_turn(Some(&turn_id), TurnOutcome::Failed(error))
+                        .await;
+                }
+            }
+        }
+    }
+
+    pub(super) async fn start_turn_events(&mut self, cmid: String, turn_id: String) {
+        self.turn = Some(ActiveTurn {
+            id: turn_id.clone(),
+            interrupt_deadline: None,
+        });
+        self.prompt_result(
+            cmid,
+            PromptResult::Turn {
+                turn_id: turn_id.clone(),
+            },
+        )
+        .await;
+        self.emit(ProviderEvent::SessionTurn {
+            session_id: self.session_id.clone(),
+            turn_id,
+            state: TurnState::Started,
+            error: None,
+        })
+        .await;
+    }
+
+    pub(super) async fn interrupt(
+        &mut self,
+        session: &mut Box<dyn AgentSession>,
+        request_id: String,
+    ) {
+        let Some(turn_id) = self.turn.as_ref().map(|t| t.id.clone()) else {
+            return self
+                .emit(ProviderEvent::RequestCompleted { request_id })
+                .await;
+        };
+        let result = self.call(session.interrupt(&turn_id)).await;
+        if let Some(turn) = self.turn.as_mut().filter(|t| t.id == turn_id) {
+            turn.interrupt_deadline
+                .get_or_insert(Instant::now() + INTERRUPT_GRACE);
+        }
+        match result {
+            Ok(()) => {
+                self.emit(ProviderEvent::RequestCompleted { request_id })
+                    .await
+            }
+            Err(error) => {
+                self.emit(ProviderEvent::RequestFailed { request_id, error })
+                    .await
+            }
+        }
+    }
+
+    /// Ends the active turn. `turn_id: None` ends whatever turn is active; an id that is not
+    /// the active turn is stale and ignored.
+    pub(super) async fn end_turn(&mut self, turn_id: Option<&str>, outcome: TurnOutcome) {
+        if self.turn.is_none()
+            && turn_id.is_some()
+            && turn_id == self.pending_command_turn.as_deref()
+        {
+            // The command's turn ended before the core announced it; end it right after.
+            self.early_end = Some(outcome);
+            return;
+        }
+        let Some(active) = self.turn.as_ref() else {
+            tracing::debug!(session = %self.session_id, "turn end with no active turn ignored");
+            return;
+        };
+        if turn_id.is_some_and(|id| id != active.id) {
+            tracing::debug!(session = %self.session_id, "stale turn end ignored");
+            return;
+        }
+        let turn_id = active.id.clone();
+        let (state, error, tool_status) = match outcome {
+            TurnOutcome::Completed => (TurnState::Completed, None, None),
+            TurnOutcome::Failed(e) => (TurnState::Failed, Some(e), Some(ToolStatus::Failed)),
+            TurnOutcome::Canceled => (TurnState::Canceled, None, Some(ToolStatus::Canceled)),
+        };
+        if let Some(status) = tool_status {
+            let reason = error
+                .as_ref()
+                .map(|e| e.message.clone())
+                .unwrap_or_else(|| "turn canceled".into());
+            for item in self.store.settle_running_tools(status, &reason) {
+                self.emit(ProviderEvent::TimelineItem {
+                    session_id: self.session_id.clone(),
+                    item,
+                    timestamp: None,
+                })
+                .await;
+            }
+        }
+        for id in self.pending_permissions() {
+            self.resolve_permission(&id).await;
+        }
+        self.store.prune_settled();
+        self.turn = None;
+        self.emit(ProviderEvent::SessionTurn {
+            session_id: self.session_id.clone(),
+            turn_id,
+            state,
+            error,
+        })
+        .await;
+    }
+
+    pub(super) async fn runtime_failed(&mut self, error: ProviderError) {
+        if self.dead.is_some() {
+            return;
+        }
+        self.end_turn(None, TurnOutcome::Failed(error.clone()))
+            .await;
+        for id in self.pending_permissions() {
+            self.resolve_permission(&id).await;
+        }
+        self.dead = Some(error.clone());
+        self.emit(ProviderEvent::SessionRuntimeFailed {
+            session_id: self.session_id.clone(),
+            error,
+        })
+        .await;
+    }
+}
