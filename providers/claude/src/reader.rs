@@ -1,6 +1,12 @@
 //! The stdout reader of one Claude Code process: answers the CLI's control requests, routes
 //! control responses, feeds everything else to the normalizer, decides when a turn ends, and
 //! reports the process dying.
+//!
+//! Events go straight into the session's bounded [`SessionSink`]: a slow host slows the reader
+//! (and so the CLI, through its stdout pipe) down instead of growing a queue. This cannot
+//! deadlock: control responses are routed to their waiters by the reader itself, never through
+//! the sink, and the core keeps draining the sink while a session method waits on one. Once the
+//! runtime shuts down, a send waiting on a full sink is abandoned.
 
 use crate::control::ControlChannel;
 use crate::normalize::NormEvent;
@@ -8,22 +14,24 @@ use crate::session::Shared;
 use crate::{permissions, wire};
 use agent_bridge_core::codec::Line;
 use agent_bridge_core::supervisor::{ManagedChild, StdoutLines};
-use agent_bridge_core::{AgentEvent, ChildSession, TurnOutcome};
+use agent_bridge_core::{AgentEvent, ChildSession, SessionSink, TurnOutcome};
 use agent_bridge_protocol::{ProviderError, ProviderPersistence};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
-use tokio::sync::mpsc;
+use tokio::sync::watch;
 
 pub struct Reader {
     pub shared: Arc<Mutex<Shared>>,
     pub channel: ControlChannel,
-    pub events: mpsc::UnboundedSender<AgentEvent>,
+    pub sink: SessionSink,
+    /// Becomes true when the runtime shuts down: pending events are dropped then.
+    pub stop: watch::Receiver<bool>,
     pub child: Arc<tokio::sync::Mutex<ManagedChild>>,
     pub stderr: agent_bridge_core::supervisor::StderrTail,
 }
 
 impl Reader {
-    pub async fn run(self, mut lines: StdoutLines) {
+    pub async fn run(mut self, mut lines: StdoutLines) {
         while let Some(line) = lines.next_line().await {
             match line {
                 Line::Text(text) => {
@@ -31,7 +39,7 @@ impl Reader {
                         continue;
                     }
                     for ev in self.handle_line(&text) {
-                        let _ = self.events.send(ev);
+                        self.report(ev).await;
                     }
                 }
                 Line::Oversize { len } => tracing::warn!("skipped a {len}-byte line from claude"),
@@ -63,7 +71,22 @@ impl Reader {
         let error = ProviderError::new(format!("Claude Code exited unexpectedly ({exit})"))
             .with_code("runtime_exited")
             .with_diagnostic(self.stderr.text());
-        let _ = self.events.send(AgentEvent::RuntimeFailed(error));
+        self.report(AgentEvent::RuntimeFailed(error)).await;
+    }
+
+    /// Sends one event into the bounded sink, waiting while it is full, unless the runtime is
+    /// shutting down (nobody will read it then).
+    async fn report(&mut self, event: AgentEvent) {
+        if *self.stop.borrow() {
+            return;
+        }
+        let sink = &self.sink;
+        let stop = &mut self.stop;
+        tokio::select! {
+            biased;
+            _ = sink.send(event) => {}
+            _ = stop.wait_for(|s| *s) => {}
+        }
     }
 
     /// Handles one stdout line; returns what to report.

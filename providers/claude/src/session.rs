@@ -17,7 +17,7 @@ use async_trait::async_trait;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
-use tokio::sync::mpsc;
+use tokio::sync::watch;
 
 /// The turn the CLI is working on.
 #[derive(Debug, Clone)]
@@ -81,7 +81,9 @@ pub struct Runtime {
     pub shared: Arc<Mutex<Shared>>,
     pub channel: ControlChannel,
     pub child: Arc<tokio::sync::Mutex<ManagedChild>>,
-    pub events: mpsc::UnboundedSender<AgentEvent>,
+    /// The session's bounded event sink (the reader sends into it too).
+    pub sink: SessionSink,
+    stop: watch::Sender<bool>,
     writer: tokio::task::JoinHandle<()>,
     reader: tokio::task::JoinHandle<()>,
 }
@@ -129,20 +131,12 @@ pub fn spawn_runtime(
         configuring: false,
     }));
     let child = Arc::new(tokio::sync::Mutex::new(child));
-    let (tx, mut rx) = mpsc::unbounded_channel::<AgentEvent>();
-    // Forward to the sink from a task of its own: the reader never waits on the host, so a
-    // control answer is always read even while the host is slow.
-    tokio::spawn(async move {
-        while let Some(ev) = rx.recv().await {
-            if !sink.send(ev).await {
-                break;
-            }
-        }
-    });
+    let (stop, stop_rx) = watch::channel(false);
     let reader = Reader {
         shared: shared.clone(),
         channel: channel.clone(),
-        events: tx.clone(),
+        sink: sink.clone(),
+        stop: stop_rx,
         child: child.clone(),
         stderr,
     };
@@ -151,7 +145,8 @@ pub fn spawn_runtime(
         shared,
         channel,
         child,
-        events: tx,
+        sink,
+        stop,
         writer,
         reader,
     })
@@ -163,6 +158,7 @@ impl Runtime {
         if let Ok(mut s) = self.shared.lock() {
             s.closing = true;
         }
+        let _ = self.stop.send(true);
         self.channel.close();
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut self.writer).await;
         self.child.lock().await.shutdown_after_stdin_closed().await;
@@ -371,7 +367,7 @@ impl AgentSession for ClaudeSession {
                         s.config.mode = mode.to_string();
                         s.config_state()
                     };
-                    let _ = self.runtime.events.send(AgentEvent::Config(state));
+                    self.runtime.sink.send(AgentEvent::Config(state)).await;
                 }
                 Err(e) => tracing::warn!("plan approved but switching to {mode} failed: {e}"),
             }
