@@ -39,8 +39,14 @@ pub enum Reply {
         chunks: Vec<String>,
         interval: Duration,
     },
-    /// A call of the tool `name` with JSON `arguments`.
-    ToolCall { name: String, arguments: Value },
+    /// A call of the tool `name` with JSON `arguments`. `namespace` names the tool group the
+    /// tool belongs to (OpenAI Responses `function_call.namespace`, e.g. Codex's
+    /// `multi_agent_v1`); the other families have no namespaces and ignore it.
+    ToolCall {
+        name: String,
+        arguments: Value,
+        namespace: Option<String>,
+    },
     /// An HTTP error with the family's error body.
     Error { status: u16, message: String },
 }
@@ -109,6 +115,7 @@ pub fn shell_call(tools: &[ToolDecl], cmd: &str) -> Option<Reply> {
     find_shell_tool(tools).map(|tool| Reply::ToolCall {
         name: tool.name.clone(),
         arguments: schema::shell_arguments(&tool.schema, cmd),
+        namespace: None,
     })
 }
 

@@ -40,7 +40,8 @@ fn run_backticks_calls_the_declared_shell_tool_shaped_by_its_schema() {
         default_reply(&c, 1),
         Reply::ToolCall {
             name: "Bash".into(),
-            arguments: json!({"command": "echo hello", "description": "Run echo hello"})
+            arguments: json!({"command": "echo hello", "description": "Run echo hello"}),
+            namespace: None,
         }
     );
     let exec =
@@ -50,7 +51,8 @@ fn run_backticks_calls_the_declared_shell_tool_shaped_by_its_schema() {
         default_reply(&c, 1),
         Reply::ToolCall {
             name: "exec_command".into(),
-            arguments: json!({"cmd": "echo hello"})
+            arguments: json!({"cmd": "echo hello"}),
+            namespace: None,
         }
     );
 }

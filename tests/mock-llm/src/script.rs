@@ -7,6 +7,7 @@
 //! {"rules": [{"match": "(?i)deploy", "reply": {"text": "no"}, "times": 1}],
 //!  "steps": [{"shell": "touch a"}, {"tool_call": {"name": "Read", "arguments": {"file_path": "a"}}},
 //!            {"slow_text": {"text": "...", "chunks": 10, "interval_ms": 100}}, {"error": {"status": 500}},
+//!            {"namespaced_tool_call": {"namespace": "multi_agent_v1", "name": "spawn_agent"}},
 //!            "default"]}
 //! ```
 
@@ -50,6 +51,15 @@ pub enum ScriptReply {
         #[serde(default)]
         arguments: serde_json::Value,
     },
+    /// A call of tool `name` in the tool group `namespace` (OpenAI Responses only, e.g. Codex's
+    /// `{"namespace": "multi_agent_v1", "name": "spawn_agent"}`; other families send a plain
+    /// call of `name`).
+    NamespacedToolCall {
+        namespace: String,
+        name: String,
+        #[serde(default)]
+        arguments: serde_json::Value,
+    },
     /// An HTTP error.
     Error {
         status: u16,
@@ -68,6 +78,13 @@ fn default_interval_ms() -> u64 {
 }
 fn default_error_message() -> String {
     "mock error".into()
+}
+fn object_or_empty(arguments: &serde_json::Value) -> serde_json::Value {
+    if arguments.is_null() {
+        serde_json::json!({})
+    } else {
+        arguments.clone()
+    }
 }
 
 impl ScriptReply {
@@ -90,11 +107,17 @@ impl ScriptReply {
             }),
             ScriptReply::ToolCall { name, arguments } => Reply::ToolCall {
                 name: name.clone(),
-                arguments: if arguments.is_null() {
-                    serde_json::json!({})
-                } else {
-                    arguments.clone()
-                },
+                arguments: object_or_empty(arguments),
+                namespace: None,
+            },
+            ScriptReply::NamespacedToolCall {
+                namespace,
+                name,
+                arguments,
+            } => Reply::ToolCall {
+                name: name.clone(),
+                arguments: object_or_empty(arguments),
+                namespace: Some(namespace.clone()),
             },
             ScriptReply::Error { status, message } => Reply::Error {
                 status: *status,

@@ -38,7 +38,8 @@ fn steps_are_consumed_only_by_requests_with_tools() {
         state.decide(&with_tools("x"), 3),
         Reply::ToolCall {
             name: "Bash".into(),
-            arguments: json!({"command": "ls"})
+            arguments: json!({"command": "ls"}),
+            namespace: None,
         }
     );
     assert_eq!(

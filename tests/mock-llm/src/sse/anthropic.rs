@@ -40,7 +40,9 @@ pub fn stream(reply: &Reply, ctx: &Ctx) -> Vec<Frame> {
         }),
     )];
     let (block, deltas): (Value, Vec<(Value, std::time::Duration)>) = match reply {
-        Reply::ToolCall { name, arguments } => (
+        Reply::ToolCall {
+            name, arguments, ..
+        } => (
             json!({"type": "tool_use", "id": ctx.id("toolu"), "name": name, "input": {}}),
             vec![(
                 json!({"type": "input_json_delta", "partial_json": arguments.to_string()}),
@@ -90,7 +92,9 @@ pub fn stream(reply: &Reply, ctx: &Ctx) -> Vec<Frame> {
 /// JSON body of a non-streaming answer.
 pub fn body(reply: &Reply, ctx: &Ctx) -> Value {
     let content = match reply {
-        Reply::ToolCall { name, arguments } => {
+        Reply::ToolCall {
+            name, arguments, ..
+        } => {
             json!([{"type": "tool_use", "id": ctx.id("toolu"), "name": name, "input": arguments}])
         }
         Reply::Text(_) | Reply::SlowText { .. } | Reply::Error { .. } => {

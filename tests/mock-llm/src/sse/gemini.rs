@@ -33,7 +33,9 @@ fn call_part(name: &str, arguments: &Value) -> Value {
 /// SSE frames of a streaming answer (`alt=sse`).
 pub fn stream(reply: &Reply, ctx: &Ctx) -> Vec<Frame> {
     match reply {
-        Reply::ToolCall { name, arguments } => {
+        Reply::ToolCall {
+            name, arguments, ..
+        } => {
             vec![Frame::data(response(
                 ctx,
                 json!([call_part(name, arguments)]),
@@ -57,7 +59,9 @@ pub fn stream(reply: &Reply, ctx: &Ctx) -> Vec<Frame> {
 /// JSON body of a non-streaming answer (`generateContent`).
 pub fn body(reply: &Reply, ctx: &Ctx) -> Value {
     let parts = match reply {
-        Reply::ToolCall { name, arguments } => json!([call_part(name, arguments)]),
+        Reply::ToolCall {
+            name, arguments, ..
+        } => json!([call_part(name, arguments)]),
         Reply::Text(_) | Reply::SlowText { .. } | Reply::Error { .. } => {
             json!([{"text": reply.text().unwrap_or_default()}])
         }

@@ -34,7 +34,9 @@ fn finish_reason(reply: &Reply) -> &'static str {
 pub fn stream(reply: &Reply, ctx: &Ctx) -> Vec<Frame> {
     let mut frames = Vec::new();
     match reply {
-        Reply::ToolCall { name, arguments } => {
+        Reply::ToolCall {
+            name, arguments, ..
+        } => {
             frames.push(chunk(
                 ctx,
                 json!({"role": "assistant", "content": null, "tool_calls": [{
@@ -76,7 +78,9 @@ pub fn stream(reply: &Reply, ctx: &Ctx) -> Vec<Frame> {
 /// JSON body of a non-streaming answer.
 pub fn body(reply: &Reply, ctx: &Ctx) -> Value {
     let message = match reply {
-        Reply::ToolCall { name, arguments } => json!({
+        Reply::ToolCall {
+            name, arguments, ..
+        } => json!({
             "role": "assistant",
             "content": null,
             "tool_calls": [{"id": ctx.id("call"), "type": "function",

@@ -31,14 +31,24 @@ fn response(ctx: &Ctx, status: &str, output: Value, usage: Value) -> Value {
 /// The completed output item of a reply.
 fn output_item(reply: &Reply, ctx: &Ctx) -> Value {
     match reply {
-        Reply::ToolCall { name, arguments } => json!({
-            "id": ctx.id("fc"),
-            "type": "function_call",
-            "status": "completed",
-            "call_id": ctx.id("call"),
-            "name": name,
-            "arguments": arguments.to_string()
-        }),
+        Reply::ToolCall {
+            name,
+            arguments,
+            namespace,
+        } => {
+            let mut item = json!({
+                "id": ctx.id("fc"),
+                "type": "function_call",
+                "status": "completed",
+                "call_id": ctx.id("call"),
+                "name": name,
+                "arguments": arguments.to_string()
+            });
+            if let Some(ns) = namespace {
+                item["namespace"] = json!(ns);
+            }
+            item
+        }
         Reply::Text(_) | Reply::SlowText { .. } | Reply::Error { .. } => json!({
             "id": ctx.id("msg"),
             "type": "message",

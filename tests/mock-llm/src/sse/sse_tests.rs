@@ -15,6 +15,7 @@ fn tool() -> Reply {
     Reply::ToolCall {
         name: "Bash".into(),
         arguments: json!({"command": "echo hello"}),
+        namespace: None,
     }
 }
 
@@ -184,4 +185,42 @@ fn slow_text_carries_delays_between_chunks() {
         text_deltas(&Reply::Text("é".into())),
         vec![("é".to_string(), std::time::Duration::ZERO)]
     );
+}
+
+#[test]
+fn a_namespaced_call_carries_its_namespace_on_the_responses_wire_only() {
+    let call = crate::script::Script::from_json(
+        r#"{"steps": [{"namespaced_tool_call": {"namespace": "multi_agent_v1",
+            "name": "spawn_agent", "arguments": {"message": "look around"}}}]}"#,
+    )
+    .unwrap();
+    let mut state = crate::script::ScriptState::default();
+    state.push(call);
+    let conv = crate::conversation::Conversation {
+        tools: vec![crate::conversation::ToolDecl {
+            name: "exec_command".into(),
+            schema: json!({}),
+        }],
+        ..Default::default()
+    };
+    let reply = state.decide(&conv, 1);
+    let parsed = parse(&openai_responses::stream(&reply, &ctx()));
+    let added = &parsed[1].1;
+    assert_eq!(added["item"]["namespace"], "multi_agent_v1");
+    let done = &parsed[parsed.len() - 2].1;
+    assert_eq!(done["item"]["namespace"], "multi_agent_v1");
+    assert_eq!(done["item"]["name"], "spawn_agent");
+    assert_eq!(done["item"]["arguments"], r#"{"message":"look around"}"#);
+    assert_eq!(
+        openai_responses::body(&reply, &ctx())["output"][0]["namespace"],
+        "multi_agent_v1"
+    );
+    // Families without namespaces get a plain call of the tool.
+    let anthropic = parse(&anthropic::stream(&reply, &ctx()));
+    assert!(anthropic
+        .iter()
+        .any(|(_, d)| d["content_block"]["name"] == "spawn_agent"));
+    // A plain call has no namespace field.
+    let plain = parse(&openai_responses::stream(&tool(), &ctx()));
+    assert!(plain[plain.len() - 2].1["item"].get("namespace").is_none());
 }
