@@ -1,0 +1,97 @@
+//! Sub-agents end to end: the mock model calls Codex's namespaced `multi_agent_v1.spawn_agent`
+//! tool (an OpenAI Responses `function_call` with `namespace`), the real pinned `codex
+//! app-server` spawns a sub-agent thread, and the bridge shows it as a child session.
+
+mod common;
+
+use common::*;
+use mock_llm::ScriptReply;
+use serde_json::{json, Value};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spawned_sub_agent_is_a_child_session_with_its_own_items() {
+    let Some(rig) = rig().await else { return };
+    rig.open("s-sub", json!({})).await;
+    rig.mock.push_steps([ScriptReply::NamespacedToolCall {
+        namespace: "multi_agent_v1".into(),
+        name: "spawn_agent".into(),
+        arguments: json!({"message": "say hi from the sub-agent"}),
+    }]);
+    let run = rig
+        .host
+        .run_turn(&rig.conn, "s-sub", "delegate this", STEP)
+        .await
+        .expect("turn");
+    assert_eq!(
+        run.state(),
+        "completed",
+        "{:?}\n{}",
+        run.end,
+        rig.host.stderr()
+    );
+
+    // The child session: opened by the provider, restored with its parent.
+    let opened = rig
+        .host
+        .events()
+        .into_iter()
+        .find(|e| e.is("session.opened") && e.at("/parentSessionId") == Some(&json!("s-sub")))
+        .unwrap_or_else(|| panic!("child session opened\n{}", rig.host.stderr()));
+    assert_eq!(
+        opened.at("/restoration"),
+        Some(&json!("parent")),
+        "{opened}"
+    );
+    assert_eq!(
+        opened.at("/title"),
+        Some(&json!("say hi from the sub-agent")),
+        "{opened}"
+    );
+    let child = opened.session_id().unwrap_or_default().to_string();
+    assert!(child.starts_with("s-sub:codex-agent:"), "{child}");
+
+    // Its own items: the sub-agent's reply lands on the child, not on the parent.
+    rig.wait(&child, "timeline.item", |e| {
+        e.at("/item/type") == Some(&json!("assistant_message"))
+            && e.at("/item/text")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.starts_with("hi! (mock reply"))
+    })
+    .await;
+    let parent = rig.timeline("s-sub");
+    assert!(
+        !last_assistant_text(&parent).starts_with("hi!"),
+        "the child's reply stays off the parent: {parent:#?}"
+    );
+
+    // The parent's sub_agent tool call links the child.
+    let calls = of_type(&parent, "tool_call");
+    let spawn = calls
+        .iter()
+        .find(|c| c["detail"]["type"] == "sub_agent")
+        .unwrap_or_else(|| panic!("sub_agent tool call in {parent:#?}"));
+    assert_eq!(spawn["detail"]["childSessionId"], json!(child), "{spawn}");
+    assert_eq!(spawn["status"], "completed", "{spawn}");
+    assert_eq!(
+        spawn["detail"]["description"], "say hi from the sub-agent",
+        "{spawn}"
+    );
+
+    // The model saw the spawn's result, and the sub-agent asked the model with its task.
+    let requests = rig.mock.model_requests();
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.body["input"].to_string().contains(r#"\"agent_id\":"#)),
+        "the spawn_agent output reached the parent's next request"
+    );
+    assert!(
+        requests.iter().any(|r| r.body["input"]
+            .as_array()
+            .and_then(|items| items.last())
+            .is_some_and(|last| last.to_string().contains("say hi from the sub-agent"))),
+        "the sub-agent's own request"
+    );
+    rig.finish("s-sub").await;
+    rig.report("sub-agent");
+}
