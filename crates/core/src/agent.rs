@@ -20,7 +20,7 @@
 //!   are ignored, so a stale `result` after an interrupt is harmless.
 //! - When the CLI dies, send [`AgentEvent::RuntimeFailed`]; the core fails the active turn.
 //! - Events sent while `Provider::open` runs are published after `session.ready`; keep them few
-//!   (the sink holds 256).
+//!   (the sink holds [`SESSION_QUEUE`]).
 
 use crate::supervisor::LaunchOverride;
 use agent_bridge_protocol::{
@@ -311,7 +311,7 @@ pub struct SessionSink {
 }
 
 /// Capacity of each session's event queue.
-pub const SESSION_QUEUE: usize = 256;
+pub const SESSION_QUEUE: usize = 64;
 
 impl SessionSink {
     pub fn channel() -> (SessionSink, mpsc::Receiver<AgentEvent>) {

@@ -4,8 +4,7 @@
 
 use agent_bridge_protocol::jsonrpc::{Outgoing, RequestId, RpcError};
 use agent_bridge_protocol::wire::METHOD_EVENT;
-use agent_bridge_protocol::{ItemBody, ProviderEvent};
-use serde_json::json;
+use agent_bridge_protocol::ProviderEvent;
 use tokio::io::{AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::mpsc;
 
@@ -46,7 +45,7 @@ impl Outbound {
         (Outbound { tx }, task)
     }
 
-    async fn send_line(&self, msg: &Outgoing) {
+    async fn send_line<T: serde::Serialize>(&self, msg: &T) {
         match serde_json::to_string(msg) {
             Ok(line) => {
                 if self.tx.send(line).await.is_err() {
@@ -70,10 +69,32 @@ impl Outbound {
         if let ProviderEvent::TimelineItem { item, .. } = &mut event {
             item.normalize();
         }
-        let params = json!({ "connectionId": connection_id, "event": event });
-        self.send_line(&Outgoing::notification(METHOD_EVENT, params))
-            .await;
+        // Serialized straight from borrowed parts: no intermediate JSON tree per event.
+        let line = EventLine {
+            jsonrpc: "2.0",
+            method: METHOD_EVENT,
+            params: EventParams {
+                connection_id,
+                event: &event,
+            },
+        };
+        self.send_line(&line).await;
     }
+}
+
+/// A `provider/event` notification, as written.
+#[derive(serde::Serialize)]
+struct EventLine<'a> {
+    jsonrpc: &'static str,
+    method: &'static str,
+    params: EventParams<'a>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EventParams<'a> {
+    connection_id: &'a str,
+    event: &'a ProviderEvent,
 }
 
 async fn write_line<W: AsyncWrite + Unpin>(
@@ -82,9 +103,4 @@ async fn write_line<W: AsyncWrite + Unpin>(
 ) -> std::io::Result<()> {
     out.write_all(line.as_bytes()).await?;
     out.write_all(b"\n").await
-}
-
-/// True when the item is a tool call still running.
-pub fn is_running_tool(body: &ItemBody) -> bool {
-    matches!(body, ItemBody::ToolCall(call) if call.status == agent_bridge_protocol::ToolStatus::Running)
 }

@@ -1,24 +1,65 @@
 //! The timeline snapshot store of one session: agents upsert items by id, the core emits
 //! complete snapshots, skips re-emitting an unchanged one, and settles tool calls still
-//! running when a turn ends. Only rows that may still change are kept.
+//! running when a turn ends.
+//!
+//! Memory is bounded: besides running tool calls (which the core must settle), only the
+//! [`RECENT_ROWS`] most recently touched rows are kept. A row evicted and later updated is simply
+//! emitted again, which the protocol allows (a snapshot replaces the row with the same id).
 
 use agent_bridge_protocol::{ItemBody, TimelineItem, ToolStatus};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+
+/// How many settled rows the store remembers for deduplication.
+pub const RECENT_ROWS: usize = 64;
 
 #[derive(Debug, Default)]
 pub struct TimelineStore {
     items: HashMap<String, TimelineItem>,
+    /// Ids in the order they were first stored (may hold ids already evicted).
+    order: VecDeque<String>,
+}
+
+fn is_running(item: &TimelineItem) -> bool {
+    matches!(&item.body, ItemBody::ToolCall(c) if c.status == ToolStatus::Running)
 }
 
 impl TimelineStore {
     /// Records a snapshot. Returns false when it is identical to the stored one (nothing to emit).
     pub fn upsert(&mut self, item: &TimelineItem) -> bool {
-        match self.items.get(&item.id) {
+        match self.items.get_mut(&item.id) {
             Some(prev) if prev == item => false,
-            _ => {
-                self.items.insert(item.id.clone(), item.clone());
+            Some(prev) => {
+                prev.clone_from(item);
                 true
             }
+            None => {
+                self.items.insert(item.id.clone(), item.clone());
+                self.order.push_back(item.id.clone());
+                self.evict();
+                true
+            }
+        }
+    }
+
+    /// Drops the oldest settled rows beyond [`RECENT_ROWS`]; running tool calls stay.
+    fn evict(&mut self) {
+        let mut budget = self.order.len();
+        while self.items.len() > RECENT_ROWS && budget > 0 {
+            budget -= 1;
+            let Some(id) = self.order.pop_front() else {
+                break;
+            };
+            match self.items.get(&id) {
+                Some(item) if is_running(item) => self.order.push_back(id),
+                Some(_) => {
+                    self.items.remove(&id);
+                }
+                None => {}
+            }
+        }
+        if self.order.len() > 4 * RECENT_ROWS.max(self.items.len()) {
+            let items = &self.items;
+            self.order.retain(|id| items.contains_key(id));
         }
     }
 
@@ -47,14 +88,16 @@ impl TimelineStore {
     /// Drops every settled row (called when a turn ends): later updates of an old row are
     /// still emitted, they just are not deduplicated.
     pub fn prune_settled(&mut self) {
-        self.items.retain(|_, item| matches!(&item.body, ItemBody::ToolCall(c) if c.status == ToolStatus::Running));
+        self.items.retain(|_, item| is_running(item));
+        let items = &self.items;
+        self.order.retain(|id| items.contains_key(id));
+        // Give back what a long turn allocated.
+        self.items.shrink_to(RECENT_ROWS);
+        self.order.shrink_to(RECENT_ROWS);
     }
 
     pub fn running_tools(&self) -> usize {
-        self.items
-            .values()
-            .filter(|i| matches!(&i.body, ItemBody::ToolCall(c) if c.status == ToolStatus::Running))
-            .count()
+        self.items.values().filter(|i| is_running(i)).count()
     }
 
     pub fn len(&self) -> usize {
@@ -118,6 +161,26 @@ mod tests {
         assert_eq!(call.error, serde_json::Value::Null);
         s.prune_settled();
         assert!(s.is_empty());
+    }
+
+    #[test]
+    fn memory_is_bounded_but_running_tools_are_kept() {
+        let mut s = TimelineStore::default();
+        s.upsert(&shell("tool"));
+        for i in 0..10 * RECENT_ROWS {
+            let item = TimelineItem::new(format!("m{i}"), ItemBody::Reasoning { text: "x".into() });
+            assert!(s.upsert(&item));
+        }
+        assert!(s.len() <= RECENT_ROWS);
+        assert!(s.order.len() <= 4 * RECENT_ROWS + 1);
+        assert_eq!(s.running_tools(), 1, "a running tool is never evicted");
+        let recent = TimelineItem::new(
+            format!("m{}", 10 * RECENT_ROWS - 1),
+            ItemBody::Reasoning { text: "x".into() },
+        );
+        assert!(!s.upsert(&recent), "recent rows are still deduplicated");
+        let changed = s.settle_running_tools(ToolStatus::Canceled, "");
+        assert_eq!(changed.len(), 1);
     }
 
     #[test]

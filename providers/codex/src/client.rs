@@ -14,7 +14,7 @@
 //!
 //! A call's answer can sit behind a waiting handler. That cannot deadlock a session: the core
 //! keeps draining the sink while an `AgentSession` method runs (and always between them), and
-//! during `Provider::open` only a few deduplicated warnings reach the sink (which holds 256).
+//! during `Provider::open` only a few deduplicated warnings reach the sink (which holds `SESSION_QUEUE` events).
 
 use crate::rpc::{self, Incoming, RpcError};
 use agent_bridge_core::codec::Line;
