@@ -1,28 +1,99 @@
 //! `ClaudeProvider`: availability, catalog, session list, and opening sessions.
 
 use crate::catalog;
+use crate::control::ControlError;
 use crate::launch::{self, LaunchOptions};
 use crate::reader::persistence;
-use crate::session::{initialize, spawn_runtime, startup_error, ClaudeSession, RespawnInfo};
+use crate::session::{
+    initialize, spawn_runtime, startup_error, ClaudeSession, RespawnInfo, Runtime,
+};
 use crate::transcript;
+use crate::warm::{Spare, SpareKey, SpareStart, WarmConfig, WarmPool};
 use agent_bridge_core::{
     CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink, SessionsQuery,
 };
 use agent_bridge_protocol::{
     AvailabilityStatus, Capability, HistoryMode, ProviderAvailability, ProviderCatalog,
-    ProviderCatalogOptions, ProviderCommand, ProviderError, ProviderSessionSummary,
+    ProviderCatalogOptions, ProviderCommand, ProviderError, ProviderSessionConfig,
+    ProviderSessionSummary,
 };
 use async_trait::async_trait;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-#[derive(Debug, Default)]
-pub struct ClaudeProvider;
+pub struct ClaudeProvider {
+    /// Spare processes for warm session opens.
+    warm: WarmPool,
+}
+
+impl Default for ClaudeProvider {
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 impl ClaudeProvider {
+    /// Spares on unless `AGENT_BRIDGE_CLAUDE_SPARE=0`.
     pub fn new() -> Self {
-        ClaudeProvider
+        Self::with_warm(WarmConfig::from_env())
     }
+
+    pub fn with_warm(config: WarmConfig) -> Self {
+        ClaudeProvider {
+            warm: WarmPool::new(config),
+        }
+    }
+
+    /// The spare processes kept ready.
+    pub fn warm(&self) -> &WarmPool {
+        &self.warm
+    }
+
+    /// A session's process: the ready spare for exactly this spawn, or a fresh one. Returns it
+    /// with the CLI's `initialize` answer and its `get_settings` answer (what it applied).
+    async fn session_runtime(
+        &self,
+        session_id: &str,
+        start: &SpareStart,
+        sink: &SessionSink,
+    ) -> Result<(Runtime, Value, Option<Value>), ProviderError> {
+        if start.opts.resume.is_none() {
+            if let Some(spare) = self.warm.take(&start.key()) {
+                let (runtime, answer) = spare.attach(session_id, sink.clone());
+                match settings(&runtime).await {
+                    Err(ControlError::Gone) => {
+                        tracing::debug!(session = %session_id, "the claude spare is gone; spawning")
+                    }
+                    applied => {
+                        tracing::debug!(session = %session_id, "session served by a warm claude process");
+                        return Ok((runtime, answer, applied.ok()));
+                    }
+                }
+            }
+        }
+        let mut runtime = spawn_runtime(
+            session_id,
+            &start.launch,
+            &start.env,
+            &start.opts,
+            Some(sink.clone()),
+        )?;
+        match initialize(&runtime.channel).await {
+            Ok(answer) => {
+                let applied = settings(&runtime).await.ok();
+                Ok((runtime, answer, applied))
+            }
+            Err(e) => Err(startup_error(&mut runtime, "initialize", e).await),
+        }
+    }
+}
+
+/// What the CLI actually applied (model resolved, effort).
+async fn settings(runtime: &Runtime) -> Result<Value, ControlError> {
+    runtime
+        .channel
+        .request(json!({"subtype": "get_settings"}))
+        .await
 }
 
 fn commands_of(answer: &Value) -> Vec<ProviderCommand> {
@@ -75,6 +146,13 @@ fn persisted_session(
 
 #[async_trait]
 impl Provider for ClaudeProvider {
+    fn cli(&self) -> Option<agent_bridge_core::CliSpec> {
+        Some(agent_bridge_core::CliSpec {
+            program: crate::DEFAULT_PROGRAM,
+            version_args: &["--version"],
+        })
+    }
+
     fn capabilities(&self) -> Vec<Capability> {
         vec![
             Capability::PromptMessage,
@@ -146,23 +224,43 @@ impl Provider for ClaudeProvider {
         ctx: &ProviderContext,
         query: CatalogQuery,
     ) -> Result<ProviderCatalog, ProviderError> {
-        let cwd = query
-            .cwd
-            .filter(|c| std::path::Path::new(c).is_dir())
-            .unwrap_or_else(|| std::env::temp_dir().display().to_string());
-        let opts = LaunchOptions {
+        let Some(cwd) = query.cwd.filter(|c| std::path::Path::new(c).is_dir()) else {
+            let opts = LaunchOptions {
+                cwd: std::env::temp_dir().display().to_string(),
+                mode: catalog::DEFAULT_MODE.into(),
+                ..LaunchOptions::default()
+            };
+            let mut runtime =
+                spawn_runtime("catalog", &ctx.launch, &BTreeMap::new(), &opts, None)?;
+            let answer = match initialize(&runtime.channel).await {
+                Ok(a) => a,
+                Err(e) => return Err(startup_error(&mut runtime, "initialize", e).await),
+            };
+            runtime.shutdown().await;
+            return Ok(catalog::catalog(&catalog::models_from_initialize(&answer)));
+        };
+        // In a real cwd the probe is a session process with the default config, kept as the
+        // spare for the first session there.
+        let config = ProviderSessionConfig {
             cwd,
-            mode: catalog::DEFAULT_MODE.into(),
-            ..LaunchOptions::default()
+            ..ProviderSessionConfig::default()
         };
-        let (sink, _events) = SessionSink::channel();
-        let mut runtime = spawn_runtime("catalog", &ctx.launch, &BTreeMap::new(), &opts, sink)?;
-        let answer = match initialize(&runtime.channel).await {
-            Ok(a) => a,
-            Err(e) => return Err(startup_error(&mut runtime, "initialize", e).await),
+        let env = launch::effective_env(&ctx.launch, &BTreeMap::new());
+        let start = SpareStart {
+            launch: ctx.launch.clone(),
+            env: BTreeMap::new(),
+            opts: LaunchOptions::from_config(&config, &env),
         };
-        runtime.shutdown().await;
-        Ok(catalog::catalog(&catalog::models_from_initialize(&answer)))
+        let key: SpareKey = start.key();
+        if let Some(answer) = self.warm.peek_init(&key) {
+            return Ok(catalog::catalog(&catalog::models_from_initialize(&answer)));
+        }
+        let spare = Spare::start(&start).await?;
+        let models = catalog::models_from_initialize(&spare.init);
+        if let Some(mut unused) = self.warm.offer(key, spare) {
+            unused.runtime.shutdown().await;
+        }
+        Ok(catalog::catalog(&models))
     }
 
     async fn list_sessions(
@@ -225,25 +323,20 @@ impl Provider for ClaudeProvider {
                 }
             }
         }
-        let mut runtime = spawn_runtime(
-            &request.session_id,
-            &ctx.launch,
-            &request.config.env,
-            &opts,
-            sink.clone(),
-        )?;
-        let answer = match initialize(&runtime.channel).await {
-            Ok(a) => a,
-            Err(e) => return Err(startup_error(&mut runtime, "initialize", e).await),
+        let start = SpareStart {
+            launch: ctx.launch.clone(),
+            env: request.config.env.clone(),
+            opts: opts.clone(),
         };
+        let (runtime, answer, applied) = self
+            .session_runtime(&request.session_id, &start, &sink)
+            .await?;
+        // The next session here opens warm: a fresh spare like this one (never resuming).
+        let mut next = start;
+        next.opts.resume = None;
+        self.warm.replenish(next);
         let models = catalog::models_from_initialize(&answer);
         let commands = commands_of(&answer);
-        // What the CLI actually applied (model resolved, effort).
-        let applied = runtime
-            .channel
-            .request(json!({"subtype": "get_settings"}))
-            .await
-            .ok();
         let applied_model = applied
             .as_ref()
             .and_then(|a| a.pointer("/applied/model"))

@@ -70,6 +70,13 @@ fn launch_key(launch: &LaunchOverride) -> String {
 
 #[async_trait]
 impl Provider for CodexProvider {
+    fn cli(&self) -> Option<agent_bridge_core::CliSpec> {
+        Some(agent_bridge_core::CliSpec {
+            program: crate::launch::DEFAULT_PROGRAM,
+            version_args: &["--version"],
+        })
+    }
+
     fn capabilities(&self) -> Vec<Capability> {
         vec![
             Capability::PromptMessage,
