@@ -234,9 +234,8 @@ fn cli_text(cli: &Option<CliState>) -> String {
             Ok(v) => format!("{} ({v})", path.display()),
             Err(why) => format!("{} (version unknown: {why})", path.display()),
         },
-        Some(CliState::NotFound { program, searched }) => {
-            format!("`{program}` not found (searched PATH={searched})")
-        }
+        // Where it looked is in the availability diagnostic; say it once.
+        Some(CliState::NotFound { program, .. }) => format!("`{program}` not found"),
     }
 }
 
@@ -361,8 +360,8 @@ mod tests {
         assert_eq!(
             lines,
             vec![
-                "demo     agent demo     cli built in                                     available",
-                "claudex  agent claudex  cli `claude` not found (searched PATH=/usr/bin)  missing — install Claude Code",
+                "demo     agent demo     cli built in            available",
+                "claudex  agent claudex  cli `claude` not found  missing — install Claude Code",
             ]
         );
         assert_eq!(summary(&findings), "2 providers: 1 available, 1 missing");
