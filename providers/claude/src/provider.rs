@@ -58,7 +58,7 @@ impl ClaudeProvider {
         sink: &SessionSink,
     ) -> Result<(Runtime, Value, Option<Value>), ProviderError> {
         if start.opts.resume.is_none() {
-            if let Some(spare) = self.warm.take(&start.key()) {
+            if let Some(spare) = self.warm.take_or_wait(&start.key()).await {
                 let (runtime, answer) = spare.attach(session_id, sink.clone());
                 match settings(&runtime).await {
                     Err(ControlError::Gone) => {
@@ -230,8 +230,7 @@ impl Provider for ClaudeProvider {
                 mode: catalog::DEFAULT_MODE.into(),
                 ..LaunchOptions::default()
             };
-            let mut runtime =
-                spawn_runtime("catalog", &ctx.launch, &BTreeMap::new(), &opts, None)?;
+            let mut runtime = spawn_runtime("catalog", &ctx.launch, &BTreeMap::new(), &opts, None)?;
             let answer = match initialize(&runtime.channel).await {
                 Ok(a) => a,
                 Err(e) => return Err(startup_error(&mut runtime, "initialize", e).await),
@@ -252,6 +251,7 @@ impl Provider for ClaudeProvider {
             opts: LaunchOptions::from_config(&config, &env),
         };
         let key: SpareKey = start.key();
+        self.warm.wait_started(&key).await;
         if let Some(answer) = self.warm.peek_init(&key) {
             return Ok(catalog::catalog(&catalog::models_from_initialize(&answer)));
         }

@@ -6,7 +6,8 @@
 //! (and so the CLI, through its stdout pipe) down instead of growing a queue. This cannot
 //! deadlock: control responses are routed to their waiters by the reader itself, never through
 //! the sink, and the core keeps draining the sink while a session method waits on one. Once the
-//! runtime shuts down, a send waiting on a full sink is abandoned.
+//! runtime shuts down, a send waiting on a full sink is abandoned. A spare process (see
+//! [`crate::warm`]) has no sink until a session takes it; its events are dropped until then.
 
 use crate::control::ControlChannel;
 use crate::normalize::NormEvent;
@@ -20,10 +21,44 @@ use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 
+/// Where a runtime's events go: the session's bounded sink, or nowhere while the process is a
+/// spare that belongs to no session yet.
+#[derive(Debug, Clone, Default)]
+pub struct EventTarget(Arc<Mutex<Option<SessionSink>>>);
+
+impl EventTarget {
+    pub fn new(sink: Option<SessionSink>) -> Self {
+        EventTarget(Arc::new(Mutex::new(sink)))
+    }
+
+    /// Binds the runtime to a session (a spare being taken).
+    pub fn attach(&self, sink: SessionSink) {
+        if let Ok(mut s) = self.0.lock() {
+            *s = Some(sink);
+        }
+    }
+
+    /// The session's sink, once there is one.
+    pub fn sink(&self) -> Option<SessionSink> {
+        self.0.lock().ok().and_then(|s| s.clone())
+    }
+
+    /// Sends one event, waiting while the sink is full; dropped when no session is attached.
+    pub async fn send(&self, event: AgentEvent) -> bool {
+        match self.sink() {
+            Some(sink) => sink.send(event).await,
+            None => {
+                tracing::debug!("event of an unattached claude process dropped");
+                false
+            }
+        }
+    }
+}
+
 pub struct Reader {
     pub shared: Arc<Mutex<Shared>>,
     pub channel: ControlChannel,
-    pub sink: SessionSink,
+    pub events: EventTarget,
     /// Becomes true when the runtime shuts down: pending events are dropped then.
     pub stop: watch::Receiver<bool>,
     pub child: Arc<tokio::sync::Mutex<ManagedChild>>,
@@ -80,11 +115,11 @@ impl Reader {
         if *self.stop.borrow() {
             return;
         }
-        let sink = &self.sink;
+        let events = &self.events;
         let stop = &mut self.stop;
         tokio::select! {
             biased;
-            _ = sink.send(event) => {}
+            _ = events.send(event) => {}
             _ = stop.wait_for(|s| *s) => {}
         }
     }

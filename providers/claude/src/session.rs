@@ -5,7 +5,7 @@ use crate::control::{ControlChannel, ControlError};
 use crate::launch::LaunchOptions;
 use crate::normalize::{Mode, Normalizer};
 use crate::permissions::{self, PendingPermission};
-use crate::reader::Reader;
+use crate::reader::{EventTarget, Reader};
 use crate::wire;
 use agent_bridge_core::supervisor::{LaunchOverride, ManagedChild};
 use agent_bridge_core::{AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnRequest};
@@ -68,7 +68,7 @@ impl Shared {
     }
 }
 
-fn poisoned() -> ProviderError {
+pub(crate) fn poisoned() -> ProviderError {
     ProviderError::new("internal state of the Claude session is unavailable")
 }
 
@@ -81,20 +81,21 @@ pub struct Runtime {
     pub shared: Arc<Mutex<Shared>>,
     pub channel: ControlChannel,
     pub child: Arc<tokio::sync::Mutex<ManagedChild>>,
-    /// The session's bounded event sink (the reader sends into it too).
-    pub sink: SessionSink,
+    /// The session's bounded event sink (the reader sends into it too); none for a spare.
+    pub events: EventTarget,
     stop: watch::Sender<bool>,
     writer: tokio::task::JoinHandle<()>,
     reader: tokio::task::JoinHandle<()>,
 }
 
-/// Spawns the CLI for `opts` and starts its reader; events go to `sink`.
+/// Spawns the CLI for `opts` and starts its reader; events go to `sink` (none for a spare or
+/// a catalog probe: its events are dropped).
 pub fn spawn_runtime(
     session_id: &str,
     launch: &LaunchOverride,
     env: &BTreeMap<String, String>,
     opts: &LaunchOptions,
-    sink: SessionSink,
+    sink: Option<SessionSink>,
 ) -> Result<Runtime, ProviderError> {
     let spec = opts.spec(launch, env);
     let mut child = ManagedChild::spawn(&spec).map_err(|e| {
@@ -132,10 +133,11 @@ pub fn spawn_runtime(
     }));
     let child = Arc::new(tokio::sync::Mutex::new(child));
     let (stop, stop_rx) = watch::channel(false);
+    let events = EventTarget::new(sink);
     let reader = Reader {
         shared: shared.clone(),
         channel: channel.clone(),
-        sink: sink.clone(),
+        events: events.clone(),
         stop: stop_rx,
         child: child.clone(),
         stderr,
@@ -145,7 +147,7 @@ pub fn spawn_runtime(
         shared,
         channel,
         child,
-        sink,
+        events,
         stop,
         writer,
         reader,
@@ -163,6 +165,38 @@ impl Runtime {
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut self.writer).await;
         self.child.lock().await.shutdown_after_stdin_closed().await;
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut self.reader).await;
+        self.reader.abort();
+    }
+
+    /// Immediate stop without waiting (SIGKILL to the group): a dropped runtime never leaves its
+    /// process behind, even while its reader task still runs.
+    pub fn kill_now(&self) {
+        if let Ok(mut s) = self.shared.lock() {
+            s.closing = true;
+        }
+        let _ = self.stop.send(true);
+        self.channel.close();
+        match self.child.try_lock() {
+            Ok(mut child) => child.kill_now(),
+            // The reader holds it only while it reaps a process that already died.
+            Err(_) => tracing::debug!("claude process is being reaped already"),
+        }
+    }
+
+    /// True once the process is known to be gone.
+    pub fn is_dead(&self) -> bool {
+        let dead = self.shared.lock().map(|s| s.dead).unwrap_or(true);
+        dead || self
+            .child
+            .try_lock()
+            .map(|mut c| c.try_exited().is_some())
+            .unwrap_or(false)
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.kill_now();
         self.reader.abort();
     }
 }
@@ -367,7 +401,7 @@ impl AgentSession for ClaudeSession {
                         s.config.mode = mode.to_string();
                         s.config_state()
                     };
-                    self.runtime.sink.send(AgentEvent::Config(state)).await;
+                    self.runtime.events.send(AgentEvent::Config(state)).await;
                 }
                 Err(e) => tracing::warn!("plan approved but switching to {mode} failed: {e}"),
             }
@@ -421,48 +455,5 @@ impl AgentSession for ClaudeSession {
 
     async fn close(&mut self) {
         self.runtime.shutdown().await;
-    }
-}
-
-impl ClaudeSession {
-    /// Restarts the CLI on the same native session with `next` as its flags (model, mode,
-    /// effort); the old process is stopped only once the new one answered `initialize`.
-    pub(crate) async fn respawn_with(
-        &mut self,
-        next: &ConfigSnapshot,
-    ) -> Result<(), ProviderError> {
-        let (native, models) = {
-            let s = self.runtime.shared.lock().map_err(|_| poisoned())?;
-            if s.turn.is_some() {
-                return Err(ProviderError::new(
-                    "this Claude Code version changes thinking only between turns (it restarts the session)",
-                )
-                .with_code("turn_active"));
-            }
-            (s.native_session_id.clone(), s.config.models.clone())
-        };
-        let info = &self.respawn;
-        let mut opts = info.opts.clone();
-        opts.model = (next.model != "default").then(|| next.model.clone());
-        opts.mode = next.mode.clone();
-        opts.effort = next.thinking.clone();
-        opts.resume = native;
-        let mut fresh = spawn_runtime(
-            &info.session_id,
-            &info.launch,
-            &info.env,
-            &opts,
-            info.sink.clone(),
-        )?;
-        if let Err(e) = initialize(&fresh.channel).await {
-            return Err(startup_error(&mut fresh, "restart for a thinking change", e).await);
-        }
-        if let Ok(mut s) = fresh.shared.lock() {
-            s.config.models = models;
-        }
-        let mut old = std::mem::replace(&mut self.runtime, fresh);
-        old.shutdown().await;
-        self.respawn.opts = opts;
-        Ok(())
     }
 }
