@@ -55,8 +55,14 @@ async fn an_answer_behind_a_full_sink_arrives_once_the_sink_drains() {
     let dir = tempfile::tempdir().expect("tempdir");
     let launch = chatty_cli(dir.path());
     let (sink, mut rx) = SessionSink::channel();
-    let mut runtime = spawn_runtime("s1", &launch, &BTreeMap::new(), &options(dir.path()), sink)
-        .expect("spawn the stand-in");
+    let mut runtime = spawn_runtime(
+        "s1",
+        &launch,
+        &BTreeMap::new(),
+        &options(dir.path()),
+        Some(sink),
+    )
+    .expect("spawn the stand-in");
     let channel = runtime.channel.clone();
     let call = tokio::spawn(async move { initialize(&channel).await });
 
@@ -96,8 +102,14 @@ async fn shutdown_with_a_full_sink_completes_and_stops_the_cli() {
     let dir = tempfile::tempdir().expect("tempdir");
     let launch = chatty_cli(dir.path());
     let (sink, rx) = SessionSink::channel();
-    let mut runtime = spawn_runtime("s1", &launch, &BTreeMap::new(), &options(dir.path()), sink)
-        .expect("spawn the stand-in");
+    let mut runtime = spawn_runtime(
+        "s1",
+        &launch,
+        &BTreeMap::new(),
+        &options(dir.path()),
+        Some(sink),
+    )
+    .expect("spawn the stand-in");
     let _ = runtime
         .channel
         .send(serde_json::json!({"subtype": "initialize"}));

@@ -95,6 +95,7 @@ async fn sub_agent_gets_a_child_session_live_and_after_resume() {
         .expect("close");
     host.wait_answer("r-c", STEP).await.expect("closed");
     host.assert_invariants();
+    rig.report("sub-agent");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -155,4 +156,5 @@ async fn plan_approval_is_a_plan_permission_that_switches_mode() {
         .cloned();
     assert_eq!(plan.map(|p| p["status"].clone()), Some(json!("completed")));
     rig.finish("s-plan").await;
+    rig.report("plan-approval");
 }

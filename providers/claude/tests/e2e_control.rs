@@ -56,7 +56,7 @@ async fn interrupt_cancels_a_slow_turn_and_the_process_takes_the_next_prompt() {
     );
 
     // The same process takes the next prompt; the aborted run's late lines do not end it.
-    let pid_before = claude_pids(&rig);
+    let pid_before = session_pid(&rig);
     let run = rig
         .host
         .run_turn(&rig.conn, "s-int", "say hi", STEP)
@@ -64,18 +64,14 @@ async fn interrupt_cancels_a_slow_turn_and_the_process_takes_the_next_prompt() {
         .expect("next turn");
     assert_eq!(run.state(), "completed");
     assert!(last_assistant_text(&rig.timeline("s-int")).starts_with("hi! (mock reply"));
-    assert_eq!(claude_pids(&rig), pid_before, "no respawn");
+    assert_eq!(session_pid(&rig), pid_before, "no respawn");
     rig.finish("s-int").await;
+    rig.report("interrupt-then-turn");
 }
 
-fn claude_pids(rig: &Rig) -> Vec<i32> {
-    let claude = rig.claude.display().to_string();
-    rig.host
-        .descendants()
-        .into_iter()
-        .filter(|p| p.cmdline.starts_with(&claude))
-        .map(|p| p.pid)
-        .collect()
+/// The session's CLI (the only session of the rig, so the oldest `claude`).
+fn session_pid(rig: &Rig) -> i32 {
+    rig.first_session_cli().pid
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -137,6 +133,7 @@ async fn steer_joins_the_running_turn() {
         .collect();
     assert_eq!(user_rows.len(), 2, "prompt and steer rows");
     rig.finish("s-steer").await;
+    rig.report("steer");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -217,6 +214,7 @@ async fn configure_changes_model_mode_and_thinking_all_or_nothing() {
     assert_eq!(last.at("/config/model"), Some(&json!("sonnet")));
     assert_eq!(last.at("/config/mode"), Some(&json!("acceptEdits")));
     rig.finish("s-cfg").await;
+    rig.report("configure");
 }
 
 /// A CLI that cannot change thinking live: the session restarts it with `--resume` and the
@@ -315,4 +313,5 @@ async fn thinking_change_respawns_with_resume_when_the_cli_cannot_apply_it_live(
         .expect("close");
     host.wait_answer("r-close", STEP).await.expect("closed");
     host.assert_invariants();
+    report(&claude, "thinking-respawn");
 }

@@ -71,6 +71,7 @@ async fn compact_command_runs_as_a_turn_with_a_compaction_row() {
         .expect("result");
     assert_eq!(result["type"], "failed", "{result}");
     rig.finish("s-cmd").await;
+    rig.report("compact-command");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -109,6 +110,7 @@ async fn catalog_lists_the_cli_models_and_the_four_modes() {
         Some(&json!("high"))
     );
     rig.host.assert_invariants();
+    rig.report("catalog");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -151,6 +153,7 @@ async fn availability_reports_missing_incompatible_and_available() {
         }
         host.assert_invariants();
     }
+    report(&claude, "availability");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -200,6 +203,7 @@ async fn background_shell_blocks_runtime_release_until_it_finishes() {
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
     rig.finish("s-bg").await;
+    rig.report("background-shell");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -271,4 +275,5 @@ async fn deny_with_interrupt_stops_the_turn_and_clear_pending_denies() {
         .count();
     assert!(failed >= 1, "the cleared tool failed");
     rig.finish("s-deny").await;
+    rig.report("deny-interrupt-clear-pending");
 }

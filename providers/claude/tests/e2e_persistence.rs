@@ -101,6 +101,7 @@ async fn resume_in_a_fresh_bridge_replays_the_transcript_then_continues() {
         .expect("close");
     host.wait_answer(rid, STEP).await.expect("closed");
     host.assert_invariants();
+    rig.report("resume-replay");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -189,4 +190,5 @@ async fn session_list_shows_paseo_and_outside_sessions_with_previews() {
         .as_str()
         .is_some_and(|t| t.ends_with('Z')));
     rig.finish("s-list").await;
+    rig.report("session-list");
 }

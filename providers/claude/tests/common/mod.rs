@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use agent_bridge_conformance::{input, BridgeHost, Event};
+use agent_bridge_conformance::{input, procs, BridgeHost, Event};
 use mock_llm::{hermetic, HermeticEnv, MockLlm};
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -30,6 +30,8 @@ pub struct Rig {
     pub mock: MockLlm,
     pub env: HermeticEnv,
     pub claude: PathBuf,
+    /// The CLI's version, for the report of exercised scenarios.
+    pub version: String,
     pub host: BridgeHost,
     pub conn: String,
     _root: tempfile::TempDir,
@@ -39,6 +41,7 @@ pub struct Rig {
 /// outside CI.
 pub async fn rig() -> Option<Rig> {
     let claude = mock_llm::require_cli("claude")?;
+    let version = mock_llm::cli_version(&claude).unwrap_or_else(|| "unknown".into());
     let mock = MockLlm::start().await.expect("mock server");
     let root = tempfile::tempdir().expect("temp root");
     let env = hermetic::claude(&mock, root.path()).expect("hermetic env");
@@ -47,6 +50,7 @@ pub async fn rig() -> Option<Rig> {
         mock,
         env,
         claude,
+        version,
         host,
         conn,
         _root: root,
@@ -70,7 +74,44 @@ pub async fn connect(claude: &std::path::Path, env: &HermeticEnv) -> (BridgeHost
     (host, conn)
 }
 
+/// The real `claude` processes under a bridge (not their guards), oldest first. A session's
+/// CLI is older than the spare started after it answered, so the first session's is first.
+pub fn claude_procs(host: &BridgeHost, claude: &std::path::Path) -> Vec<procs::ProcInfo> {
+    let claude = claude.display().to_string();
+    let mut found: Vec<procs::ProcInfo> = host
+        .descendants()
+        .into_iter()
+        .filter(|p| p.cmdline.starts_with(&claude))
+        .collect();
+    found.sort_by_key(|p| (p.start_time, p.pid));
+    found
+}
+
+/// Records a scenario in the CLI report (`AGENT_BRIDGE_CLI_REPORT`).
+pub fn report(claude: &std::path::Path, scenario: &str) {
+    let version = mock_llm::cli_version(claude).unwrap_or_else(|| "unknown".into());
+    mock_llm::report_ok("claude", &version, scenario);
+}
+
 impl Rig {
+    /// Records the scenario in the CLI report (`AGENT_BRIDGE_CLI_REPORT`).
+    pub fn report(&self, scenario: &str) {
+        mock_llm::report_ok("claude", &self.version, scenario);
+    }
+
+    /// The real `claude` processes under the bridge, oldest first (see [`claude_procs`]).
+    pub fn claude_procs(&self) -> Vec<procs::ProcInfo> {
+        claude_procs(&self.host, &self.claude)
+    }
+
+    /// The first session's CLI: the oldest `claude` under the bridge.
+    pub fn first_session_cli(&self) -> procs::ProcInfo {
+        self.claude_procs()
+            .into_iter()
+            .next()
+            .expect("a claude process")
+    }
+
     pub fn cwd(&self) -> PathBuf {
         self.env.workdir.clone()
     }
