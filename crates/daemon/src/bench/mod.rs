@@ -2,6 +2,8 @@
 //! agent, measures latency, throughput and memory, and prints them beside their targets.
 
 mod bridge;
+mod claude;
+mod claude_cli;
 mod phases;
 mod report;
 mod stats;
@@ -47,9 +49,14 @@ pub struct BenchArgs {
     /// Folder holding plugin.json (default: as `serve` finds it).
     #[arg(long)]
     pub plugin_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub claude: claude::ClaudeArgs,
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    if args.claude.claude {
+        return claude::run(&args.claude, args.json, args.plugin_dir);
+    }
     let release = !cfg!(debug_assertions);
     if !release {
         eprintln!("warning: this is a debug build; build with --release for meaningful numbers");

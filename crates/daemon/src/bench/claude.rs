@@ -1,0 +1,496 @@
+//! `agent-bridge bench --claude`: the Claude Code section. The real `claude` (the pinned one in
+//! `.cache/clis`, hermetic env) talks to the `mock-llm` binary; the same CLI is driven through
+//! the bridge and directly (stream-json over stdio, the bridge's own flags), interleaved, so
+//! the difference is what the bridge costs:
+//! - a turn (prompt written -> turn end / `result` read), paired bridge − direct;
+//! - a cold open (a bridge with spares off: `session.open` -> `session.ready`) against the
+//!   CLI's own start to its `initialize` answer (the bridge's open waits for exactly that, plus
+//!   `get_settings`); also the CLI's start to its first `system/init`, which it prints only
+//!   once a first prompt arrives (written at once here);
+//! - a warm open: a matching spare ready (see the provider's `warm` module).
+
+use super::bridge::{Bridge, Tally};
+use super::claude_cli::{DirectCli, Hermetic, MockServer};
+use super::report::{format_table, Row, Verdict};
+use super::stats::{fmt_ms, Dist};
+use crate::plugin;
+use agent_bridge_claude::launch::LaunchOptions;
+use agent_bridge_core::supervisor::LaunchOverride;
+use agent_bridge_protocol::wire::{METHOD_CONNECT, METHOD_INITIALIZE, METHOD_SEND};
+use agent_bridge_protocol::{
+    HistoryMode, PromptDelivery, PromptInput, ProviderContent, ProviderInput, ProviderPrompt,
+    ProviderSessionConfig, TurnState,
+};
+use anyhow::{anyhow, bail, Context};
+use clap::Args;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// The targets: a warm open under 50 ms; the bridge adds at most 5 ms to an open.
+pub const TARGET_WARM_OPEN_MS: f64 = 50.0;
+pub const TARGET_OPEN_OVERHEAD_MS: f64 = 5.0;
+/// Time for a new spare to start and initialize before the next warm open is measured.
+const SPARE_SETTLE: Duration = Duration::from_millis(2500);
+/// Turns of each kind before the measured ones.
+const WARMUP_TURNS: usize = 3;
+const STEP: Duration = Duration::from_secs(60);
+/// Lets a closed session's CLI exit before the next measurement.
+const CLOSE_SETTLE: Duration = Duration::from_millis(300);
+const PROMPT: &str = "say hi";
+
+#[derive(Debug, Args)]
+pub struct ClaudeArgs {
+    /// Run the Claude Code section (the real pinned claude and the mock-llm binary) instead
+    /// of the demo agent's.
+    #[arg(long)]
+    pub claude: bool,
+    /// Turns through the bridge and directly (interleaved), each.
+    #[arg(long, default_value_t = 30)]
+    pub claude_turns: usize,
+    /// Samples of each open measurement (a CLI start varies by a few hundred ms).
+    #[arg(long, default_value_t = 15)]
+    pub claude_opens: usize,
+    /// The claude executable (default: the pinned one in `.cache/clis`).
+    #[arg(long)]
+    pub claude_bin: Option<PathBuf>,
+    /// The mock-llm executable (default: next to this binary; `cargo build --release -p
+    /// mock-llm`).
+    #[arg(long)]
+    pub mock_llm: Option<PathBuf>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ClaudeReport {
+    pub release_build: bool,
+    pub claude_version: String,
+    pub turn_direct: Option<Dist>,
+    pub turn_bridge: Option<Dist>,
+    /// Paired differences bridge − direct, one per interleaved pair.
+    pub turn_overhead: Option<Dist>,
+    pub open_cold_bridge: Option<Dist>,
+    pub cli_start_to_initialize: Option<Dist>,
+    pub cli_start_to_system_init: Option<Dist>,
+    pub open_overhead: Option<Dist>,
+    pub open_first_warm_bridge_ms: f64,
+    pub open_warm: Option<Dist>,
+}
+
+/// Like `fmt_ms`, for values that may be negative (differences).
+fn fmt_signed_ms(ms: f64) -> String {
+    if ms < 0.0 {
+        format!("-{}", fmt_ms(-ms))
+    } else {
+        fmt_ms(ms)
+    }
+}
+
+fn dist_row(metric: &str, d: &Option<Dist>, target: Option<(f64, &str)>) -> Row {
+    let measured = match d {
+        Some(d) => format!(
+            "{} / {} (n={})",
+            fmt_signed_ms(d.p50_ms),
+            fmt_signed_ms(d.p95_ms),
+            d.n
+        ),
+        None => "no samples".into(),
+    };
+    let (target, verdict) = match (target, d) {
+        (Some((limit, text)), Some(d)) if d.p50_ms <= limit => (text, Verdict::Pass),
+        (Some((_, text)), _) => (text, Verdict::Fail),
+        (None, _) => ("", Verdict::Info),
+    };
+    Row {
+        metric: metric.into(),
+        measured,
+        target: target.into(),
+        verdict,
+    }
+}
+
+impl ClaudeReport {
+    pub fn rows(&self) -> Vec<Row> {
+        let mut first = dist_row("first open in a bridge (no spare yet)", &None, None);
+        first.measured = fmt_ms(self.open_first_warm_bridge_ms);
+        vec![
+            dist_row("turn, claude direct (p50 / p95)", &self.turn_direct, None),
+            dist_row("turn, through the bridge", &self.turn_bridge, None),
+            dist_row("bridge adds per turn (paired)", &self.turn_overhead, None),
+            dist_row(
+                "CLI start -> initialize answered",
+                &self.cli_start_to_initialize,
+                None,
+            ),
+            dist_row(
+                "CLI start -> first system/init",
+                &self.cli_start_to_system_init,
+                None,
+            ),
+            dist_row("cold open through the bridge", &self.open_cold_bridge, None),
+            dist_row(
+                "bridge adds to a cold open (paired)",
+                &self.open_overhead,
+                Some((TARGET_OPEN_OVERHEAD_MS, "p50 <= 5 ms")),
+            ),
+            first,
+            dist_row(
+                "warm open (spare ready)",
+                &self.open_warm,
+                Some((TARGET_WARM_OPEN_MS, "p50 < 50 ms")),
+            ),
+        ]
+    }
+}
+
+/// The pinned claude: `--claude-bin`, `$AGENT_BRIDGE_CLI_BIN`, `$AGENT_BRIDGE_CLI_CACHE`, or
+/// `.cache/clis` under the plugin dir, the current dir or the checkout this binary was built in.
+fn locate_claude(
+    args: &ClaudeArgs,
+    plugin_dir: Option<&Path>,
+    exe: &Path,
+) -> anyhow::Result<PathBuf> {
+    if let Some(bin) = &args.claude_bin {
+        return Ok(bin.clone());
+    }
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(bin) = std::env::var_os("AGENT_BRIDGE_CLI_BIN") {
+        dirs.push(PathBuf::from(bin));
+    }
+    if let Some(cache) = std::env::var_os("AGENT_BRIDGE_CLI_CACHE") {
+        dirs.push(PathBuf::from(cache).join("node_modules/.bin"));
+    }
+    let roots = [
+        plugin_dir.map(Path::to_path_buf),
+        std::env::current_dir().ok(),
+        exe.ancestors().nth(3).map(Path::to_path_buf),
+    ];
+    dirs.extend(
+        roots
+            .into_iter()
+            .flatten()
+            .map(|r| r.join(".cache/clis/node_modules/.bin")),
+    );
+    dirs.iter()
+        .map(|d| d.join("claude"))
+        .find(|p| p.is_file())
+        .ok_or_else(|| anyhow!("the pinned claude is not installed (run tests/clis/install.sh or pass --claude-bin)"))
+}
+
+fn locate_mock(args: &ClaudeArgs, exe: &Path) -> anyhow::Result<PathBuf> {
+    if let Some(bin) = &args.mock_llm {
+        return Ok(bin.clone());
+    }
+    exe.parent()
+        .map(|d| d.join("mock-llm"))
+        .filter(|p| p.is_file())
+        .ok_or_else(|| anyhow!("mock-llm not found next to this binary: cargo build --release -p mock-llm (or pass --mock-llm)"))
+}
+
+fn cli_version(claude: &Path) -> String {
+    std::process::Command::new(claude)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// A bridge connected to the Claude provider with the hermetic launch; returns the connection.
+fn connect(b: &mut Bridge, provider: &str, launch: &Value) -> anyhow::Result<String> {
+    let params = json!({ "apiVersion": 1, "host": { "name": "agent-bridge bench", "version": env!("CARGO_PKG_VERSION") } });
+    b.call(METHOD_INITIALIZE, params)?;
+    let request = json!({ "versions": [1], "capabilities": ["prompt.message", "permission"], "launch": launch });
+    let (result, _) = b.call(
+        METHOD_CONNECT,
+        json!({ "providerId": provider, "request": request }),
+    )?;
+    result
+        .get("connectionId")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| anyhow!("connect returned no connectionId: {result}"))
+}
+
+fn send(b: &mut Bridge, connection: &str, input: Value) -> anyhow::Result<Instant> {
+    let params = json!({ "connectionId": connection, "input": input });
+    let line = b.request_line(METHOD_SEND, params).1;
+    let at = Instant::now();
+    b.write_lines(&[line])?;
+    Ok(at)
+}
+
+/// Opens a session (request id = session id) and returns send -> `session.ready`.
+fn open(b: &mut Bridge, connection: &str, sid: &str, cwd: &str) -> anyhow::Result<Duration> {
+    let input = ProviderInput::SessionOpen {
+        request_id: sid.to_string(),
+        session_id: sid.to_string(),
+        config: ProviderSessionConfig {
+            cwd: cwd.to_string(),
+            ..Default::default()
+        },
+        persistence: None,
+        history: HistoryMode::Skip,
+    };
+    let sent = send(b, connection, serde_json::to_value(input)?)?;
+    let (at, result) = b.wait(STEP, "session.ready", |s| s.ready.remove(sid))?;
+    result.map_err(|e| anyhow!("session.open failed: {e}"))?;
+    Ok(at.saturating_duration_since(sent))
+}
+
+fn close(b: &mut Bridge, connection: &str, sid: &str) -> anyhow::Result<()> {
+    let input =
+        json!({"type": "session.close", "requestId": format!("close-{sid}"), "sessionId": sid});
+    send(b, connection, input).map(|_| ())
+}
+
+/// One turn through the bridge: prompt written -> `session.turn` end read.
+fn bridge_turn(b: &mut Bridge, connection: &str, sid: &str) -> anyhow::Result<Duration> {
+    b.state().tallies.insert(sid.to_string(), Tally::new(0));
+    let prompt = ProviderPrompt {
+        client_message_id: format!("bench-{}", super::bridge::unix_nanos()),
+        delivery: PromptDelivery::Auto,
+        input: PromptInput::Message {
+            content: vec![ProviderContent::text(PROMPT)],
+        },
+        output_schema: None,
+        clear_pending_permissions: None,
+    };
+    let input = ProviderInput::SessionPrompt {
+        session_id: sid.to_string(),
+        prompt,
+    };
+    let sent = send(b, connection, serde_json::to_value(input)?)?;
+    let (state, at) = b.wait(STEP, "the turn end", |s| {
+        s.tallies.get(sid).and_then(|t| t.end)
+    })?;
+    if state != TurnState::Completed {
+        bail!("a bench turn ended {state:?}");
+    }
+    Ok(at.saturating_duration_since(sent))
+}
+
+fn nanos(d: Duration) -> i64 {
+    d.as_nanos() as i64
+}
+
+pub fn run(
+    args: &ClaudeArgs,
+    json_out: bool,
+    plugin_dir: Option<PathBuf>,
+) -> anyhow::Result<ExitCode> {
+    let release = !cfg!(debug_assertions);
+    if !release {
+        eprintln!("warning: this is a debug build; build with --release for meaningful numbers");
+    }
+    let progress = |what: &str| {
+        if !json_out {
+            eprintln!("bench claude: {what}");
+        }
+    };
+    let dir = plugin::plugin_dir(plugin_dir);
+    let (_, providers) = plugin::load(dir.as_deref())?;
+    let provider = providers
+        .iter()
+        .find(|e| e.agent == "claude")
+        .map(|e| e.descriptor.id.clone())
+        .ok_or_else(|| anyhow!("plugin.json has no provider with agent `claude`"))?;
+    let exe = std::env::current_exe()?;
+    let claude = locate_claude(args, dir.as_deref(), &exe)?;
+    let version = cli_version(&claude);
+    let mock = MockServer::start(&locate_mock(args, &exe)?)?;
+    let herm = Hermetic::new(&mock.url, &claude)?;
+    let cwd = herm.workdir.display().to_string();
+    let launch_value =
+        json!({"command": claude.display().to_string(), "args": [], "env": herm.env});
+    let launch = LaunchOverride {
+        command: Some(claude.display().to_string()),
+        args: Vec::new(),
+        env: Some(herm.env.clone()),
+    };
+    let config = ProviderSessionConfig {
+        cwd: cwd.clone(),
+        ..Default::default()
+    };
+    // The very command line the bridge runs for that config.
+    let spec = LaunchOptions::from_config(&config, &herm.env).spec(&launch, &BTreeMap::new());
+
+    progress(&format!(
+        "cold opens, bridge (spares off) vs claude {version} direct"
+    ));
+    let launcher = herm.no_spare_launcher(&exe)?;
+    let mut cold = Bridge::spawn(&launcher, dir.as_deref())?;
+    let cold_conn = connect(&mut cold, &provider, &launch_value)?;
+    let (mut open_bridge, mut to_init, mut to_system) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..args.claude_opens {
+        let direct = |to_init: &mut Vec<i64>| -> anyhow::Result<()> {
+            let (mut cli, started) = DirectCli::spawn(&spec)?;
+            to_init.push(nanos(
+                cli.initialize(STEP)?.saturating_duration_since(started),
+            ));
+            Ok(())
+        };
+        if i % 2 == 1 {
+            direct(&mut to_init)?;
+        }
+        let sid = format!("cold{i}");
+        open_bridge.push(nanos(open(&mut cold, &cold_conn, &sid, &cwd)?));
+        close(&mut cold, &cold_conn, &sid)?;
+        std::thread::sleep(CLOSE_SETTLE);
+        if i % 2 == 0 {
+            direct(&mut to_init)?;
+        }
+        let (mut cli, started) = DirectCli::spawn(&spec)?;
+        cli.send_user(PROMPT)?;
+        let init = cli.wait_line(STEP, "system/init", |v| {
+            v["type"] == "system" && v["subtype"] == "init"
+        })?;
+        to_system.push(nanos(init.saturating_duration_since(started)));
+        cli.wait_line(STEP, "result", |v| v["type"] == "result")?;
+    }
+    if let Err(e) = cold.shutdown(Duration::from_secs(10)) {
+        eprintln!("warning: {e:#}");
+    }
+    let open_overhead: Vec<i64> = open_bridge
+        .iter()
+        .zip(&to_init)
+        .map(|(b, d)| b - d)
+        .collect();
+
+    progress("warm opens (a spare ready each time)");
+    let mut warm = Bridge::spawn(&exe, dir.as_deref())?;
+    let conn = connect(&mut warm, &provider, &launch_value)?;
+    let first_open = open(&mut warm, &conn, "warm0", &cwd)?;
+    let mut open_warm = Vec::new();
+    for i in 1..=args.claude_opens {
+        std::thread::sleep(SPARE_SETTLE);
+        open_warm.push(nanos(open(&mut warm, &conn, &format!("warm{i}"), &cwd)?));
+        close(&mut warm, &conn, &format!("warm{}", i - 1))?;
+    }
+    let sid = format!("warm{}", args.claude_opens);
+
+    progress(&format!(
+        "{} turns each, bridge and direct, interleaved",
+        args.claude_turns
+    ));
+    let (mut cli, _) = DirectCli::spawn(&spec)?;
+    cli.initialize(STEP).context("the direct claude")?;
+    // Let the spare started by the last open and the last closed CLI settle first.
+    std::thread::sleep(SPARE_SETTLE);
+    for _ in 0..WARMUP_TURNS {
+        bridge_turn(&mut warm, &conn, &sid)?;
+        cli.turn(PROMPT, STEP)?;
+    }
+    let (mut via_bridge, mut direct, mut diffs) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..args.claude_turns {
+        let (b, d) = if i % 2 == 0 {
+            let b = bridge_turn(&mut warm, &conn, &sid)?;
+            (b, cli.turn(PROMPT, STEP)?)
+        } else {
+            let d = cli.turn(PROMPT, STEP)?;
+            (bridge_turn(&mut warm, &conn, &sid)?, d)
+        };
+        via_bridge.push(nanos(b));
+        direct.push(nanos(d));
+        diffs.push(nanos(b) - nanos(d));
+    }
+    drop(cli);
+    if let Err(e) = warm.shutdown(Duration::from_secs(10)) {
+        eprintln!("warning: {e:#}");
+    }
+
+    let report = ClaudeReport {
+        release_build: release,
+        claude_version: version,
+        turn_direct: Dist::from_nanos(direct),
+        turn_bridge: Dist::from_nanos(via_bridge),
+        turn_overhead: Dist::from_nanos(diffs),
+        open_cold_bridge: Dist::from_nanos(open_bridge),
+        cli_start_to_initialize: Dist::from_nanos(to_init),
+        cli_start_to_system_init: Dist::from_nanos(to_system),
+        open_overhead: Dist::from_nanos(open_overhead),
+        open_first_warm_bridge_ms: first_open.as_secs_f64() * 1e3,
+        open_warm: Dist::from_nanos(open_warm),
+    };
+    let rows = report.rows();
+    if json_out {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "agent-bridge bench · {} build · {} CPUs · claude {} (mock model) through the bridge vs direct\n",
+            if release { "release" } else { "debug" },
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
+            report.claude_version
+        );
+        print!("{}", format_table(&rows));
+        println!(
+            "\np50 / p95; \"paired\" = the distribution of bridge − direct over interleaved pairs"
+        );
+    }
+    let missed = rows.iter().any(|r| r.verdict == Verdict::Fail);
+    Ok(if missed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn dist(p50_ms: f64, p95_ms: f64) -> Option<Dist> {
+        Some(Dist {
+            n: 3,
+            p50_ms,
+            p95_ms,
+            p99_ms: p95_ms,
+            max_ms: p95_ms,
+        })
+    }
+
+    #[test]
+    fn differences_keep_their_sign_and_targets_judge_the_median() {
+        assert_eq!(fmt_signed_ms(-12.08), "-12.1 ms");
+        assert_eq!(fmt_signed_ms(0.5), "0.500 ms");
+        let ok = dist_row("warm", &dist(7.6, 60.0), Some((50.0, "p50 < 50 ms")));
+        assert_eq!(ok.verdict, Verdict::Pass);
+        assert_eq!(ok.measured, "7.60 ms / 60.0 ms (n=3)");
+        let missed = dist_row("warm", &dist(51.0, 60.0), Some((50.0, "p50 < 50 ms")));
+        assert_eq!(missed.verdict, Verdict::Fail);
+        assert_eq!(
+            dist_row("none", &None, Some((5.0, "x"))).verdict,
+            Verdict::Fail
+        );
+        assert_eq!(
+            dist_row("info", &dist(1.0, 2.0), None).verdict,
+            Verdict::Info
+        );
+    }
+
+    #[test]
+    fn an_explicit_claude_wins() {
+        let args = ClaudeArgs {
+            claude: true,
+            claude_turns: 1,
+            claude_opens: 1,
+            claude_bin: Some(PathBuf::from("/opt/claude")),
+            mock_llm: None,
+        };
+        let found = locate_claude(&args, None, Path::new("/x/target/release/agent-bridge"));
+        assert_eq!(found.ok(), Some(PathBuf::from("/opt/claude")));
+        let missing = ClaudeArgs {
+            claude_bin: None,
+            mock_llm: Some(PathBuf::from("/opt/mock-llm")),
+            ..args
+        };
+        assert_eq!(
+            locate_mock(&missing, Path::new("/x/agent-bridge")).ok(),
+            Some(PathBuf::from("/opt/mock-llm"))
+        );
+    }
+}

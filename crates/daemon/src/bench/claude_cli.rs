@@ -1,0 +1,282 @@
+//! What the Claude section of the bench runs besides the bridge: the `mock-llm` binary as the
+//! model server, a hermetic environment for the real `claude` (the recipe of
+//! `tests/mock-llm`'s `hermetic::claude`: own HOME and config dir, dummy key, the mock as base
+//! URL and proxy trap, telemetry and updates off), and the CLI driven directly over stream-json
+//! with the bridge's own flags, each stdout line stamped when it is read.
+
+use agent_bridge_core::supervisor::SpawnSpec;
+use anyhow::{anyhow, bail, Context};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The `mock-llm` binary as a child: prints `MOCK_LLM_URL=...` once listening.
+pub struct MockServer {
+    child: Child,
+    pub url: String,
+}
+
+impl MockServer {
+    pub fn start(bin: &Path) -> anyhow::Result<MockServer> {
+        let mut child = Command::new(bin)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("starting {}", bin.display()))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| anyhow!("mock-llm has no stdout"))?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx
+            .recv_timeout(Duration::from_secs(10))
+            .map_err(|_| anyhow!("mock-llm did not report its address"))?;
+        let url = line
+            .trim()
+            .strip_prefix("MOCK_LLM_URL=")
+            .ok_or_else(|| anyhow!("unexpected first line from mock-llm: {line:?}"))?
+            .to_string();
+        Ok(MockServer { child, url })
+    }
+}
+
+impl Drop for MockServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A temp root with HOME, a working directory and the CLI's full environment.
+pub struct Hermetic {
+    pub root: PathBuf,
+    pub workdir: PathBuf,
+    pub env: BTreeMap<String, String>,
+}
+
+impl Hermetic {
+    pub fn new(mock_url: &str, claude: &Path) -> anyhow::Result<Hermetic> {
+        let root =
+            std::env::temp_dir().join(format!("agent-bridge-bench-claude-{}", std::process::id()));
+        let home = root.join("home");
+        let workdir = root.join("work");
+        let tmp = root.join("tmp");
+        let config = home.join(".claude");
+        for dir in [&home, &workdir, &tmp, &config] {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let mut path =
+            std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
+        if let Some(bin) = claude.parent() {
+            path = format!("{}:{path}", bin.display());
+        }
+        let h = home.display().to_string();
+        let mut env: BTreeMap<String, String> = [
+            ("PATH", path),
+            ("HOME", h.clone()),
+            (
+                "USER",
+                std::env::var("USER").unwrap_or_else(|_| "bench".into()),
+            ),
+            ("SHELL", "/bin/bash".into()),
+            ("LANG", "C.UTF-8".into()),
+            ("TERM", "dumb".into()),
+            ("NO_COLOR", "1".into()),
+            ("TMPDIR", tmp.display().to_string()),
+            ("XDG_CONFIG_HOME", format!("{h}/.config")),
+            ("XDG_DATA_HOME", format!("{h}/.local/share")),
+            ("XDG_CACHE_HOME", format!("{h}/.cache")),
+            ("XDG_STATE_HOME", format!("{h}/.local/state")),
+            ("CLAUDE_CONFIG_DIR", config.display().to_string()),
+            ("ANTHROPIC_BASE_URL", mock_url.to_string()),
+            ("ANTHROPIC_API_KEY", "sk-test".into()),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+            ("DISABLE_AUTOUPDATER", "1".into()),
+            ("DISABLE_TELEMETRY", "1".into()),
+            ("DISABLE_ERROR_REPORTING", "1".into()),
+            ("IS_SANDBOX", "1".into()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        for k in ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"] {
+            env.insert(k.to_string(), mock_url.to_string());
+            env.insert(k.to_ascii_lowercase(), mock_url.to_string());
+        }
+        env.insert("NO_PROXY".into(), "127.0.0.1,localhost".into());
+        env.insert("no_proxy".into(), "127.0.0.1,localhost".into());
+        Ok(Hermetic { root, workdir, env })
+    }
+
+    /// A launcher for `exe` with spares turned off (the bridge for cold opens).
+    pub fn no_spare_launcher(&self, exe: &Path) -> anyhow::Result<PathBuf> {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.root.join("agent-bridge-no-spare");
+        let quoted = exe.display().to_string().replace('\'', r"'\''");
+        let script = format!("#!/bin/sh\nAGENT_BRIDGE_CLAUDE_SPARE=0 exec '{quoted}' \"$@\"\n");
+        std::fs::write(&path, script).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+        Ok(path)
+    }
+}
+
+impl Drop for Hermetic {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// `claude` driven directly: stream-json over its stdio, the bridge's command line.
+pub struct DirectCli {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<(Instant, Value)>,
+    next: u64,
+}
+
+impl DirectCli {
+    /// Starts the CLI; returns it and the instant just before the spawn.
+    pub fn spawn(spec: &SpawnSpec) -> anyhow::Result<(DirectCli, Instant)> {
+        let mut cmd = Command::new(&spec.program);
+        cmd.args(&spec.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        if let Some(cwd) = &spec.cwd {
+            cmd.current_dir(cwd);
+        }
+        if let Some(base) = &spec.base_env {
+            cmd.env_clear().envs(base);
+        }
+        cmd.envs(&spec.env);
+        let started = Instant::now();
+        let mut child = cmd
+            .spawn()
+            .with_context(|| format!("starting {}", spec.program))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| anyhow!("claude has no stdout"))?;
+        let stdin = child.stdin.take();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut out = BufReader::new(stdout);
+            loop {
+                let mut line = String::new();
+                match out.read_line(&mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let at = Instant::now();
+                        let Ok(value) = serde_json::from_str::<Value>(&line) else {
+                            continue;
+                        };
+                        if tx.send((at, value)).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        let cli = DirectCli {
+            child,
+            stdin,
+            lines,
+            next: 0,
+        };
+        Ok((cli, started))
+    }
+
+    /// Writes one line; returns when it was written.
+    fn write(&mut self, line: &str) -> anyhow::Result<Instant> {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| anyhow!("claude's stdin is closed"))?;
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        let at = Instant::now();
+        stdin.write_all(&bytes)?;
+        stdin.flush()?;
+        Ok(at)
+    }
+
+    /// Waits for the first line matching `pred`; returns when it was read.
+    pub fn wait_line(
+        &mut self,
+        limit: Duration,
+        what: &str,
+        pred: impl Fn(&Value) -> bool,
+    ) -> anyhow::Result<Instant> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok((at, v)) if pred(&v) => return Ok(at),
+                Ok(_) => {}
+                Err(mpsc::RecvTimeoutError::Timeout) => bail!("claude: no {what} within {limit:?}"),
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    bail!("claude exited while waiting for {what}")
+                }
+            }
+        }
+    }
+
+    /// Sends the control `initialize` the bridge sends; returns when its answer was read.
+    pub fn initialize(&mut self, limit: Duration) -> anyhow::Result<Instant> {
+        self.next += 1;
+        let id = format!("bench-initialize-{}", self.next);
+        let line = agent_bridge_claude::wire::control_request_line(
+            &id,
+            json!({"subtype": "initialize", "hooks": null}),
+        );
+        self.write(&line)?;
+        self.wait_line(limit, "initialize answer", |v| {
+            v["type"] == "control_response" && v["response"]["request_id"] == id.as_str()
+        })
+    }
+
+    /// Writes a user message; returns when it was written.
+    pub fn send_user(&mut self, text: &str) -> anyhow::Result<Instant> {
+        self.next += 1;
+        let uuid = format!("00000000-0000-4000-8000-{:012}", self.next);
+        let line = agent_bridge_claude::wire::user_line(
+            vec![json!({"type": "text", "text": text})],
+            &uuid,
+        );
+        self.write(&line)
+    }
+
+    /// One turn: the prompt written -> its `result` read.
+    pub fn turn(&mut self, text: &str, limit: Duration) -> anyhow::Result<Duration> {
+        let sent = self.send_user(text)?;
+        let done = self.wait_line(limit, "result", |v| v["type"] == "result")?;
+        Ok(done.saturating_duration_since(sent))
+    }
+}
+
+impl Drop for DirectCli {
+    /// Closes stdin (the CLI exits on its own), kills it after 2 s.
+    fn drop(&mut self) {
+        self.stdin = None;
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
