@@ -71,6 +71,7 @@ impl ClaudeProvider {
                 }
             }
         }
+        let spawned = std::time::Instant::now();
         let mut runtime = spawn_runtime(
             session_id,
             &start.launch,
@@ -78,10 +79,13 @@ impl ClaudeProvider {
             &start.opts,
             Some(sink.clone()),
         )?;
-        match initialize(&runtime.channel).await {
+        // Both requests at once (the CLI answers them in order): no extra round trip.
+        let (answer, applied) = tokio::join!(initialize(&runtime.channel), settings(&runtime));
+        match answer {
             Ok(answer) => {
-                let applied = settings(&runtime).await.ok();
-                Ok((runtime, answer, applied))
+                let ms = spawned.elapsed().as_secs_f64() * 1e3;
+                tracing::debug!(session = %session_id, "claude started and answered in {ms:.1} ms");
+                Ok((runtime, answer, applied.ok()))
             }
             Err(e) => Err(startup_error(&mut runtime, "initialize", e).await),
         }
