@@ -118,16 +118,35 @@ impl Hermetic {
         Ok(Hermetic { root, workdir, env })
     }
 
-    /// A launcher for `exe` with spares turned off (the bridge for cold opens).
-    pub fn no_spare_launcher(&self, exe: &Path) -> anyhow::Result<PathBuf> {
+    /// A launcher for `exe` with spares turned off (the bridge for cold opens), whose Claude
+    /// provider logs at debug level into `log` (how long each CLI took to start and answer).
+    pub fn no_spare_launcher(&self, exe: &Path, log: &Path) -> anyhow::Result<PathBuf> {
         use std::os::unix::fs::PermissionsExt;
         let path = self.root.join("agent-bridge-no-spare");
-        let quoted = exe.display().to_string().replace('\'', r"'\''");
-        let script = format!("#!/bin/sh\nAGENT_BRIDGE_CLAUDE_SPARE=0 exec '{quoted}' \"$@\"\n");
+        let quote = |p: &Path| p.display().to_string().replace('\'', r"'\''");
+        let script = format!(
+            "#!/bin/sh\nAGENT_BRIDGE_CLAUDE_SPARE=0 AGENT_BRIDGE_LOG=warn,agent_bridge_claude=debug exec '{}' \"$@\" 2>>'{}'\n",
+            quote(exe),
+            quote(log)
+        );
         std::fs::write(&path, script).with_context(|| format!("writing {}", path.display()))?;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
         Ok(path)
     }
+}
+
+/// From the Claude provider's debug log: how long each session's CLI took from its spawn to
+/// answering `initialize` (the line `claude started and answered in X ms session=ID`), by id.
+pub fn cli_start_times(log: &str) -> BTreeMap<String, f64> {
+    const MARK: &str = "claude started and answered in ";
+    log.lines()
+        .filter_map(|line| {
+            let rest = &line[line.find(MARK)? + MARK.len()..];
+            let ms: f64 = rest.split_whitespace().next()?.parse().ok()?;
+            let session = rest.split("session=").nth(1)?.split_whitespace().next()?;
+            Some((session.to_string(), ms))
+        })
+        .collect()
 }
 
 impl Drop for Hermetic {
@@ -278,5 +297,25 @@ impl Drop for DirectCli {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn cli_start_times_come_from_the_provider_log() {
+        let log = "\
+2026-11-30T16:02:11.298082Z DEBUG spawned program=/x/claude pid=Some(1)
+2026-11-30T16:02:11.891985Z DEBUG claude started and answered in 594.6 ms session=cold0
+garbage claude started and answered in x ms session=cold1
+2026-11-30T16:02:14.096879Z DEBUG claude started and answered in 703.2 ms session=cold2
+";
+        let times = cli_start_times(log);
+        assert_eq!(times.len(), 2);
+        assert_eq!(times.get("cold0"), Some(&594.6));
+        assert_eq!(times.get("cold2"), Some(&703.2));
     }
 }
