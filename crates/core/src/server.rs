@@ -114,6 +114,23 @@ fn parse_params<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, R
     })
 }
 
+/// Params that name the provider they are for.
+trait NamesProvider {
+    fn provider_id(&self) -> &str;
+}
+
+impl NamesProvider for AvailabilityParams {
+    fn provider_id(&self) -> &str {
+        &self.provider_id
+    }
+}
+
+impl NamesProvider for CatalogCacheKeyParams {
+    fn provider_id(&self) -> &str {
+        &self.provider_id
+    }
+}
+
 impl State {
     /// Handles one line; returns true when the bridge must stop.
     async fn handle_line(&mut self, line: Line) -> bool {
@@ -291,63 +308,70 @@ impl State {
         }
     }
 
-    fn availability(&self, id: RequestId, params: Value) {
+    /// Answers a provider-level request from a task of its own: parses the params, finds the
+    /// provider, runs `work` with the provider's default launch context.
+    fn provider_request<P, F, Fut>(&self, id: RequestId, method: &str, params: Value, work: F)
+    where
+        P: DeserializeOwned + NamesProvider + Send + 'static,
+        F: FnOnce(Arc<ProviderEntry>, ProviderContext, P) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = Value> + Send + 'static,
+    {
         let out = self.out.clone();
-        let prepared = parse_params::<AvailabilityParams>(METHOD_AVAILABILITY, params)
-            .and_then(|p| self.entry(&p.provider_id).map(|e| (p, e)));
-        let (params, entry) = match prepared {
-            Ok(v) => v,
+        let prepared = parse_params::<P>(method, params)
+            .and_then(|p| self.entry(p.provider_id()).map(|e| (p, e)));
+        match prepared {
+            Ok((params, entry)) => {
+                let ctx = self.context(&entry, None);
+                tokio::spawn(async move {
+                    let result = work(entry, ctx, params).await;
+                    out.respond(id, result).await;
+                });
+            }
             Err(err) => {
                 tokio::spawn(async move { out.respond_error(Some(id), err).await });
-                return;
             }
-        };
-        let ctx = self.context(&entry, None);
-        let limit = params
-            .timeout_ms
-            .map(Duration::from_millis)
-            .unwrap_or(AVAILABILITY_TIMEOUT);
-        tokio::spawn(async move {
-            let probe = entry.provider.availability(&ctx, &params.options);
-            let result = match tokio::time::timeout(limit, probe).await {
-                Ok(a) => a,
-                Err(_) => ProviderAvailability::with(
-                    AvailabilityStatus::Unrunnable,
-                    format!(
-                        "the availability probe did not finish within {} ms",
-                        limit.as_millis()
+        }
+    }
+
+    fn availability(&self, id: RequestId, params: Value) {
+        self.provider_request(
+            id,
+            METHOD_AVAILABILITY,
+            params,
+            |entry, ctx, params: AvailabilityParams| async move {
+                let limit = params
+                    .timeout_ms
+                    .map(Duration::from_millis)
+                    .unwrap_or(AVAILABILITY_TIMEOUT);
+                let probe = entry.provider.availability(&ctx, &params.options);
+                let result = match tokio::time::timeout(limit, probe).await {
+                    Ok(a) => a,
+                    Err(_) => ProviderAvailability::with(
+                        AvailabilityStatus::Unrunnable,
+                        format!(
+                            "the availability probe did not finish within {} ms",
+                            limit.as_millis()
+                        ),
                     ),
-                ),
-            };
-            match serde_json::to_value(result) {
-                Ok(v) => out.respond(id, v).await,
-                Err(e) => {
-                    out.respond_error(Some(id), RpcError::new(ErrorCode::Internal, e.to_string()))
-                        .await
-                }
-            }
-        });
+                };
+                serde_json::to_value(result).unwrap_or(Value::Null)
+            },
+        );
     }
 
     fn cache_key(&self, id: RequestId, params: Value) {
-        let out = self.out.clone();
-        let prepared = parse_params::<CatalogCacheKeyParams>(METHOD_CATALOG_CACHE_KEY, params)
-            .and_then(|p| self.entry(&p.provider_id).map(|e| (p, e)));
-        let (params, entry) = match prepared {
-            Ok(v) => v,
-            Err(err) => {
-                tokio::spawn(async move { out.respond_error(Some(id), err).await });
-                return;
-            }
-        };
-        let ctx = self.context(&entry, None);
-        tokio::spawn(async move {
-            let key = entry
-                .provider
-                .catalog_cache_key(&ctx, &params.options)
-                .await;
-            out.respond(id, serde_json::json!({ "key": key })).await;
-        });
+        self.provider_request(
+            id,
+            METHOD_CATALOG_CACHE_KEY,
+            params,
+            |entry, ctx, params: CatalogCacheKeyParams| async move {
+                let key = entry
+                    .provider
+                    .catalog_cache_key(&ctx, &params.options)
+                    .await;
+                serde_json::json!({ "key": key })
+            },
+        );
     }
 
     fn connect(&mut self, params: Value) -> Result<Value, RpcError> {
