@@ -6,6 +6,7 @@
 
 use agent_bridge_claude::launch::LaunchOptions;
 use agent_bridge_claude::session::{initialize, spawn_runtime};
+use agent_bridge_conformance::rig::drain_behind_full_sink;
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::{AgentEvent, SessionSink, SESSION_QUEUE};
 use agent_bridge_protocol::ItemBody;
@@ -66,33 +67,10 @@ async fn an_answer_behind_a_full_sink_arrives_once_the_sink_drains() {
     let channel = runtime.channel.clone();
     let call = tokio::spawn(async move { initialize(&channel).await });
 
-    // Nobody drains: the sink fills up and the answer waits behind the rest.
-    tokio::time::sleep(Duration::from_millis(700)).await;
-    assert_eq!(rx.len(), SESSION_QUEUE);
-    assert!(
-        !call.is_finished(),
-        "the answer must not overtake the events"
-    );
-
-    // Draining (as the core does while a method runs) lets everything through, in order.
-    for n in 0..MESSAGES {
-        let event = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+    let answer =
+        drain_behind_full_sink(&mut rx, SESSION_QUEUE, call, MESSAGES, assistant_message_n)
             .await
-            .expect("events keep coming")
-            .expect("the sink stays open");
-        match event {
-            AgentEvent::Item(item) => match item.body {
-                ItemBody::AssistantMessage { text, .. } => assert_eq!(text, format!("m {n}")),
-                other => panic!("unexpected item {other:?}"),
-            },
-            other => panic!("unexpected event {other:?}"),
-        }
-    }
-    let answer = tokio::time::timeout(Duration::from_secs(10), call)
-        .await
-        .expect("the answer arrives")
-        .expect("the call task")
-        .expect("initialize succeeds");
+            .expect("initialize succeeds");
     assert_eq!(answer["commands"], serde_json::json!([]));
     runtime.shutdown().await;
 }
@@ -126,4 +104,15 @@ async fn shutdown_with_a_full_sink_completes_and_stops_the_cli() {
     let exited = runtime.child.lock().await.try_exited();
     assert!(exited.is_some(), "the stand-in was stopped");
     drop(rx);
+}
+
+/// The `n`th event is the assistant message `m n`.
+fn assistant_message_n(n: usize, event: AgentEvent) {
+    match event {
+        AgentEvent::Item(item) => match item.body {
+            ItemBody::AssistantMessage { text, .. } => assert_eq!(text, format!("m {n}")),
+            other => panic!("unexpected item {other:?}"),
+        },
+        other => panic!("unexpected event {other:?}"),
+    }
 }

@@ -2,7 +2,6 @@
 
 mod common;
 
-use agent_bridge_conformance::input;
 use common::*;
 use mock_llm::ScriptReply;
 use serde_json::{json, Value};
@@ -16,11 +15,7 @@ async fn sub_agent_gets_a_child_session_live_and_after_resume() {
         name: "Agent".into(),
         arguments: json!({"description": "Greet", "prompt": "please run `echo sub`", "subagent_type": "general-purpose"}),
     }]);
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-sub", "delegate this", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-sub", "delegate this").await;
     assert_eq!(run.state(), "completed");
     let child = rig
         .host
@@ -61,14 +56,11 @@ async fn sub_agent_gets_a_child_session_live_and_after_resume() {
     rig.finish("s-sub").await;
 
     // Resumed in a fresh bridge: the child is recreated with its replayed rows.
-    let (host, conn) = connect(&rig.claude, &rig.env).await;
-    let config = input::session_config(&rig.cwd(), json!({"mode": "bypassPermissions"}));
-    host.open_session(
-        &conn,
-        input::resume("r-re", "s-sub2", config, persistence, "replay"),
-    )
-    .await
-    .expect("resumed");
+    let again = rig.reconnect().await;
+    again
+        .resume("s-sub2", json!({"mode": "bypassPermissions"}), persistence)
+        .await;
+    let host = &again.host;
     let child = host
         .events()
         .into_iter()
@@ -90,11 +82,7 @@ async fn sub_agent_gets_a_child_session_live_and_after_resume() {
         child.seq < ready.seq,
         "children are restored before the parent is ready"
     );
-    host.send(&conn, input::close("r-c", "s-sub2"))
-        .await
-        .expect("close");
-    host.wait_answer("r-c", STEP).await.expect("closed");
-    host.assert_invariants();
+    again.finish("s-sub2").await;
     rig.report("sub-agent");
 }
 
@@ -107,7 +95,7 @@ async fn plan_approval_is_a_plan_permission_that_switches_mode() {
         arguments: json!({"plan": "1. Write the file\n2. Test it"}),
     }]);
     let (_, turn) = rig.start_turn("s-plan", "make a plan").await;
-    let ask = rig.wait("s-plan", "session.permission", |_| true).await;
+    let (ask, pid) = rig.wait_permission("s-plan", None).await;
     assert_eq!(ask.at("/request/kind"), Some(&json!("plan")));
     assert_eq!(
         ask.at("/request/detail"),
@@ -124,27 +112,13 @@ async fn plan_approval_is_a_plan_permission_that_switches_mode() {
             .any(|a| a["id"] == "implement" && a["behavior"] == "allow"),
         "{actions:?}"
     );
-    let pid = ask
-        .at("/request/id")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    rig.host
-        .send(
-            &rig.conn,
-            input::permission(
-                "s-plan",
-                &pid,
-                json!({"behavior": "allow", "selectedActionId": "implement"}),
-            ),
-        )
-        .await
-        .expect("answer");
-    let end = rig
-        .host
-        .wait_turn_end("s-plan", &turn, STEP)
-        .await
-        .expect("turn end");
+    rig.answer_permission(
+        "s-plan",
+        &pid,
+        json!({"behavior": "allow", "selectedActionId": "implement"}),
+    )
+    .await;
+    let end = rig.turn_end("s-plan", &turn).await;
     assert_eq!(end.turn_state(), Some("completed"));
     rig.wait("s-plan", "session.config", |e| {
         e.at("/config/mode") == Some(&json!("acceptEdits"))

@@ -25,26 +25,12 @@ async fn interrupt_cancels_a_slow_turn_and_the_process_takes_the_next_prompt() {
         .start_turn("s-int", "SLOW please tell a long story")
         .await;
     // Text is streaming (a partial assistant row exists) before the interrupt.
-    rig.wait("s-int", "timeline.item", |e| {
-        e.item_type() == Some("assistant_message")
-    })
-    .await;
-    let rid = rig.host.unique("int");
-    rig.host
-        .send(&rig.conn, input::interrupt(&rid, "s-int"))
-        .await
-        .expect("interrupt admitted");
-    let answer = rig
-        .host
-        .wait_answer(&rid, STEP)
-        .await
-        .expect("interrupt answered");
+    rig.wait_streaming("s-int").await;
+    let answer = rig.interrupt("s-int").await;
     assert!(answer.is("request.completed"), "{answer}");
     let end = rig
-        .host
-        .wait_turn_end("s-int", &turn, Duration::from_secs(5))
-        .await
-        .expect("turn end");
+        .turn_end_within("s-int", &turn, Duration::from_secs(5))
+        .await;
     assert_eq!(end.turn_state(), Some("canceled"));
     assert!(
         rig.mock
@@ -57,11 +43,7 @@ async fn interrupt_cancels_a_slow_turn_and_the_process_takes_the_next_prompt() {
 
     // The same process takes the next prompt; the aborted run's late lines do not end it.
     let pid_before = session_pid(&rig);
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-int", "say hi", STEP)
-        .await
-        .expect("next turn");
+    let run = rig.run_turn("s-int", "say hi").await;
     assert_eq!(run.state(), "completed");
     assert!(last_assistant_text(&rig.timeline("s-int")).starts_with("hi! (mock reply"));
     assert_eq!(session_pid(&rig), pid_before, "no respawn");
@@ -71,7 +53,7 @@ async fn interrupt_cancels_a_slow_turn_and_the_process_takes_the_next_prompt() {
 
 /// The session's CLI (the only session of the rig, so the oldest `claude`).
 fn session_pid(rig: &Rig) -> i32 {
-    rig.first_session_cli().pid
+    first_session_cli(rig).pid
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -81,29 +63,10 @@ async fn steer_joins_the_running_turn() {
     rig.mock
         .push_steps([slow("A long answer that takes a while to stream. ", 12)]);
     let (_, turn) = rig.start_turn("s-steer", "tell me something").await;
-    rig.wait("s-steer", "timeline.item", |e| {
-        e.item_type() == Some("assistant_message")
-    })
-    .await;
-    let cmid = rig.host.unique("steer");
-    rig.host
-        .send(
-            &rig.conn,
-            input::steer("s-steer", &cmid, "also mention the weather"),
-        )
-        .await
-        .expect("steer admitted");
-    let result = rig
-        .host
-        .prompt_result("s-steer", &cmid, STEP)
-        .await
-        .expect("steer result");
+    rig.wait_streaming("s-steer").await;
+    let result = rig.steer("s-steer", "also mention the weather").await;
     assert_eq!(result, json!({"type": "steer", "turnId": turn}));
-    let end = rig
-        .host
-        .wait_turn_end("s-steer", &turn, STEP)
-        .await
-        .expect("turn end");
+    let end = rig.turn_end("s-steer", &turn).await;
     assert_eq!(end.turn_state(), Some("completed"));
     // The steer reached the model inside the same turn, and its answer came before the end.
     let reqs = rig.mock.model_requests();
@@ -141,19 +104,15 @@ async fn configure_changes_model_mode_and_thinking_all_or_nothing() {
     let Some(rig) = rig().await else { return };
     rig.open("s-cfg", json!({})).await;
 
-    let rid = rig.host.unique("cfg");
-    rig.host
-        .send(
-            &rig.conn,
+    let answer = rig
+        .ask("cfg", |rid| {
             input::configure(
-                &rid,
+                rid,
                 "s-cfg",
                 json!({"model": "sonnet", "mode": "acceptEdits", "thinkingOption": "low"}),
-            ),
-        )
-        .await
-        .expect("configure admitted");
-    let answer = rig.host.wait_answer(&rid, STEP).await.expect("answered");
+            )
+        })
+        .await;
     assert!(answer.is("request.completed"), "{answer}");
     let config = rig
         .host
@@ -166,34 +125,21 @@ async fn configure_changes_model_mode_and_thinking_all_or_nothing() {
     assert_eq!(config.at("/config/thinkingOption"), Some(&json!("low")));
 
     // One key the CLI cannot take fails the whole request; nothing changes.
-    let rid = rig.host.unique("cfg");
-    rig.host
-        .send(
-            &rig.conn,
+    let answer = rig
+        .ask("cfg", |rid| {
             input::configure(
-                &rid,
+                rid,
                 "s-cfg",
                 json!({"model": "haiku", "mode": "no-such-mode"}),
-            ),
-        )
-        .await
-        .expect("configure admitted");
-    let answer = rig.host.wait_answer(&rid, STEP).await.expect("answered");
+            )
+        })
+        .await;
     assert!(answer.is("request.failed"), "{answer}");
 
     rig.mock.clear_requests();
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-cfg", "say hi", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-cfg", "say hi").await;
     assert_eq!(run.state(), "completed");
-    let req = rig
-        .mock
-        .model_requests()
-        .into_iter()
-        .last()
-        .expect("a model request");
+    let req = rig.last_model_request();
     let model = req.body["model"].as_str().unwrap_or_default().to_string();
     assert!(
         model.contains("sonnet"),
@@ -221,81 +167,59 @@ async fn configure_changes_model_mode_and_thinking_all_or_nothing() {
 /// new `--effort`, keeping the conversation.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thinking_change_respawns_with_resume_when_the_cli_cannot_apply_it_live() {
-    let Some(claude) = mock_llm::require_cli("claude") else {
-        return;
-    };
-    let mock = mock_llm::MockLlm::start().await.expect("mock");
-    let root = tempfile::tempdir().expect("root");
-    let env = mock_llm::hermetic::claude(&mock, root.path()).expect("env");
     let shim = format!(
         "{}/tests/support/no_live_effort.js",
         env!("CARGO_MANIFEST_DIR")
     );
-    let launch =
-        json!({"command": "node", "args": [shim, claude.display().to_string()], "env": env.env});
-    let host = agent_bridge_conformance::BridgeHost::spawn()
-        .await
-        .expect("bridge");
-    host.initialize().await.expect("initialize");
-    let (conn, _) = host
-        .connect(PROVIDER, CAPS, Some(launch))
-        .await
-        .expect("connect");
-    let config = input::session_config(&env.workdir, json!({}));
-    host.open_session(&conn, input::open("r-open", "s-resp", config))
-        .await
-        .expect("open");
-    let run = host
-        .run_turn(&conn, "s-resp", "remember the word pineapple", STEP)
-        .await
-        .expect("turn");
+    let launch = |claude: &std::path::Path, env: &mock_llm::HermeticEnv| {
+        let args = json!([shim, claude.display().to_string()]);
+        json!({"command": "node", "args": args, "env": env.env})
+    };
+    let Some(rig) = Rig::start_with(SPEC, launch).await else {
+        return;
+    };
+    rig.open("s-resp", json!({})).await;
+    let run = rig.run_turn("s-resp", "remember the word pineapple").await;
     assert_eq!(run.state(), "completed");
-    let claude_path = claude.display().to_string();
-    let before: Vec<i32> = host
-        .descendants()
-        .into_iter()
-        .filter(|p| p.cmdline.contains(&claude_path) && !p.cmdline.starts_with("node"))
-        .map(|p| p.pid)
-        .collect();
+    let claude_path = rig.cli.display().to_string();
+    let claude_pids = || -> Vec<i32> {
+        rig.procs_where(|p| p.cmdline.contains(&claude_path) && !p.cmdline.starts_with("node"))
+            .into_iter()
+            .map(|p| p.pid)
+            .collect()
+    };
+    let before = claude_pids();
 
-    host.send(
-        &conn,
-        input::configure("r-cfg", "s-resp", json!({"thinkingOption": "low"})),
-    )
-    .await
-    .expect("admitted");
-    let answer = host.wait_answer("r-cfg", STEP).await.expect("answered");
+    let answer = rig
+        .ask("cfg", |rid| {
+            input::configure(rid, "s-resp", json!({"thinkingOption": "low"}))
+        })
+        .await;
     assert!(answer.is("request.completed"), "{answer}");
-    let config = host
+    let config = rig
+        .host
         .events()
         .into_iter()
         .rfind(|e| e.is_for("session.config", "s-resp"))
         .expect("config");
     assert_eq!(config.at("/config/thinkingOption"), Some(&json!("low")));
-    let after: Vec<i32> = host
-        .descendants()
-        .into_iter()
-        .filter(|p| p.cmdline.contains(&claude_path) && !p.cmdline.starts_with("node"))
-        .map(|p| p.pid)
-        .collect();
+    let after = claude_pids();
     assert!(
         !after.is_empty() && after != before,
         "the CLI was restarted: {before:?} -> {after:?}"
     );
     assert!(
-        host.descendants()
+        rig.host
+            .descendants()
             .iter()
             .any(|p| p.cmdline.contains("--effort=low") && p.cmdline.contains("--resume=")),
         "restarted with --resume and the new effort"
     );
 
-    mock.clear_requests();
-    let run = host
-        .run_turn(&conn, "s-resp", "which word?", STEP)
-        .await
-        .expect("turn after restart");
+    rig.mock.clear_requests();
+    let run = rig.run_turn("s-resp", "which word?").await;
     assert_eq!(run.state(), "completed");
-    let req = mock.model_requests().into_iter().last().expect("request");
+    let req = rig.last_model_request();
     assert_eq!(
         req.body.pointer("/output_config/effort"),
         Some(&json!("low"))
@@ -305,13 +229,12 @@ async fn thinking_change_respawns_with_resume_when_the_cli_cannot_apply_it_live(
         "the conversation survived the restart"
     );
     assert!(
-        !host.events().iter().any(|e| e.is("session.runtime_failed")),
+        !rig.host
+            .events()
+            .iter()
+            .any(|e| e.is("session.runtime_failed")),
         "a planned restart is not a failure"
     );
-    host.send(&conn, input::close("r-close", "s-resp"))
-        .await
-        .expect("close");
-    host.wait_answer("r-close", STEP).await.expect("closed");
-    host.assert_invariants();
-    report(&claude, "thinking-respawn");
+    rig.finish("s-resp").await;
+    rig.report("thinking-respawn");
 }

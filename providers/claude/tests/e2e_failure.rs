@@ -14,14 +14,11 @@ async fn cli_killed_mid_turn_fails_that_turn_only_and_leaves_no_orphan() {
     let Some(rig) = rig().await else { return };
     rig.open("s-dies", json!({})).await;
     // The session's CLI; a spare for the next open may be starting next to it.
-    let victim = rig.first_session_cli();
-    assert!(rig.claude_procs().len() <= 2, "{:?}", rig.claude_procs());
+    let victim = first_session_cli(&rig);
+    assert!(rig.cli_procs().len() <= 2, "{:?}", rig.cli_procs());
     rig.open("s-lives", json!({})).await;
     let (_, turn) = rig.start_turn("s-dies", "SLOW please").await;
-    rig.wait("s-dies", "timeline.item", |e| {
-        e.item_type() == Some("assistant_message")
-    })
-    .await;
+    rig.wait_streaming("s-dies").await;
     // Everything in the victim's process group (the CLI and anything it started).
     let group: Vec<procs::ProcInfo> = procs::all_procs()
         .into_iter()
@@ -31,11 +28,7 @@ async fn cli_killed_mid_turn_fails_that_turn_only_and_leaves_no_orphan() {
     unsafe {
         libc::kill(victim.pid, libc::SIGKILL);
     }
-    let end = rig
-        .host
-        .wait_turn_end("s-dies", &turn, STEP)
-        .await
-        .expect("turn end");
+    let end = rig.turn_end("s-dies", &turn).await;
     assert_eq!(end.turn_state(), Some("failed"), "{end}");
     let failed = rig.wait("s-dies", "session.runtime_failed", |_| true).await;
     assert!(
@@ -58,11 +51,7 @@ async fn cli_killed_mid_turn_fails_that_turn_only_and_leaves_no_orphan() {
         .events()
         .iter()
         .any(|e| e.is_for("session.runtime_failed", "s-lives")));
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-lives", "say hi", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-lives", "say hi").await;
     assert_eq!(run.state(), "completed");
 
     // A prompt to the dead session is answered with a failure, not a hang.
@@ -71,11 +60,7 @@ async fn cli_killed_mid_turn_fails_that_turn_only_and_leaves_no_orphan() {
         .prompt(&rig.conn, "s-dies", "are you there")
         .await
         .expect("admitted");
-    let result = rig
-        .host
-        .prompt_result("s-dies", &cmid, STEP)
-        .await
-        .expect("answered");
+    let result = rig.prompt_result("s-dies", &cmid).await;
     assert_eq!(result["type"], "failed", "{result}");
     rig.finish("s-lives").await;
     rig.finish("s-dies").await;
@@ -90,29 +75,15 @@ async fn api_error_fails_the_turn_with_the_cli_message() {
         status: 400,
         message: "mock says this request is invalid".into(),
     }]);
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-err", "say hi", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-err", "say hi").await;
     assert_eq!(run.state(), "failed", "{:?}", run.end);
-    let message = run
-        .end
-        .at("/error/message")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let message = run.end.string_at("/error/message");
     assert!(
         message.contains("mock says this request is invalid"),
         "the CLI's message: {}",
         run.end
     );
-    let diagnostic = run
-        .end
-        .at("/error/diagnostic")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let diagnostic = run.end.string_at("/error/diagnostic");
     assert!(
         diagnostic.contains("mock says this request is invalid"),
         "diagnostic: {}",
@@ -120,11 +91,7 @@ async fn api_error_fails_the_turn_with_the_cli_message() {
     );
     assert_eq!(run.end.at("/error/code"), Some(&json!("api_error")));
     // The session goes on.
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-err", "say hi", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-err", "say hi").await;
     assert_eq!(run.state(), "completed");
     rig.finish("s-err").await;
     rig.report("api-error");

@@ -31,22 +31,12 @@ async fn compact_command_runs_as_a_turn_with_a_compaction_row() {
         assert_eq!(run.expect("turn").state(), "completed");
     }
     let cmid = rig.host.unique("cmd");
-    rig.host
-        .send(&rig.conn, input::command("s-cmd", &cmid, "compact", ""))
-        .await
-        .expect("command admitted");
-    let result = rig
-        .host
-        .prompt_result("s-cmd", &cmid, STEP)
-        .await
-        .expect("result");
+    rig.send(input::command("s-cmd", &cmid, "compact", ""))
+        .await;
+    let result = rig.prompt_result("s-cmd", &cmid).await;
     assert_eq!(result["type"], "turn", "{result}");
     let turn = result["turnId"].as_str().unwrap_or_default().to_string();
-    let end = rig
-        .host
-        .wait_turn_end("s-cmd", &turn, STEP)
-        .await
-        .expect("turn end");
+    let end = rig.turn_end("s-cmd", &turn).await;
     assert_eq!(end.turn_state(), Some("completed"));
     let compaction = of_type(&rig.timeline("s-cmd"), "compaction")
         .into_iter()
@@ -57,18 +47,9 @@ async fn compact_command_runs_as_a_turn_with_a_compaction_row() {
     assert_eq!(compaction["trigger"], "manual");
     // Unknown commands are refused without a turn.
     let cmid = rig.host.unique("cmd");
-    rig.host
-        .send(
-            &rig.conn,
-            input::command("s-cmd", &cmid, "no-such-command", ""),
-        )
-        .await
-        .expect("admitted");
-    let result = rig
-        .host
-        .prompt_result("s-cmd", &cmid, STEP)
-        .await
-        .expect("result");
+    rig.send(input::command("s-cmd", &cmid, "no-such-command", ""))
+        .await;
+    let result = rig.prompt_result("s-cmd", &cmid).await;
     assert_eq!(result["type"], "failed", "{result}");
     rig.finish("s-cmd").await;
     rig.report("compact-command");
@@ -77,11 +58,7 @@ async fn compact_command_runs_as_a_turn_with_a_compaction_row() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn catalog_lists_the_cli_models_and_the_four_modes() {
     let Some(rig) = rig().await else { return };
-    rig.host
-        .send(&rig.conn, input::catalog("r-cat"))
-        .await
-        .expect("catalog admitted");
-    let answer = rig.host.wait_answer("r-cat", STEP).await.expect("catalog");
+    let answer = rig.ask("cat", input::catalog).await;
     assert!(answer.is("catalog"), "{answer}");
     let models: Vec<String> = answer
         .at("/catalog/models")
@@ -153,7 +130,7 @@ async fn availability_reports_missing_incompatible_and_available() {
         }
         host.assert_invariants();
     }
-    report(&claude, "availability");
+    report(SPEC.cli, &claude, "availability");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -164,36 +141,20 @@ async fn background_shell_blocks_runtime_release_until_it_finishes() {
         name: "Bash".into(),
         arguments: json!({"command": "sleep 3; echo bg", "run_in_background": true, "description": "bg"}),
     }]);
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-bg", "start it in the background", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-bg", "start it in the background").await;
     assert_eq!(run.state(), "completed");
-    let ask = |rid: String| {
-        let host = &rig.host;
-        let conn = rig.conn.clone();
-        async move {
-            host.send(&conn, input::can_stop_runtime(&rid, "s-bg"))
-                .await
-                .expect("admitted");
-            host.wait_answer(&rid, STEP)
-                .await
-                .expect("answered")
-                .at("/canStop")
-                .cloned()
-                .unwrap_or_default()
-        }
+    let ask = || async {
+        rig.ask("cs", |rid| input::can_stop_runtime(rid, "s-bg"))
+            .await
+            .at("/canStop")
+            .cloned()
+            .unwrap_or_default()
     };
-    assert_eq!(
-        ask(rig.host.unique("cs")).await,
-        json!(false),
-        "a background shell is running"
-    );
+    assert_eq!(ask().await, json!(false), "a background shell is running");
     // After it finishes (and the CLI's follow-up run about it ends), the runtime may stop.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     loop {
-        if ask(rig.host.unique("cs")).await == json!(true) {
+        if ask().await == json!(true) {
             break;
         }
         assert!(
@@ -213,28 +174,14 @@ async fn deny_with_interrupt_stops_the_turn_and_clear_pending_denies() {
     let (_, turn) = rig
         .start_turn("s-deny", "please run `touch stop.txt`")
         .await;
-    let ask = rig.wait("s-deny", "session.permission", |_| true).await;
-    let pid = ask
-        .at("/request/id")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    rig.host
-        .send(
-            &rig.conn,
-            input::permission(
-                "s-deny",
-                &pid,
-                json!({"behavior": "deny", "message": "stop", "interrupt": true}),
-            ),
-        )
-        .await
-        .expect("answer");
-    let end = rig
-        .host
-        .wait_turn_end("s-deny", &turn, STEP)
-        .await
-        .expect("turn end");
+    let (_, pid) = rig.wait_permission("s-deny", None).await;
+    rig.answer_permission(
+        "s-deny",
+        &pid,
+        json!({"behavior": "deny", "message": "stop", "interrupt": true}),
+    )
+    .await;
+    let end = rig.turn_end("s-deny", &turn).await;
     assert_eq!(end.turn_state(), Some("canceled"));
     assert!(!rig.cwd().join("stop.txt").exists());
 
@@ -245,28 +192,12 @@ async fn deny_with_interrupt_stops_the_turn_and_clear_pending_denies() {
     let (_, turn) = rig
         .start_turn("s-deny", "please run `touch cleared.txt`")
         .await;
-    let ask = rig
-        .wait("s-deny", "session.permission", |e| {
-            e.at("/request/id") != Some(&json!(pid))
-        })
-        .await;
-    let pid2 = ask
-        .at("/request/id")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let (_, pid2) = rig.wait_permission("s-deny", Some(&pid)).await;
     let mut steer = input::steer("s-deny", "c-clear", "never mind");
     steer["prompt"]["clearPendingPermissions"] = json!(true);
-    rig.host.send(&rig.conn, steer).await.expect("admitted");
-    rig.wait("s-deny", "session.permission_resolved", |e| {
-        e.at("/permissionId") == Some(&json!(pid2))
-    })
-    .await;
-    let end = rig
-        .host
-        .wait_turn_end("s-deny", &turn, STEP)
-        .await
-        .expect("turn end");
+    rig.send(steer).await;
+    rig.wait_resolved("s-deny", &pid2).await;
+    let end = rig.turn_end("s-deny", &turn).await;
     assert_eq!(end.turn_state(), Some("completed"));
     assert!(!rig.cwd().join("cleared.txt").exists());
     let failed = of_type(&rig.timeline("s-deny"), "tool_call")

@@ -13,11 +13,7 @@ async fn resume_in_a_fresh_bridge_replays_the_transcript_then_continues() {
     let Some(rig) = rig().await else { return };
     rig.open("s-first", json!({"mode": "bypassPermissions"}))
         .await;
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-first", "please run `echo hello`", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-first", "please run `echo hello`").await;
     assert_eq!(run.state(), "completed");
     let persistence = rig
         .wait("s-first", "session.persistence", |_| true)
@@ -32,15 +28,14 @@ async fn resume_in_a_fresh_bridge_replays_the_transcript_then_continues() {
     rig.finish("s-first").await;
 
     // A new bridge process, same CLI environment (HOME / CLAUDE_CONFIG_DIR).
-    let (host, conn) = connect(&rig.claude, &rig.env).await;
-    let config = input::session_config(&rig.cwd(), json!({"mode": "bypassPermissions"}));
-    let opened = host
-        .open_session(
-            &conn,
-            input::resume("r-resume", "s-again", config, persistence.clone(), "replay"),
+    let again = rig.reconnect().await;
+    let opened = again
+        .resume(
+            "s-again",
+            json!({"mode": "bypassPermissions"}),
+            persistence.clone(),
         )
-        .await
-        .expect("resumed");
+        .await;
     let first = &opened[0];
     assert!(first.is("session.opened"));
     assert_eq!(
@@ -69,23 +64,16 @@ async fn resume_in_a_fresh_bridge_replays_the_transcript_then_continues() {
     );
 
     rig.mock.clear_requests();
-    let run = host
-        .run_turn(&conn, "s-again", "say hi", STEP)
-        .await
-        .expect("turn after resume");
+    let run = again.run_turn("s-again", "say hi").await;
     assert_eq!(run.state(), "completed");
-    let req = rig
-        .mock
-        .model_requests()
-        .into_iter()
-        .last()
-        .expect("model request");
+    let req = rig.last_model_request();
     assert!(
         req.body.to_string().contains("echo hello"),
         "the resumed conversation carries its history"
     );
     // The CLI kept the native session: any persistence it reports names the same id.
-    let ids: Vec<Value> = host
+    let ids: Vec<Value> = again
+        .host
         .session_events("s-again")
         .iter()
         .filter(|e| e.is("session.persistence") || e.is("session.opened"))
@@ -95,12 +83,7 @@ async fn resume_in_a_fresh_bridge_replays_the_transcript_then_continues() {
         !ids.is_empty() && ids.iter().all(|id| *id == json!(native)),
         "{ids:?}"
     );
-    let rid = "r-close-again";
-    host.send(&conn, input::close(rid, "s-again"))
-        .await
-        .expect("close");
-    host.wait_answer(rid, STEP).await.expect("closed");
-    host.assert_invariants();
+    again.finish("s-again").await;
     rig.report("resume-replay");
 }
 
@@ -109,25 +92,14 @@ async fn session_list_shows_paseo_and_outside_sessions_with_previews() {
     let Some(rig) = rig().await else { return };
     rig.open("s-list", json!({})).await;
     let run = rig
-        .host
-        .run_turn(
-            &rig.conn,
-            "s-list",
-            "first prompt of the listed session",
-            STEP,
-        )
-        .await
-        .expect("turn");
+        .run_turn("s-list", "first prompt of the listed session")
+        .await;
     assert_eq!(run.state(), "completed");
     let native = rig.wait("s-list", "session.persistence", |_| true).await;
-    let native = native
-        .at("/persistence/data/sessionId")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let native = native.string_at("/persistence/data/sessionId");
 
     // A session started outside Paseo: the plain CLI, one shot, same cwd and config dir.
-    let out = std::process::Command::new(&rig.claude)
+    let out = std::process::Command::new(&rig.cli)
         .args([
             "-p",
             "a question asked outside Paseo",
@@ -146,18 +118,13 @@ async fn session_list_shows_paseo_and_outside_sessions_with_previews() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    let rid = "r-sessions";
-    let mut list = input::sessions(rid);
-    list["cwd"] = json!(rig.cwd().display().to_string());
-    rig.host
-        .send(&rig.conn, list)
-        .await
-        .expect("sessions admitted");
     let answer = rig
-        .host
-        .wait_answer(rid, STEP)
-        .await
-        .expect("sessions answered");
+        .ask("sessions", |rid| {
+            let mut list = input::sessions(rid);
+            list["cwd"] = json!(rig.cwd().display().to_string());
+            list
+        })
+        .await;
     assert!(answer.is("sessions"), "{answer}");
     let sessions = answer
         .at("/sessions")

@@ -4,7 +4,6 @@
 
 mod common;
 
-use agent_bridge_conformance::input;
 use common::*;
 use serde_json::{json, Value};
 
@@ -34,11 +33,7 @@ async fn text_turn_streams_a_reply_with_usage_and_persistence() {
         "slash commands published at open"
     );
 
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-text", "say hi", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-text", "say hi").await;
     assert_eq!(run.state(), "completed", "{:?}", run.end);
     let timeline = rig.timeline("s-text");
     let text = last_assistant_text(&timeline);
@@ -56,11 +51,7 @@ async fn text_turn_streams_a_reply_with_usage_and_persistence() {
     );
     assert!(usage.iter().any(|u| u.at("/usage/totalCostUsd").is_some() && u.at("/usage/outputTokens").is_some()), "{usage:?}");
     let persistence = rig.wait("s-text", "session.persistence", |_| true).await;
-    let sid = persistence
-        .at("/persistence/data/sessionId")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let sid = persistence.string_at("/persistence/data/sessionId");
     assert_eq!(sid.len(), 36, "native session id: {persistence}");
     assert_eq!(persistence.at("/persistence/version"), Some(&json!(1)));
     rig.finish("s-text").await;
@@ -79,11 +70,7 @@ async fn shell_tool_runs_in_bypass_permissions() {
         .expect("config");
     assert_eq!(config.at("/config/mode"), Some(&json!("bypassPermissions")));
 
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-bypass", "please run `echo hello`", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-bypass", "please run `echo hello`").await;
     assert_eq!(run.state(), "completed");
     assert!(
         !run.events.iter().any(|e| e.is("session.permission")),
@@ -100,16 +87,7 @@ async fn shell_tool_runs_in_bypass_permissions() {
         json!({"type": "shell", "command": "echo hello", "output": "hello", "exitCode": 0})
     );
     // The running snapshot came first, under the same id.
-    let snapshots: Vec<String> = run
-        .events
-        .iter()
-        .filter(|e| e.item_id() == tool["id"].as_str())
-        .filter_map(|e| {
-            e.at("/item/status")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })
-        .collect();
+    let snapshots = run.item_statuses(tool["id"].as_str().unwrap_or_default());
     assert_eq!(snapshots.first().map(String::as_str), Some("running"));
     assert_eq!(snapshots.last().map(String::as_str), Some("completed"));
     assert_eq!(
@@ -131,12 +109,7 @@ async fn permission_allowed_runs_the_command_and_denied_fails_the_tool() {
     let (_, turn) = rig
         .start_turn("s-perm", "please run `touch allowed.txt`")
         .await;
-    let ask = rig.wait("s-perm", "session.permission", |_| true).await;
-    let pid = ask
-        .at("/request/id")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let (ask, pid) = rig.wait_permission("s-perm", None).await;
     assert_eq!(ask.at("/request/kind"), Some(&json!("tool")));
     assert_eq!(ask.at("/request/name"), Some(&json!("Bash")));
     assert_eq!(
@@ -149,22 +122,10 @@ async fn permission_allowed_runs_the_command_and_denied_fails_the_tool() {
         .is_some_and(|s| !s.is_empty()));
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert!(!allowed.exists(), "the command ran before it was allowed");
-    rig.host
-        .send(
-            &rig.conn,
-            input::permission("s-perm", &pid, json!({"behavior": "allow"})),
-        )
-        .await
-        .expect("answer");
-    rig.wait("s-perm", "session.permission_resolved", |e| {
-        e.at("/permissionId") == Some(&json!(pid))
-    })
-    .await;
-    let end = rig
-        .host
-        .wait_turn_end("s-perm", &turn, STEP)
-        .await
-        .expect("turn end");
+    rig.answer_permission("s-perm", &pid, json!({"behavior": "allow"}))
+        .await;
+    rig.wait_resolved("s-perm", &pid).await;
+    let end = rig.turn_end("s-perm", &turn).await;
     assert_eq!(end.turn_state(), Some("completed"));
     assert!(allowed.exists(), "allowed command ran");
 
@@ -172,32 +133,14 @@ async fn permission_allowed_runs_the_command_and_denied_fails_the_tool() {
     let (_, turn) = rig
         .start_turn("s-perm", "please run `touch denied.txt`")
         .await;
-    let ask = rig
-        .wait("s-perm", "session.permission", |e| {
-            e.at("/request/id") != Some(&json!(pid))
-        })
-        .await;
-    let pid2 = ask
-        .at("/request/id")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    rig.host
-        .send(
-            &rig.conn,
-            input::permission(
-                "s-perm",
-                &pid2,
-                json!({"behavior": "deny", "message": "not now"}),
-            ),
-        )
-        .await
-        .expect("answer");
-    let end = rig
-        .host
-        .wait_turn_end("s-perm", &turn, STEP)
-        .await
-        .expect("turn end");
+    let (_, pid2) = rig.wait_permission("s-perm", Some(&pid)).await;
+    rig.answer_permission(
+        "s-perm",
+        &pid2,
+        json!({"behavior": "deny", "message": "not now"}),
+    )
+    .await;
+    let end = rig.turn_end("s-perm", &turn).await;
     assert_eq!(end.turn_state(), Some("completed"));
     assert!(!denied.exists(), "denied command must not run");
     let timeline = rig.timeline("s-perm");
@@ -215,9 +158,9 @@ async fn image_prompt_reaches_the_model_and_close_leaves_no_process() {
     let Some(rig) = rig().await else { return };
     rig.open("s-img", json!({})).await;
     // One long-lived CLI per session, plus at most the spare for the next open.
-    let all = rig.claude_procs();
+    let all = rig.cli_procs();
     assert!(!all.is_empty() && all.len() <= 2, "{all:?}");
-    let procs = vec![rig.first_session_cli()];
+    let procs = vec![first_session_cli(&rig)];
     // A 1x1 transparent PNG.
     let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
     let prompt = json!({
@@ -227,25 +170,12 @@ async fn image_prompt_reaches_the_model_and_close_leaves_no_process() {
             {"type": "image", "data": png, "mimeType": "image/png"}
         ]}}
     });
-    rig.host.send(&rig.conn, prompt).await.expect("admitted");
-    let result = rig
-        .host
-        .prompt_result("s-img", "c-img", STEP)
-        .await
-        .expect("result");
+    rig.send(prompt).await;
+    let result = rig.prompt_result("s-img", "c-img").await;
     let turn = result["turnId"].as_str().unwrap_or_default().to_string();
-    let end = rig
-        .host
-        .wait_turn_end("s-img", &turn, STEP)
-        .await
-        .expect("end");
+    let end = rig.turn_end("s-img", &turn).await;
     assert_eq!(end.turn_state(), Some("completed"));
-    let req = rig
-        .mock
-        .model_requests()
-        .into_iter()
-        .last()
-        .expect("model request");
+    let req = rig.last_model_request();
     let body = req.body.to_string();
     assert!(
         body.contains(png) && body.contains("image/png"),

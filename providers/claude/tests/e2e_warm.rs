@@ -14,7 +14,7 @@ use std::time::Duration;
 async fn procs_until(rig: &Rig, what: &str, cond: impl Fn(&[ProcInfo]) -> bool) -> Vec<ProcInfo> {
     let deadline = tokio::time::Instant::now() + STEP;
     loop {
-        let found = rig.claude_procs();
+        let found = rig.cli_procs();
         if cond(&found) {
             return found;
         }
@@ -35,7 +35,7 @@ fn pids(found: &[ProcInfo]) -> Vec<i32> {
 async fn second_open_is_served_by_the_spare_and_no_spare_outlives_the_bridge() {
     let Some(rig) = rig().await else { return };
     rig.open("s-1", json!({})).await;
-    let first = rig.first_session_cli();
+    let first = first_session_cli(&rig);
     // A spare is started once the first CLI has answered.
     let found = procs_until(&rig, "a spare next to the session", |p| p.len() == 2).await;
     let spare = found[1].clone();
@@ -57,11 +57,7 @@ async fn second_open_is_served_by_the_spare_and_no_spare_outlives_the_bridge() {
     );
 
     // The spare now is s-2: it answers s-2's prompt, and s-2's close stops exactly it.
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-2", "say hi", STEP)
-        .await
-        .expect("turn on the warm session");
+    let run = rig.run_turn("s-2", "say hi").await;
     assert_eq!(run.state(), "completed");
     assert!(last_assistant_text(&rig.timeline("s-2")).starts_with("hi! (mock reply"));
     assert!(rig.timeline("s-1").is_empty(), "nothing leaked into s-1");
@@ -100,7 +96,7 @@ async fn second_open_is_served_by_the_spare_and_no_spare_outlives_the_bridge() {
         "s-1's CLI stopped with s-1"
     );
     let everything = rig.host.descendants();
-    let spares = rig.claude_procs();
+    let spares = rig.cli_procs();
     assert!(!spares.is_empty(), "spares stay ready after the sessions");
     rig.host.close_stdin().await;
     rig.host
@@ -120,14 +116,12 @@ async fn second_open_is_served_by_the_spare_and_no_spare_outlives_the_bridge() {
 async fn catalog_in_a_cwd_leaves_a_spare_for_the_first_open_there() {
     let Some(rig) = rig().await else { return };
     let cwd = rig.cwd().display().to_string();
-    rig.host
-        .send(
-            &rig.conn,
-            json!({"type": "catalog", "requestId": "r-cat", "cwd": cwd}),
+    let answer = rig
+        .ask(
+            "cat",
+            |rid| json!({"type": "catalog", "requestId": rid, "cwd": cwd}),
         )
-        .await
-        .expect("catalog admitted");
-    let answer = rig.host.wait_answer("r-cat", STEP).await.expect("catalog");
+        .await;
     assert!(answer.is("catalog"), "{answer}");
     // The catalog's CLI stays as the spare for a default session in that cwd.
     let found = procs_until(&rig, "the catalog's CLI kept", |p| p.len() == 1).await;
@@ -135,11 +129,7 @@ async fn catalog_in_a_cwd_leaves_a_spare_for_the_first_open_there() {
     rig.open("s-c", json!({})).await;
     let found = procs_until(&rig, "a new spare", |p| p.len() == 2).await;
     assert_eq!(found[0].pid, spare.pid, "s-c runs in the catalog's CLI");
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-c", "say hi", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-c", "say hi").await;
     assert_eq!(run.state(), "completed");
     rig.finish("s-c").await;
     assert!(

@@ -6,6 +6,7 @@
 use agent_bridge_codex::client::AppServer;
 use agent_bridge_codex::events::{self, SessionEvents};
 use agent_bridge_codex::normalize::Normalizer;
+use agent_bridge_conformance::rig::drain_behind_full_sink;
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::{AgentEvent, SessionSink, SESSION_QUEUE};
 use agent_bridge_protocol::ItemBody;
@@ -51,35 +52,22 @@ cat >/dev/null
             .await
     });
 
-    // Nobody drains: the sink fills up and the answer waits behind the rest.
-    tokio::time::sleep(Duration::from_millis(700)).await;
-    assert_eq!(rx.len(), SESSION_QUEUE);
-    assert!(
-        !call.is_finished(),
-        "the answer must not overtake the events"
-    );
-
-    // Draining (as the core does while a method runs) lets everything through, in order.
-    for n in 0..NOTIFICATIONS {
-        let event = tokio::time::timeout(Duration::from_secs(10), rx.recv())
-            .await
-            .expect("events keep coming")
-            .expect("the sink stays open");
-        match event {
-            AgentEvent::Item(item) => match item.body {
-                ItemBody::Notification { message, .. } => assert_eq!(message, format!("w {n}")),
-                other => panic!("unexpected item {other:?}"),
-            },
-            other => panic!("unexpected event {other:?}"),
-        }
-    }
-    let answer = tokio::time::timeout(Duration::from_secs(10), call)
+    let answer = drain_behind_full_sink(&mut rx, SESSION_QUEUE, call, NOTIFICATIONS, warning_n)
         .await
-        .expect("the answer arrives")
-        .expect("the call task")
         .expect("the call succeeds");
     assert_eq!(answer, json!({"ok": true}));
 
     server.rpc.close_input();
     server.process.shutdown(Duration::from_secs(3)).await;
+}
+
+/// The `n`th event is the warning `w n`.
+fn warning_n(n: usize, event: AgentEvent) {
+    match event {
+        AgentEvent::Item(item) => match item.body {
+            ItemBody::Notification { message, .. } => assert_eq!(message, format!("w {n}")),
+            other => panic!("unexpected item {other:?}"),
+        },
+        other => panic!("unexpected event {other:?}"),
+    }
 }

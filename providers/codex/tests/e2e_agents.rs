@@ -17,11 +17,7 @@ async fn a_spawned_sub_agent_is_a_child_session_with_its_own_items() {
         name: "spawn_agent".into(),
         arguments: json!({"message": "say hi from the sub-agent"}),
     }]);
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-sub", "delegate this", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-sub", "delegate this").await;
     assert_eq!(
         run.state(),
         "completed",

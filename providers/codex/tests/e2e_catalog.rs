@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn availability_finds_codex_on_path_and_reports_it_missing_otherwise() {
     let Some(rig) = rig().await else { return };
-    let bin_dir = rig.codex.parent().expect("bin dir").display().to_string();
+    let bin_dir = rig.cli.parent().expect("bin dir").display().to_string();
     let path = format!("{bin_dir}:/usr/local/bin:/usr/bin:/bin");
     // The bridge's own environment (availability has no launch): codex on PATH, the hermetic
     // HOME and CODEX_HOME.
@@ -64,14 +64,13 @@ async fn availability_finds_codex_on_path_and_reports_it_missing_otherwise() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn catalog_lists_models_with_efforts_and_the_four_modes() {
     let Some(rig) = rig().await else { return };
-    let rid = rig.host.unique("cat");
-    let mut catalog_input = input::catalog(&rid);
-    catalog_input["cwd"] = json!(rig.cwd().display().to_string());
-    rig.host
-        .send(&rig.conn, catalog_input)
-        .await
-        .expect("admitted");
-    let answer = rig.host.wait_answer(&rid, STEP).await.expect("catalog");
+    let answer = rig
+        .ask("cat", |rid| {
+            let mut catalog_input = input::catalog(rid);
+            catalog_input["cwd"] = json!(rig.cwd().display().to_string());
+            catalog_input
+        })
+        .await;
     assert!(answer.is("catalog"), "{answer}");
     let catalog = answer.at("/catalog").cloned().unwrap_or(Value::Null);
     let modes: Vec<&str> = catalog["modes"]
@@ -116,18 +115,9 @@ async fn an_api_error_fails_the_turn_with_the_cli_message_and_the_session_goes_o
         )
         .expect("rule");
     rig.mock.push_script(script);
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-err", "FAILME please", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-err", "FAILME please").await;
     assert_eq!(run.state(), "failed", "{:?}", run.end);
-    let message = run
-        .end
-        .at("/error/message")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let message = run.end.string_at("/error/message");
     assert!(
         message.contains("401") && message.contains("Incorrect API key provided"),
         "{}",
@@ -135,18 +125,11 @@ async fn an_api_error_fails_the_turn_with_the_cli_message_and_the_session_goes_o
     );
 
     // Idle again: the runtime may be stopped, and the next turn works.
-    let rid = rig.host.unique("stop");
-    rig.host
-        .send(&rig.conn, input::can_stop_runtime(&rid, "s-err"))
-        .await
-        .expect("admitted");
-    let answer = rig.host.wait_answer(&rid, STEP).await.expect("answer");
+    let answer = rig
+        .ask("stop", |rid| input::can_stop_runtime(rid, "s-err"))
+        .await;
     assert_eq!(answer.at("/canStop"), Some(&json!(true)), "{answer}");
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-err", "say hi", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-err", "say hi").await;
     assert_eq!(run.state(), "completed", "{:?}", run.end);
     rig.finish("s-err").await;
     rig.report("api-error");

@@ -17,20 +17,8 @@ async fn interrupt_cancels_the_turn_and_the_next_turn_works() {
         .start_turn("s-int", "SLOW please write a long text")
         .await;
     // Wait until the reply is streaming.
-    rig.wait("s-int", "timeline.item", |e| {
-        e.item_type() == Some("assistant_message")
-    })
-    .await;
-    let rid = rig.host.unique("int");
-    rig.host
-        .send(&rig.conn, input::interrupt(&rid, "s-int"))
-        .await
-        .expect("admitted");
-    let answer = rig
-        .host
-        .wait_answer(&rid, STEP)
-        .await
-        .expect("interrupt answered");
+    rig.wait_streaming("s-int").await;
+    let answer = rig.interrupt("s-int").await;
     assert!(answer.is("request.completed"), "{answer}");
     let end = rig.turn_end("s-int", &turn).await;
     assert_eq!(end.turn_state(), Some("canceled"), "{end}");
@@ -43,11 +31,7 @@ async fn interrupt_cancels_the_turn_and_the_next_turn_works() {
         .expect("slow request");
     assert!(slow.client_disconnected, "{slow:?}");
 
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-int", "say hi", STEP)
-        .await
-        .expect("next turn");
+    let run = rig.run_turn("s-int", "say hi").await;
     assert_eq!(run.state(), "completed", "{:?}", run.end);
     assert!(last_assistant_text(&rig.timeline("s-int")).starts_with("hi! (mock reply"));
     rig.finish("s-int").await;
@@ -61,23 +45,8 @@ async fn steering_adds_input_to_the_running_turn() {
     let (_, turn) = rig
         .start_turn("s-steer", "SLOW please write a long text")
         .await;
-    rig.wait("s-steer", "timeline.item", |e| {
-        e.item_type() == Some("assistant_message")
-    })
-    .await;
-    let cmid = rig.host.unique("steer");
-    rig.host
-        .send(
-            &rig.conn,
-            input::steer("s-steer", &cmid, "also say STEERED-HELLO"),
-        )
-        .await
-        .expect("steer admitted");
-    let result = rig
-        .host
-        .prompt_result("s-steer", &cmid, STEP)
-        .await
-        .expect("steer result");
+    rig.wait_streaming("s-steer").await;
+    let result = rig.steer("s-steer", "also say STEERED-HELLO").await;
     assert_eq!(result, json!({"type": "steer", "turnId": turn}), "{result}");
     let end = rig.turn_end("s-steer", &turn).await;
     assert_eq!(end.turn_state(), Some("completed"), "{end}");
@@ -121,42 +90,26 @@ async fn model_and_effort_change_apply_to_the_next_turn() {
         .to_string();
 
     // An unknown model is refused and nothing changes.
-    let bad = rig.host.unique("cfg");
-    rig.host
-        .send(
-            &rig.conn,
+    assert!(rig
+        .ask("cfg", |rid| {
             input::configure(
-                &bad,
+                rid,
                 "s-model",
                 json!({"model": "no-such-model", "mode": "ask"}),
-            ),
-        )
+            )
+        })
         .await
-        .expect("admitted");
-    assert!(rig
-        .host
-        .wait_answer(&bad, STEP)
-        .await
-        .expect("answer")
         .is("request.failed"));
 
-    let rid = rig.host.unique("cfg");
-    rig.host
-        .send(
-            &rig.conn,
+    let answer = rig
+        .ask("cfg", |rid| {
             input::configure(
-                &rid,
+                rid,
                 "s-model",
                 json!({"model": model_id, "thinkingOption": effort}),
-            ),
-        )
-        .await
-        .expect("admitted");
-    let answer = rig
-        .host
-        .wait_answer(&rid, STEP)
-        .await
-        .expect("configure answered");
+            )
+        })
+        .await;
     assert!(answer.is("request.completed"), "{answer}");
     let committed = rig
         .host
@@ -172,18 +125,9 @@ async fn model_and_effort_change_apply_to_the_next_turn() {
         "the refused change left the mode alone"
     );
 
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-model", "say hi", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-model", "say hi").await;
     assert_eq!(run.state(), "completed", "{:?}", run.end);
-    let last = rig
-        .mock
-        .model_requests()
-        .into_iter()
-        .last()
-        .expect("a model request");
+    let last = rig.last_model_request();
     assert_eq!(
         last.body["model"],
         json!(model_id),
@@ -206,16 +150,9 @@ async fn kill_9_mid_turn_fails_the_turn_and_leaves_no_process() {
     let (_, turn) = rig
         .start_turn("s-kill", "SLOW please write a long text")
         .await;
-    rig.wait("s-kill", "timeline.item", |e| {
-        e.item_type() == Some("assistant_message")
-    })
-    .await;
-    let codex: Vec<_> = rig
-        .host
-        .descendants()
-        .into_iter()
-        .filter(|p| p.cmdline.contains("codex") && p.cmdline.contains("app-server"))
-        .collect();
+    rig.wait_streaming("s-kill").await;
+    let codex =
+        rig.procs_where(|p| p.cmdline.contains("codex") && p.cmdline.contains("app-server"));
     assert!(
         !codex.is_empty(),
         "no codex app-server among {:?}",
@@ -257,11 +194,7 @@ async fn kill_9_mid_turn_fails_the_turn_and_leaves_no_process() {
         .prompt(&rig.conn, "s-kill", "say hi")
         .await
         .expect("admitted");
-    let result = rig
-        .host
-        .prompt_result("s-kill", &cmid, STEP)
-        .await
-        .expect("result");
+    let result = rig.prompt_result("s-kill", &cmid).await;
     assert_eq!(result["type"], "failed", "{result}");
     rig.finish("s-kill").await;
     rig.report("kill-9-mid-turn");

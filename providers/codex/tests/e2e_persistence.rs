@@ -4,7 +4,6 @@
 
 mod common;
 
-use agent_bridge_conformance::input;
 use common::*;
 use serde_json::{json, Value};
 
@@ -17,32 +16,19 @@ async fn resume_in_a_fresh_bridge_replays_the_thread_and_continues_it() {
         .find(|e| e.is("session.opened"))
         .and_then(|e| e.at("/persistence").cloned())
         .expect("persistence at open");
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-first", "say hi", STEP)
-        .await
-        .expect("turn 1");
+    let run = rig.run_turn("s-first", "say hi").await;
     assert_eq!(run.state(), "completed");
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-first", "please run `echo hello`", STEP)
-        .await
-        .expect("turn 2");
+    let run = rig.run_turn("s-first", "please run `echo hello`").await;
     assert_eq!(run.state(), "completed");
     let first_reply = last_assistant_text(&rig.timeline("s-first"));
     rig.finish("s-first").await;
 
     // A new bridge process, same CODEX_HOME.
-    let (host, conn) = connect(&rig.codex, &rig.env).await;
-    let rid = host.unique("open");
-    let config = input::session_config(&rig.cwd(), json!({}));
-    let events = host
-        .open_session(
-            &conn,
-            input::resume(&rid, "s-again", config, persistence.clone(), "replay"),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("resume: {e:#}\n{}", host.stderr()));
+    let again = rig.reconnect().await;
+    let events = again
+        .resume("s-again", json!({}), persistence.clone())
+        .await;
+    let host = &again.host;
     assert!(
         !host.stderr().contains("thread/turns/list failed"),
         "paged history: {}",
@@ -86,32 +72,15 @@ async fn resume_in_a_fresh_bridge_replays_the_thread_and_continues_it() {
 
     // The thread continues: the next model request carries the earlier conversation.
     rig.mock.clear_requests();
-    let run = host
-        .run_turn(&conn, "s-again", "say hi again", STEP)
-        .await
-        .expect("turn 3");
+    let run = again.run_turn("s-again", "say hi again").await;
     assert_eq!(run.state(), "completed", "{:?}", run.end);
-    let request = rig
-        .mock
-        .model_requests()
-        .into_iter()
-        .last()
-        .expect("a model request");
+    let request = rig.last_model_request();
     let body = request.body.to_string();
     assert!(
         body.contains("say hi again") && body.contains("please run `echo hello`"),
         "{body}"
     );
-    let rid = host.unique("close");
-    host.send(&conn, input::close(&rid, "s-again"))
-        .await
-        .expect("close");
-    assert!(host
-        .wait_answer(&rid, STEP)
-        .await
-        .expect("closed")
-        .is("request.completed"));
-    host.assert_invariants();
+    again.finish("s-again").await;
     rig.report("resume-replay");
 }
 
@@ -119,11 +88,7 @@ async fn resume_in_a_fresh_bridge_replays_the_thread_and_continues_it() {
 async fn session_list_shows_bridge_threads_and_threads_started_outside() {
     let Some(rig) = rig().await else { return };
     rig.open("s-list", json!({})).await;
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-list", "say hi from the bridge", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-list", "say hi from the bridge").await;
     assert_eq!(run.state(), "completed");
     let ours = rig
         .host
@@ -135,7 +100,7 @@ async fn session_list_shows_bridge_threads_and_threads_started_outside() {
     rig.finish("s-list").await;
 
     // A thread started with the plain CLI, outside Paseo.
-    let mut cmd = tokio::process::Command::new(&rig.codex);
+    let mut cmd = tokio::process::Command::new(&rig.cli);
     cmd.args([
         "exec",
         "--json",
@@ -155,19 +120,13 @@ async fn session_list_shows_bridge_threads_and_threads_started_outside() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    let rid = rig.host.unique("list");
-    rig.host
-        .send(
-            &rig.conn,
-            json!({"type": "sessions", "requestId": rid, "cwd": rig.cwd().display().to_string()}),
-        )
-        .await
-        .expect("admitted");
+    let cwd = rig.cwd().display().to_string();
     let answer = rig
-        .host
-        .wait_answer(&rid, STEP)
-        .await
-        .expect("sessions answered");
+        .ask(
+            "list",
+            |rid| json!({"type": "sessions", "requestId": rid, "cwd": cwd}),
+        )
+        .await;
     assert!(answer.is("sessions"), "{answer}");
     let sessions = answer
         .at("/sessions")
@@ -196,17 +155,8 @@ async fn session_list_shows_bridge_threads_and_threads_started_outside() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thread_that_cannot_be_resumed_continues_in_a_new_one_with_a_notice() {
     let Some(rig) = rig().await else { return };
-    let rid = rig.host.unique("open");
-    let config = input::session_config(&rig.cwd(), json!({}));
     let gone = json!({"version": 1, "data": {"threadId": "019a0000-0000-7000-8000-000000000000", "cwd": "/nowhere"}});
-    let events = rig
-        .host
-        .open_session(
-            &rig.conn,
-            input::resume(&rid, "s-gone", config, gone, "replay"),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("open: {e:#}\n{}", rig.host.stderr()));
+    let events = rig.resume("s-gone", json!({}), gone).await;
     let opened = events
         .iter()
         .find(|e| e.is("session.opened"))
@@ -231,11 +181,7 @@ async fn a_thread_that_cannot_be_resumed_continues_in_a_new_one_with_a_notice() 
         Some(&json!("warning")),
         "{notice}"
     );
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-gone", "say hi", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-gone", "say hi").await;
     assert_eq!(run.state(), "completed");
     rig.finish("s-gone").await;
     rig.report("resume-fallback");

@@ -15,11 +15,7 @@ async fn text_turn_streams_a_reply_with_usage_and_persistence() {
         .iter()
         .find(|e| e.is("session.opened"))
         .expect("opened");
-    let thread = opened_ev
-        .at("/persistence/data/threadId")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let thread = opened_ev.string_at("/persistence/data/threadId");
     assert_eq!(thread.len(), 36, "thread id in persistence: {opened_ev}");
     let config = opened
         .iter()
@@ -46,11 +42,7 @@ async fn text_turn_streams_a_reply_with_usage_and_persistence() {
         "model/list models plus the configured one: {models:?}"
     );
 
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-text", "say hi", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-text", "say hi").await;
     assert_eq!(
         run.state(),
         "completed",
@@ -107,11 +99,7 @@ async fn shell_tool_runs_in_full_access() {
         .expect("config");
     assert_eq!(config.at("/config/mode"), Some(&json!("full-access")));
 
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-shell", "please run `echo hello`", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-shell", "please run `echo hello`").await;
     assert_eq!(run.state(), "completed", "{:?}", run.end);
     assert!(
         !run.events.iter().any(|e| e.is("session.permission")),
@@ -137,16 +125,7 @@ async fn shell_tool_runs_in_full_access() {
             .contains("hello"),
         "{tool}"
     );
-    let statuses: Vec<String> = run
-        .events
-        .iter()
-        .filter(|e| e.item_id() == tool["id"].as_str())
-        .filter_map(|e| {
-            e.at("/item/status")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })
-        .collect();
+    let statuses = run.item_statuses(tool["id"].as_str().unwrap_or_default());
     assert_eq!(
         statuses.first().map(String::as_str),
         Some("running"),
@@ -177,12 +156,7 @@ async fn approvals_in_ask_mode_allow_runs_and_deny_does_not() {
     let (_, turn) = rig
         .start_turn("s-ask", "please run `touch allowed.txt`")
         .await;
-    let ask = rig.wait("s-ask", "session.permission", |_| true).await;
-    let pid = ask
-        .at("/request/id")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let (ask, pid) = rig.wait_permission("s-ask", None).await;
     assert_eq!(ask.at("/request/kind"), Some(&json!("tool")));
     assert_eq!(
         ask.at("/request/detail/command"),
@@ -197,21 +171,13 @@ async fn approvals_in_ask_mode_allow_runs_and_deny_does_not() {
     // Nothing runs before the answer.
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert!(!allowed.exists(), "the command ran before approval");
-    rig.host
-        .send(
-            &rig.conn,
-            agent_bridge_conformance::input::permission(
-                "s-ask",
-                &pid,
-                json!({"behavior": "allow", "selectedActionId": "allow_once"}),
-            ),
-        )
-        .await
-        .expect("answer admitted");
-    rig.wait("s-ask", "session.permission_resolved", |e| {
-        e.at("/permissionId").and_then(Value::as_str) == Some(pid.as_str())
-    })
+    rig.answer_permission(
+        "s-ask",
+        &pid,
+        json!({"behavior": "allow", "selectedActionId": "allow_once"}),
+    )
     .await;
+    rig.wait_resolved("s-ask", &pid).await;
     let end = rig.turn_end("s-ask", &turn).await;
     assert_eq!(end.turn_state(), Some("completed"), "{end}");
     assert!(allowed.exists(), "the approved command ran");
@@ -227,27 +193,13 @@ async fn approvals_in_ask_mode_allow_runs_and_deny_does_not() {
     let (_, turn) = rig
         .start_turn("s-ask", "please run `touch denied.txt`")
         .await;
-    let ask = rig
-        .wait("s-ask", "session.permission", |e| {
-            e.at("/request/id").and_then(Value::as_str) != Some(pid.as_str())
-        })
-        .await;
-    let pid2 = ask
-        .at("/request/id")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    rig.host
-        .send(
-            &rig.conn,
-            agent_bridge_conformance::input::permission(
-                "s-ask",
-                &pid2,
-                json!({"behavior": "deny", "selectedActionId": "deny", "message": "no"}),
-            ),
-        )
-        .await
-        .expect("answer admitted");
+    let (_, pid2) = rig.wait_permission("s-ask", Some(&pid)).await;
+    rig.answer_permission(
+        "s-ask",
+        &pid2,
+        json!({"behavior": "deny", "selectedActionId": "deny", "message": "no"}),
+    )
+    .await;
     let end = rig.turn_end("s-ask", &turn).await;
     assert_eq!(
         end.turn_state(),
@@ -275,21 +227,11 @@ async fn interrupt_with_a_pending_approval_cancels_it() {
     let (_, turn) = rig
         .start_turn("s-pend", "please run `touch never.txt`")
         .await;
-    let ask = rig.wait("s-pend", "session.permission", |_| true).await;
-    let pid = ask
-        .at("/request/id")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let (_, pid) = rig.wait_permission("s-pend", None).await;
     let rid = rig.host.unique("int");
     let asked = std::time::Instant::now();
-    rig.host
-        .send(
-            &rig.conn,
-            agent_bridge_conformance::input::interrupt(&rid, "s-pend"),
-        )
-        .await
-        .expect("admitted");
+    rig.send(agent_bridge_conformance::input::interrupt(&rid, "s-pend"))
+        .await;
     let end = rig.turn_end("s-pend", &turn).await;
     assert_eq!(end.turn_state(), Some("canceled"), "{end}");
     // Codex ended it, not the core's 5 s fallback.
@@ -298,18 +240,11 @@ async fn interrupt_with_a_pending_approval_cancels_it() {
         "{:?}",
         asked.elapsed()
     );
-    rig.wait("s-pend", "session.permission_resolved", |e| {
-        e.at("/permissionId").and_then(Value::as_str) == Some(pid.as_str())
-    })
-    .await;
+    rig.wait_resolved("s-pend", &pid).await;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert!(!file.exists(), "the cancelled command must not run");
     // The session is usable afterwards.
-    let run = rig
-        .host
-        .run_turn(&rig.conn, "s-pend", "say hi", STEP)
-        .await
-        .expect("turn");
+    let run = rig.run_turn("s-pend", "say hi").await;
     assert_eq!(run.state(), "completed", "{:?}", run.end);
     rig.finish("s-pend").await;
     rig.report("interrupt-pending-approval");
@@ -330,22 +265,13 @@ async fn an_image_reaches_the_model_with_the_text() {
             {"type": "image", "data": PNG, "mimeType": "image/png"}
         ]}}
     });
-    rig.host.send(&rig.conn, prompt).await.expect("admitted");
-    let result = rig
-        .host
-        .prompt_result("s-img", &cmid, STEP)
-        .await
-        .expect("result");
+    rig.send(prompt).await;
+    let result = rig.prompt_result("s-img", &cmid).await;
     assert_eq!(result["type"], "turn", "{result}");
     let turn = result["turnId"].as_str().unwrap_or_default().to_string();
     let end = rig.turn_end("s-img", &turn).await;
     assert_eq!(end.turn_state(), Some("completed"), "{end}");
-    let request = rig
-        .mock
-        .model_requests()
-        .into_iter()
-        .last()
-        .expect("model request");
+    let request = rig.last_model_request();
     let body = request.body.to_string();
     assert!(body.contains("describe this picture"), "{body}");
     assert!(
@@ -379,10 +305,8 @@ async fn auto_mode_runs_workspace_commands_in_the_sandbox_without_asking() {
         return;
     }
     let run = rig
-        .host
-        .run_turn(&rig.conn, "s-auto", "please run `touch inside.txt`", STEP)
-        .await
-        .expect("turn");
+        .run_turn("s-auto", "please run `touch inside.txt`")
+        .await;
     assert_eq!(run.state(), "completed", "{:?}", run.end);
     assert!(
         !run.events.iter().any(|e| e.is("session.permission")),

@@ -82,6 +82,15 @@ impl Event {
     pub fn at(&self, pointer: &str) -> Option<&Value> {
         self.event.pointer(pointer)
     }
+
+    /// The string at a JSON pointer into the event, owned; empty when it is missing or not a
+    /// string.
+    pub fn string_at(&self, pointer: &str) -> String {
+        self.at(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    }
 }
 
 impl std::fmt::Display for Event {

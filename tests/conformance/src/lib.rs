@@ -43,6 +43,8 @@
 //!   [`descendants`](BridgeHost::descendants) (live process tree via `/proc`, see [`procs`]).
 //! - Protocol helpers ([`session`]): `open_session`, `prompt`, `prompt_result`, `run_turn`,
 //!   `wait_turn_end`, `wait_answer`, `session_events`, `timeline`; input builders in [`input`].
+//! - End-to-end rig of the provider suites ([`rig`]): [`AgentRig`] = the mock model server, a
+//!   hermetic env and a real pinned CLI behind a connected bridge, described by a [`RigSpec`].
 //! - Check: [`assert_invariants`](BridgeHost::assert_invariants) at the end of every test
 //!   (violations plus work still owed); the host also panics on drop for violations no
 //!   assertion reported.
@@ -69,6 +71,7 @@ pub mod invariants;
 mod observe;
 pub mod procs;
 mod reader;
+pub mod rig;
 pub mod session;
 pub mod validate;
 
@@ -78,4 +81,5 @@ pub use event::Event;
 pub use host::{BridgeHost, HostOptions, HOST_BAD_RESULT, HOST_IO, HOST_TIMEOUT};
 pub use invariants::InvariantChecker;
 pub use procs::ProcInfo;
+pub use rig::{AgentRig, Bridge, RigSpec};
 pub use session::TurnRun;

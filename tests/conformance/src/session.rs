@@ -34,6 +34,16 @@ impl TurnRun {
     pub fn state(&self) -> &str {
         self.end.turn_state().unwrap_or("")
     }
+
+    /// The `status` of every snapshot of the timeline item `item_id` during the turn, in order.
+    pub fn item_statuses(&self, item_id: &str) -> Vec<String> {
+        self.events
+            .iter()
+            .filter(|e| e.item_id() == Some(item_id))
+            .filter_map(|e| e.at("/item/status").and_then(Value::as_str))
+            .map(str::to_string)
+            .collect()
+    }
 }
 
 impl BridgeHost {

@@ -1,14 +1,13 @@
-//! Shared rig of the Codex end-to-end tests: the real `agent-bridge serve` binary, the real
-//! pinned `codex` CLI (passed through the connect request's `launch`, with the hermetic env from
-//! the mock-llm rig), and the mock model server (OpenAI Responses API).
+//! The Codex side of the shared end-to-end rig (`agent_bridge_conformance::rig`): the real
+//! `agent-bridge serve` binary, the real pinned `codex` CLI (passed through the connect
+//! request's `launch`, with the hermetic env from the mock-llm rig), and the mock model server
+//! (OpenAI Responses API).
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)] // each test binary uses a part of it
 
-use agent_bridge_conformance::{input, BridgeHost, Event};
-use mock_llm::{hermetic, HermeticEnv, MockLlm};
-use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+pub use agent_bridge_conformance::rig::{
+    last_assistant_text, of_type, AgentRig as Rig, RigSpec, STEP,
+};
 
 pub const PROVIDER: &str = "codex-bridge";
 pub const CAPS: &[&str] = &[
@@ -22,147 +21,16 @@ pub const CAPS: &[&str] = &[
     "permission",
     "session.can_stop_runtime",
 ];
-/// Generous per-step limit; a mock turn takes well under a second.
-pub const STEP: Duration = Duration::from_secs(30);
 
-pub struct Rig {
-    pub mock: MockLlm,
-    pub env: HermeticEnv,
-    pub codex: PathBuf,
-    pub version: String,
-    pub host: BridgeHost,
-    pub conn: String,
-    _root: tempfile::TempDir,
-}
+pub const SPEC: RigSpec = RigSpec {
+    provider: PROVIDER,
+    caps: CAPS,
+    cli: "codex",
+    hermetic: mock_llm::hermetic::codex,
+};
 
 /// The rig, or `None` (with a loud SKIPPED line) when the pinned codex is not installed outside
 /// CI (in CI a missing CLI fails the test).
 pub async fn rig() -> Option<Rig> {
-    let codex = mock_llm::require_cli("codex")?;
-    let version = mock_llm::cli_version(&codex).unwrap_or_else(|| "unknown".into());
-    let mock = MockLlm::start().await.expect("mock server");
-    let root = tempfile::tempdir().expect("temp root");
-    let env = hermetic::codex(&mock, root.path()).expect("hermetic env");
-    let (host, conn) = connect(&codex, &env).await;
-    Some(Rig {
-        mock,
-        env,
-        codex,
-        version,
-        host,
-        conn,
-        _root: root,
-    })
-}
-
-/// `launch` of the connect request: the pinned CLI and the hermetic env.
-pub fn launch(codex: &Path, env: &HermeticEnv) -> Value {
-    json!({"command": codex.display().to_string(), "args": [], "env": env.env})
-}
-
-/// A fresh bridge connected to the provider.
-pub async fn connect(codex: &Path, env: &HermeticEnv) -> (BridgeHost, String) {
-    let host = BridgeHost::spawn().await.expect("bridge");
-    host.initialize().await.expect("initialize");
-    let (conn, caps) = host
-        .connect(PROVIDER, CAPS, Some(launch(codex, env)))
-        .await
-        .expect("connect");
-    assert_eq!(caps.len(), CAPS.len(), "negotiated {caps:?}");
-    (host, conn)
-}
-
-impl Rig {
-    pub fn cwd(&self) -> PathBuf {
-        self.env.workdir.clone()
-    }
-
-    /// Opens a session with `patch` merged into the config; returns its open events.
-    pub async fn open(&self, session_id: &str, patch: Value) -> Vec<Event> {
-        let rid = self.host.unique("open");
-        let config = input::session_config(&self.cwd(), patch);
-        self.host
-            .open_session(&self.conn, input::open(&rid, session_id, config))
-            .await
-            .unwrap_or_else(|e| panic!("session opens: {e:#}\nstderr:\n{}", self.host.stderr()))
-    }
-
-    /// Sends a prompt and returns (clientMessageId, turnId).
-    pub async fn start_turn(&self, session_id: &str, text: &str) -> (String, String) {
-        let cmid = self
-            .host
-            .prompt(&self.conn, session_id, text)
-            .await
-            .expect("prompt admitted");
-        let result = self
-            .host
-            .prompt_result(session_id, &cmid, STEP)
-            .await
-            .expect("prompt result");
-        assert_eq!(result["type"], "turn", "{result}");
-        (
-            cmid,
-            result["turnId"].as_str().unwrap_or_default().to_string(),
-        )
-    }
-
-    /// Waits for an event of a session.
-    pub async fn wait(&self, session_id: &str, kind: &str, pred: impl Fn(&Event) -> bool) -> Event {
-        self.host
-            .wait_event(|e| e.is_for(kind, session_id) && pred(e), STEP)
-            .await
-            .unwrap_or_else(|e| {
-                panic!(
-                    "no {kind} on {session_id}: {e:#}\nstderr:\n{}",
-                    self.host.stderr()
-                )
-            })
-    }
-
-    /// Waits for the end of a turn; returns its state.
-    pub async fn turn_end(&self, session_id: &str, turn_id: &str) -> Event {
-        self.host
-            .wait_turn_end(session_id, turn_id, STEP)
-            .await
-            .unwrap_or_else(|e| panic!("{e:#}\nstderr:\n{}", self.host.stderr()))
-    }
-
-    pub fn timeline(&self, session_id: &str) -> Vec<Value> {
-        self.host.timeline(session_id)
-    }
-
-    /// Closes the session and checks the protocol invariants of everything seen.
-    pub async fn finish(&self, session_id: &str) {
-        let rid = self.host.unique("close");
-        self.host
-            .send(&self.conn, input::close(&rid, session_id))
-            .await
-            .expect("close admitted");
-        let answer = self
-            .host
-            .wait_answer(&rid, STEP)
-            .await
-            .expect("close answered");
-        assert!(answer.is("request.completed"), "{answer}");
-        self.host.assert_invariants();
-    }
-
-    /// Records the scenario in the CLI report (`AGENT_BRIDGE_CLI_REPORT`).
-    pub fn report(&self, scenario: &str) {
-        mock_llm::report_ok("codex", &self.version, scenario);
-    }
-}
-
-/// Items of one type in a timeline.
-pub fn of_type<'a>(timeline: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    timeline.iter().filter(|i| i["type"] == kind).collect()
-}
-
-/// The last assistant text of a timeline.
-pub fn last_assistant_text(timeline: &[Value]) -> String {
-    of_type(timeline, "assistant_message")
-        .last()
-        .and_then(|i| i["text"].as_str())
-        .unwrap_or_default()
-        .to_string()
+    Rig::start(SPEC).await
 }
