@@ -246,8 +246,9 @@ pub fn run(
     let exe = std::env::current_exe()?;
     let claude = locate_claude(args, dir.as_deref(), &exe)?;
     let version = cli_version(&claude);
-    let mock = MockServer::start(&locate_mock(args, &exe)?)?;
-    let herm = Hermetic::new(&mock.url, &claude)?;
+    let mock_bin = locate_mock(args, &exe)?;
+    let mock = MockServer::start(&mock_bin)?;
+    let herm = Hermetic::new(&mock_bin, &mock.url, &claude)?;
     let cwd = herm.workdir.display().to_string();
     let launch_value =
         json!({"command": claude.display().to_string(), "args": [], "env": herm.env});

@@ -1,8 +1,8 @@
 //! What the Claude section of the bench runs besides the bridge: the `mock-llm` binary as the
-//! model server, a hermetic environment for the real `claude` (the recipe of
-//! `tests/mock-llm`'s `hermetic::claude`: own HOME and config dir, dummy key, the mock as base
-//! URL and proxy trap, telemetry and updates off), and the CLI driven directly over stream-json
-//! with the bridge's own flags, each stdout line stamped when it is read.
+//! model server, a hermetic environment for the real `claude` (made by `mock-llm env claude`:
+//! own HOME and config dir, dummy key, the mock as base URL and proxy trap, telemetry and
+//! updates off), and the CLI driven directly over stream-json with the bridge's own flags, each
+//! stdout line stamped when it is read.
 
 use agent_bridge_core::supervisor::SpawnSpec;
 use anyhow::{anyhow, bail, Context};
@@ -65,57 +65,48 @@ pub struct Hermetic {
 }
 
 impl Hermetic {
-    pub fn new(mock_url: &str, claude: &Path) -> anyhow::Result<Hermetic> {
+    /// A fresh temp root prepared for `claude` by `mock-llm env claude` (the recipe of
+    /// `tests/mock-llm`'s `hermetic::claude` for the mock at `mock_url`), with `claude`'s own
+    /// directory first on PATH.
+    pub fn new(mock_bin: &Path, mock_url: &str, claude: &Path) -> anyhow::Result<Hermetic> {
+        let port = mock_url
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse::<u16>().ok())
+            .ok_or_else(|| anyhow!("no port in the mock's URL {mock_url:?}"))?;
         let root =
             std::env::temp_dir().join(format!("agent-bridge-bench-claude-{}", std::process::id()));
-        let home = root.join("home");
-        let workdir = root.join("work");
-        let tmp = root.join("tmp");
-        let config = home.join(".claude");
-        for dir in [&home, &workdir, &tmp, &config] {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        let mut path =
-            std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
+        // Removed again on drop, also when `mock-llm env` fails.
+        let mut herm = Hermetic {
+            workdir: root.join("work"),
+            root,
+            env: BTreeMap::new(),
+        };
+        let mut cmd = Command::new(mock_bin);
+        cmd.arg("env")
+            .arg("claude")
+            .arg("--root")
+            .arg(&herm.root)
+            .arg("--port")
+            .arg(port.to_string())
+            .stdin(Stdio::null());
         if let Some(bin) = claude.parent() {
-            path = format!("{}:{path}", bin.display());
+            // The recipe puts the pinned CLIs' bin dir first on PATH: make it this claude's.
+            cmd.env("AGENT_BRIDGE_CLI_BIN", bin);
         }
-        let h = home.display().to_string();
-        let mut env: BTreeMap<String, String> = [
-            ("PATH", path),
-            ("HOME", h.clone()),
-            (
-                "USER",
-                std::env::var("USER").unwrap_or_else(|_| "bench".into()),
-            ),
-            ("SHELL", "/bin/bash".into()),
-            ("LANG", "C.UTF-8".into()),
-            ("TERM", "dumb".into()),
-            ("NO_COLOR", "1".into()),
-            ("TMPDIR", tmp.display().to_string()),
-            ("XDG_CONFIG_HOME", format!("{h}/.config")),
-            ("XDG_DATA_HOME", format!("{h}/.local/share")),
-            ("XDG_CACHE_HOME", format!("{h}/.cache")),
-            ("XDG_STATE_HOME", format!("{h}/.local/state")),
-            ("CLAUDE_CONFIG_DIR", config.display().to_string()),
-            ("ANTHROPIC_BASE_URL", mock_url.to_string()),
-            ("ANTHROPIC_API_KEY", "sk-test".into()),
-            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
-            ("DISABLE_AUTOUPDATER", "1".into()),
-            ("DISABLE_TELEMETRY", "1".into()),
-            ("DISABLE_ERROR_REPORTING", "1".into()),
-            ("IS_SANDBOX", "1".into()),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
-        for k in ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"] {
-            env.insert(k.to_string(), mock_url.to_string());
-            env.insert(k.to_ascii_lowercase(), mock_url.to_string());
+        let out = cmd
+            .output()
+            .with_context(|| format!("running {} env claude", mock_bin.display()))?;
+        if !out.status.success() {
+            bail!(
+                "{} env claude failed: {}",
+                mock_bin.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
         }
-        env.insert("NO_PROXY".into(), "127.0.0.1,localhost".into());
-        env.insert("no_proxy".into(), "127.0.0.1,localhost".into());
-        Ok(Hermetic { root, workdir, env })
+        herm.env = serde_json::from_slice(&out.stdout)
+            .context("mock-llm env claude did not print a JSON object of variables")?;
+        Ok(herm)
     }
 
     /// A launcher for `exe` with spares turned off (the bridge for cold opens), whose Claude
