@@ -30,12 +30,13 @@ fn inputs_refuse_unknown_keys_at_every_level() {
 
 #[test]
 fn text_attachment_is_told_from_text_by_mime_type() {
-    let p: ProviderPrompt = serde_json::from_value(json!({"clientMessageId": "m", "delivery": "steer",
+    let p: ProviderPrompt =
+        serde_json::from_value(json!({"clientMessageId": "m", "delivery": "steer",
         "input": {"type": "message", "content": [
             {"type": "text", "text": "a"},
             {"type": "text", "mimeType": "text/plain", "title": "notes", "text": "b"},
             {"type": "image", "data": "AAAA", "mimeType": "image/png"}]}}))
-    .unwrap();
+        .unwrap();
     assert_eq!(p.input.to_text(), "a\n\nnotes\nb\n\n[image: image/png]");
     assert!(p.input.has_image());
 }
@@ -47,22 +48,49 @@ fn configure_distinguishes_absent_from_null() {
     .unwrap() else { panic!("not configure") };
     assert_eq!(changes.model, Some(None));
     assert_eq!(changes.mode, None);
-    assert_eq!(changes.provider_options.unwrap().get("fast"), Some(&Value::Null));
+    assert_eq!(
+        changes.provider_options.unwrap().get("fast"),
+        Some(&Value::Null)
+    );
 }
 
 #[test]
 fn required_capabilities_follow_paseo() {
-    let steer = input(json!({"type": "session.prompt", "sessionId": "s", "prompt": {"clientMessageId": "m",
-        "delivery": "steer", "input": {"type": "command", "name": "x", "arguments": ""}}})).unwrap();
-    assert_eq!(steer.required_capabilities(), vec![Capability::PromptCommand, Capability::PromptSteer]);
-    let can_stop = input(json!({"type": "session.can_stop_runtime", "requestId": "r", "sessionId": "s"})).unwrap();
-    assert_eq!(can_stop.required_capabilities(), vec![Capability::SessionCanStopRuntime]);
+    let steer = input(
+        json!({"type": "session.prompt", "sessionId": "s", "prompt": {"clientMessageId": "m",
+        "delivery": "steer", "input": {"type": "command", "name": "x", "arguments": ""}}}),
+    )
+    .unwrap();
+    assert_eq!(
+        steer.required_capabilities(),
+        vec![Capability::PromptCommand, Capability::PromptSteer]
+    );
+    let can_stop =
+        input(json!({"type": "session.can_stop_runtime", "requestId": "r", "sessionId": "s"}))
+            .unwrap();
+    assert_eq!(
+        can_stop.required_capabilities(),
+        vec![Capability::SessionCanStopRuntime]
+    );
 }
 
 #[test]
 fn events_omit_absent_fields_and_tool_errors_follow_status() {
-    let mut call = ToolCall::running("c", "shell", ToolCallDetail::Shell { command: "ls".into(), cwd: None, output: None, exit_code: None });
-    let ev = ProviderEvent::TimelineItem { session_id: "s".into(), item: TimelineItem::new("c", ItemBody::ToolCall(call.clone())), timestamp: None };
+    let mut call = ToolCall::running(
+        "c",
+        "shell",
+        ToolCallDetail::Shell {
+            command: "ls".into(),
+            cwd: None,
+            output: None,
+            exit_code: None,
+        },
+    );
+    let ev = ProviderEvent::TimelineItem {
+        session_id: "s".into(),
+        item: TimelineItem::new("c", ItemBody::ToolCall(call.clone())),
+        timestamp: None,
+    };
     assert_eq!(
         serde_json::to_value(&ev).unwrap(),
         json!({"type": "timeline.item", "sessionId": "s", "item": {"id": "c", "type": "tool_call", "callId": "c",
@@ -75,8 +103,16 @@ fn events_omit_absent_fields_and_tool_errors_follow_status() {
     assert_eq!(call.error, json!({"message": "boom"}));
     call.complete();
     assert_eq!(call.error, Value::Null);
-    let exit = ToolCallDetail::Shell { command: "x".into(), cwd: None, output: None, exit_code: Some(None) };
-    assert_eq!(serde_json::to_value(exit).unwrap(), json!({"type": "shell", "command": "x", "exitCode": null}));
+    let exit = ToolCallDetail::Shell {
+        command: "x".into(),
+        cwd: None,
+        output: None,
+        exit_code: Some(None),
+    };
+    assert_eq!(
+        serde_json::to_value(exit).unwrap(),
+        json!({"type": "shell", "command": "x", "exitCode": null})
+    );
 }
 
 #[test]
@@ -88,7 +124,10 @@ fn newest_fields_serialize_as_the_guide_shows() {
             label: "Approvals".into(),
             icon: Some("Shield".into()),
             default_value: "ask".into(),
-            choices: vec![ControlChoice { value: "ask".into(), label: "Ask".into() }],
+            choices: vec![ControlChoice {
+                value: "ask".into(),
+                label: "Ask".into(),
+            }],
         }],
         ..Default::default()
     };
@@ -98,10 +137,19 @@ fn newest_fields_serialize_as_the_guide_shows() {
             "controls": [{"type": "select", "key": "approval", "label": "Approvals", "icon": "Shield",
                 "defaultValue": "ask", "choices": [{"value": "ask", "label": "Ask"}]}]})
     );
-    let ev = ProviderEvent::SessionCanStopRuntime { request_id: "r".into(), session_id: "s".into(), can_stop: true };
-    assert_eq!(serde_json::to_value(ev).unwrap(), json!({"type": "session.can_stop_runtime", "requestId": "r", "sessionId": "s", "canStop": true}));
-    let connect: wire::ConnectRequest = serde_json::from_value(json!({"versions": [1], "capabilities": [],
-        "launch": {"command": "/bin/claude", "args": ["--x"], "env": {"A": "1"}}})).unwrap();
+    let ev = ProviderEvent::SessionCanStopRuntime {
+        request_id: "r".into(),
+        session_id: "s".into(),
+        can_stop: true,
+    };
+    assert_eq!(
+        serde_json::to_value(ev).unwrap(),
+        json!({"type": "session.can_stop_runtime", "requestId": "r", "sessionId": "s", "canStop": true})
+    );
+    let connect: wire::ConnectRequest =
+        serde_json::from_value(json!({"versions": [1], "capabilities": [],
+        "launch": {"command": "/bin/claude", "args": ["--x"], "env": {"A": "1"}}}))
+        .unwrap();
     assert_eq!(connect.launch.unwrap().args, vec!["--x".to_string()]);
 }
 
@@ -110,10 +158,15 @@ fn events_round_trip_through_serde() {
     let ev = ProviderEvent::SessionPromptResult {
         session_id: "s".into(),
         client_message_id: "m".into(),
-        result: PromptResult::Failed { error: ProviderError::new("no") },
+        result: PromptResult::Failed {
+            error: ProviderError::new("no"),
+        },
     };
     let v = serde_json::to_value(&ev).unwrap();
-    assert_eq!(v, json!({"type": "session.prompt_result", "sessionId": "s", "clientMessageId": "m", "result": {"type": "failed", "error": {"message": "no"}}}));
+    assert_eq!(
+        v,
+        json!({"type": "session.prompt_result", "sessionId": "s", "clientMessageId": "m", "result": {"type": "failed", "error": {"message": "no"}}})
+    );
     assert_eq!(serde_json::from_value::<ProviderEvent>(v).unwrap(), ev);
 }
 
@@ -122,6 +175,11 @@ fn events_round_trip_through_serde() {
 #[test]
 fn checked_in_schema_matches_the_code() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/wire.schema.json");
-    let on_disk: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("schema file")).expect("schema json");
-    assert_eq!(on_disk, schema::wire_schema(), "the wire changed: regenerate schema/wire.schema.json and review the diff");
+    let on_disk: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("schema file"))
+        .expect("schema json");
+    assert_eq!(
+        on_disk,
+        schema::wire_schema(),
+        "the wire changed: regenerate schema/wire.schema.json and review the diff"
+    );
 }
