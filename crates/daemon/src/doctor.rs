@@ -3,6 +3,7 @@
 
 use crate::plugin;
 use crate::try_cmd::Style;
+use agent_bridge_core::probe;
 use agent_bridge_core::registry::ProviderEntry;
 use agent_bridge_core::server::AVAILABILITY_TIMEOUT;
 use agent_bridge_core::supervisor::resolve_program;
@@ -10,7 +11,7 @@ use agent_bridge_core::{CliSpec, ProviderContext};
 use agent_bridge_protocol::{AvailabilityStatus, ProviderAvailability, ProviderCatalogOptions};
 use clap::Args;
 use std::path::{Path, PathBuf};
-use std::process::{ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -180,39 +181,22 @@ async fn find_cli(ctx: &ProviderContext, spec: CliSpec) -> CliState {
             }
         }
     };
-    let mut cmd = tokio::process::Command::new(&path);
-    cmd.args(&launch.args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    if let Some(env) = &launch.base_env {
-        cmd.env_clear().envs(env);
-    }
-    let version = match tokio::time::timeout(VERSION_TIMEOUT, cmd.output()).await {
-        Err(_) => Err(format!(
+    let version = match probe::run_probe(&launch, VERSION_TIMEOUT).await {
+        Err(probe::ProbeError::Timeout { .. }) => Err(format!(
             "`{}` did not answer within {} s",
             launch.args.join(" "),
             VERSION_TIMEOUT.as_secs()
         )),
-        Ok(Err(e)) => Err(format!("cannot run it: {e}")),
-        Ok(Ok(out)) => {
-            let text = if out.stdout.iter().any(|b| !b.is_ascii_whitespace()) {
-                String::from_utf8_lossy(&out.stdout).into_owned()
-            } else {
-                String::from_utf8_lossy(&out.stderr).into_owned()
-            };
-            let first = text.lines().map(str::trim).find(|l| !l.is_empty());
-            match (out.status.success(), first) {
-                (true, Some(line)) => Ok(line.chars().take(80).collect()),
-                (true, None) => Err("printed no version".into()),
-                (false, line) => Err(format!(
-                    "version check exited with {}{}",
-                    out.status,
-                    line.map(|l| format!(": {l}")).unwrap_or_default()
-                )),
-            }
-        }
+        Err(e) => Err(format!("cannot run it: {e}")),
+        Ok(out) => match (out.success, out.first_line()) {
+            (true, Some(line)) => Ok(line.chars().take(80).collect()),
+            (true, None) => Err("printed no version".into()),
+            (false, line) => Err(format!(
+                "version check exited with {}{}",
+                out.status,
+                line.map(|l| format!(": {l}")).unwrap_or_default()
+            )),
+        },
     };
     CliState::Found { path, version }
 }

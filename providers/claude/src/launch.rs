@@ -1,7 +1,8 @@
 //! The `claude` command line of a session, and the version probe.
 
 use crate::DEFAULT_PROGRAM;
-use agent_bridge_core::supervisor::{LaunchOverride, SpawnSpec};
+use agent_bridge_core::probe;
+use agent_bridge_core::supervisor::{LaunchOverride, SpawnError, SpawnSpec};
 use agent_bridge_protocol::{McpServerConfig, ProviderSessionConfig};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -153,18 +154,7 @@ fn mcp_config(servers: &BTreeMap<String, McpServerConfig>) -> String {
     json!({"mcpServers": Value::Object(out)}).to_string()
 }
 
-/// Parses `2.1.197 (Claude Code)`.
-pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
-    let word = text
-        .split_whitespace()
-        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))?;
-    let mut parts = word.split(['.', '-']).map(|p| p.parse::<u64>().ok());
-    Some((
-        parts.next()??,
-        parts.next()??,
-        parts.next().flatten().unwrap_or(0),
-    ))
-}
+pub use agent_bridge_core::probe::parse_version;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
@@ -176,42 +166,27 @@ pub enum ProbeError {
 
 /// Runs `<launch> --version` and returns its first output line.
 pub async fn probe_version(launch: &LaunchOverride) -> Result<String, ProbeError> {
-    let program = launch
-        .resolve(DEFAULT_PROGRAM)
-        .map_err(|e| ProbeError::NotFound(e.to_string()))?;
-    let mut cmd = tokio::process::Command::new(&program);
-    let prefix: &[String] = if launch.command.is_some() {
-        &launch.args
-    } else {
-        &[]
-    };
-    cmd.args(prefix)
-        .arg("--version")
-        .kill_on_drop(true)
-        .stdin(std::process::Stdio::null());
-    if let Some(env) = &launch.env {
-        cmd.env_clear().envs(env);
-    }
-    let shown = program.display().to_string();
-    let output = tokio::time::timeout(Duration::from_secs(10), cmd.output())
+    let spec = launch.spec(DEFAULT_PROGRAM, vec!["--version".into()]);
+    let shown = spec.program.clone();
+    let out = probe::run_probe(&spec, Duration::from_secs(10))
         .await
-        .map_err(|_| ProbeError::Unrunnable {
-            program: shown.clone(),
-            detail: "timed out after 10 s".into(),
-        })?
-        .map_err(|e| ProbeError::Unrunnable {
-            program: shown.clone(),
-            detail: e.to_string(),
+        .map_err(|e| match e {
+            probe::ProbeError::Spawn(e @ SpawnError::NotFound { .. }) => {
+                ProbeError::NotFound(e.to_string())
+            }
+            other => ProbeError::Unrunnable {
+                program: shown.clone(),
+                detail: other.to_string(),
+            },
         })?;
-    let stdout = String::from_utf8_lossy(&output.stdout).trim().to_string();
-    if !output.status.success() || stdout.is_empty() {
-        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
-        return Err(ProbeError::Unrunnable {
+    let first = out.stdout.lines().map(str::trim).find(|l| !l.is_empty());
+    match (out.success, first) {
+        (true, Some(line)) => Ok(line.to_string()),
+        _ => Err(ProbeError::Unrunnable {
             program: shown,
-            detail: format!("{} {stderr}", output.status),
-        });
+            detail: format!("{} {}", out.status, out.stderr),
+        }),
     }
-    Ok(stdout.lines().next().unwrap_or_default().to_string())
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 
 use crate::client::{AppServer, CallError, MessageHandler};
 use crate::wire::notify::method;
-use agent_bridge_core::codec::Line;
-use agent_bridge_core::supervisor::{LaunchOverride, ManagedChild, SpawnError, SpawnSpec};
+use agent_bridge_core::probe;
+use agent_bridge_core::supervisor::{LaunchOverride, SpawnError, SpawnSpec};
 use agent_bridge_protocol::ProviderError;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -80,26 +80,7 @@ pub async fn start(
     Ok(server)
 }
 
-/// `codex-cli 0.171.0` -> (0, 171, 0).
-pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
-    let word = text
-        .split_whitespace()
-        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))?;
-    let core = word.split(['-', '+']).next()?;
-    let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
-    Some((
-        parts.next()??,
-        parts.next()??,
-        parts.next().flatten().unwrap_or(0),
-    ))
-}
-
-/// Output of a short probe command.
-pub struct ProbeOutput {
-    pub success: bool,
-    pub stdout: String,
-    pub stderr: String,
-}
+pub use agent_bridge_core::probe::{parse_version, ProbeOutput};
 
 /// Runs `<launch> args...` to completion (bounded), through the supervisor.
 pub async fn run_probe(
@@ -112,43 +93,14 @@ pub async fn run_probe(
             args.iter().map(|a| a.to_string()).collect(),
         )
         .cwd(std::env::temp_dir());
-    let mut child = ManagedChild::spawn(&spec).map_err(spawn_error)?;
-    drop(child.take_stdin());
-    let mut lines = child.take_stdout_lines();
-    let run = async {
-        let mut stdout = String::new();
-        if let Some(lines) = lines.as_mut() {
-            while let Some(line) = lines.next_line().await {
-                if let Line::Text(t) = line {
-                    stdout.push_str(&t);
-                    stdout.push('\n');
-                }
+    probe::run_probe(&spec, PROBE_TIMEOUT)
+        .await
+        .map_err(|e| match e {
+            probe::ProbeError::Spawn(e) => spawn_error(e),
+            e @ probe::ProbeError::Timeout { .. } => {
+                ProviderError::new(e.to_string()).with_code("timeout")
             }
-        }
-        let status = child.wait().await;
-        (stdout, status)
-    };
-    match tokio::time::timeout(PROBE_TIMEOUT, run).await {
-        Ok((stdout, status)) => {
-            // Let the stderr reader catch up.
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            Ok(ProbeOutput {
-                success: status.map(|s| s.success()).unwrap_or(false),
-                stdout,
-                stderr: child.stderr_tail(),
-            })
-        }
-        Err(_) => {
-            child.kill_now();
-            Err(ProviderError::new(format!(
-                "`{} {}` did not finish within {} s",
-                spec.program,
-                args.join(" "),
-                PROBE_TIMEOUT.as_secs()
-            ))
-            .with_code("timeout"))
-        }
-    }
+        })
 }
 
 /// The installed version, or why it cannot be told.
