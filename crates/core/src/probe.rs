@@ -74,7 +74,7 @@ pub async fn run_probe(spec: &SpawnSpec, limit: Duration) -> Result<ProbeOutput,
             })
         }
         Err(_) => {
-            child.kill_now();
+            child.kill().await;
             let command = std::iter::once(spec.program.as_str())
                 .chain(spec.args.iter().map(String::as_str))
                 .collect::<Vec<_>>()

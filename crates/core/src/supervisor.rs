@@ -320,23 +320,44 @@ impl ManagedChild {
     /// Like [`shutdown`](Self::shutdown), for callers that closed stdin themselves.
     pub async fn shutdown_after_stdin_closed(&mut self) {
         self.stdin.take();
-        if tokio::time::timeout(STOP_GRACE, self.wait()).await.is_ok() {
-            // The leader exited; make sure nothing it left in its group lingers.
-            self.signal_group(libc::SIGKILL);
-            return;
+        if tokio::time::timeout(STOP_GRACE, self.wait()).await.is_err() {
+            self.signal_group(libc::SIGTERM);
+            if tokio::time::timeout(STOP_GRACE, self.wait()).await.is_err() {
+                self.signal_group(libc::SIGKILL);
+                let _ = tokio::time::timeout(Duration::from_millis(500), self.wait()).await;
+            }
         }
-        self.signal_group(libc::SIGTERM);
-        if tokio::time::timeout(STOP_GRACE, self.wait()).await.is_ok() {
-            self.signal_group(libc::SIGKILL);
-            return;
-        }
+        // The leader is gone; make sure nothing it left in its group lingers.
         self.signal_group(libc::SIGKILL);
-        let _ = tokio::time::timeout(Duration::from_millis(500), self.wait()).await;
+        self.wait_group_gone().await;
     }
 
     /// Immediate SIGKILL of the group.
     pub fn kill_now(&mut self) {
         self.signal_group(libc::SIGKILL);
+    }
+
+    /// SIGKILL of the group, then waits (briefly) until the leader is reaped, so a caller that
+    /// reports "stopped" afterwards is telling the truth.
+    pub async fn kill(&mut self) {
+        self.signal_group(libc::SIGKILL);
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.wait()).await;
+        self.wait_group_gone().await;
+    }
+
+    /// Waits (at most 500 ms) until no process of the group is left, so the members the
+    /// SIGKILL reached are really gone, not merely signalled.
+    async fn wait_group_gone(&self) {
+        let Some(pid) = self.pid else { return };
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(500);
+        loop {
+            // SAFETY: signal 0 only checks whether the group still has members.
+            let alive = unsafe { libc::kill(-(pid as libc::pid_t), 0) } == 0;
+            if !alive || tokio::time::Instant::now() >= deadline {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
     }
 }
 

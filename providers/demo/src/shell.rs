@@ -59,14 +59,14 @@ pub async fn run_shell(
     };
     tokio::select! {
         _ = cancel.cancelled() => {
-            child.kill_now();
+            child.kill().await;
             return Ok(None);
         }
         _ = read => {}
     }
     let status = tokio::select! {
         _ = cancel.cancelled() => {
-            child.kill_now();
+            child.kill().await;
             return Ok(None);
         }
         s = child.wait() => s.map_err(ShellError::Wait)?,
