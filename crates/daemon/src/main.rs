@@ -41,23 +41,10 @@ enum Command {
     Bench(bench::BenchArgs),
 }
 
-fn init_logging() {
+/// Logs to stderr at `default_level` (or what `AGENT_BRIDGE_LOG` says); colors only on a TTY.
+fn init_logging(default_level: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("AGENT_BRIDGE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(ansi)
-        .with_target(false)
-        .try_init();
-}
-
-/// Logging for the interactive commands: only `level` and worse, unless `AGENT_BRIDGE_LOG`
-/// says otherwise.
-fn init_quiet_logging(level: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("AGENT_BRIDGE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -81,7 +68,7 @@ fn main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command.unwrap_or(Command::Serve { plugin_dir: None }) {
         Command::Serve { plugin_dir } => {
-            init_logging();
+            init_logging("info");
             run_serve(plugin_dir).map(|()| ExitCode::SUCCESS)
         }
         Command::Schema => {
@@ -90,16 +77,16 @@ fn main() -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Try(args) => {
-            init_quiet_logging("warn");
+            init_logging("warn");
             try_cmd::run(args)
         }
         Command::Doctor(args) => {
             // Doctor reports problems itself (e.g. unknown agents), so logs would repeat them.
-            init_quiet_logging("error");
+            init_logging("error");
             doctor::run(args)
         }
         Command::Bench(args) => {
-            init_quiet_logging("warn");
+            init_logging("warn");
             bench::run(args)
         }
     }
