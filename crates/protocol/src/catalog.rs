@@ -216,9 +216,10 @@ mod double_option {
     }
 }
 
-/// `ProviderCatalogOptions` carried by availability and cache-key requests.
+/// `ProviderCatalogOptions` carried by availability and cache-key requests. Tolerant: these are
+/// hook arguments Paseo does not validate strictly, so a field a newer Paseo adds is ignored.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ProviderCatalogOptions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<CatalogScope>,
