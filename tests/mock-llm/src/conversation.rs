@@ -46,6 +46,15 @@ pub fn extract(family: Family, body: &Value) -> Conversation {
     conv
 }
 
+/// The text of the last user message with any text (earlier ones when the last is empty).
+fn last_user_text(items: &[&Value]) -> Option<String> {
+    items
+        .iter()
+        .rev()
+        .filter(|m| role(m) == "user")
+        .find_map(|m| non_empty(content_text(m.get("content"))))
+}
+
 fn anthropic(body: &Value) -> Conversation {
     let tools = array(body.get("tools"))
         .iter()
@@ -65,11 +74,7 @@ fn anthropic(body: &Value) -> Conversation {
             .find(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
             .map(|b| content_text(b.get("content")))
     });
-    let prompt = conversational
-        .iter()
-        .rev()
-        .filter(|m| role(m) == "user")
-        .find_map(|m| non_empty(content_text(m.get("content"))));
+    let prompt = last_user_text(&conversational);
     let json_schema = body
         .pointer("/output_format/schema")
         .or_else(|| body.pointer("/output_config/format/schema"))
@@ -113,11 +118,7 @@ fn responses(body: &Value) -> Conversation {
                         }
                         _ => None,
                     });
-            let prompt = items
-                .iter()
-                .rev()
-                .filter(|i| role(i) == "user")
-                .find_map(|i| non_empty(content_text(i.get("content"))));
+            let prompt = last_user_text(&items);
             (prompt, tool_result)
         }
     };
@@ -157,11 +158,7 @@ fn chat(body: &Value) -> Conversation {
         .last()
         .filter(|m| role(m) == "tool")
         .map(|m| content_text(m.get("content")));
-    let prompt = messages
-        .iter()
-        .rev()
-        .filter(|m| role(m) == "user")
-        .find_map(|m| non_empty(content_text(m.get("content"))));
+    let prompt = last_user_text(&messages);
     let json_schema = body.pointer("/response_format/json_schema/schema").cloned();
     Conversation {
         prompt,
