@@ -141,6 +141,20 @@ impl Demo {
             .expect("a session.config")
     }
 
+    /// Closes the connection with `provider/close` and asserts it answered within [`EXIT_LIMIT`].
+    pub async fn close_connection_in_time(&self) {
+        let started = std::time::Instant::now();
+        self.host
+            .close_connection(&self.conn)
+            .await
+            .expect("provider/close");
+        assert!(
+            started.elapsed() < EXIT_LIMIT,
+            "provider/close took {:?}",
+            started.elapsed()
+        );
+    }
+
     /// Interrupts the active turn of `sid` and waits for it to be canceled.
     pub async fn interrupt(&self, sid: &str, turn: &str) {
         let rid = self.host.unique("int");
