@@ -2,12 +2,15 @@
 //! state machine, the timeline snapshot store and the process supervisor.
 
 pub mod agent;
+pub mod agent_process;
 pub mod codec;
 pub mod connection;
 pub mod emitter;
 pub mod guard;
+pub mod pidfd;
 pub mod probe;
 pub mod registry;
+pub mod rpc;
 pub mod server;
 pub mod session;
 pub mod supervisor;

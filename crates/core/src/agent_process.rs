@@ -1,0 +1,293 @@
+//! One agent CLI process, owned by the core: spawned through the guard, its last stderr lines
+//! kept (a bounded ring) for diagnostics, its exit detected and published, and stopped by
+//! stdin close → SIGTERM → SIGKILL with the transport's grace times.
+//!
+//! A keeper task owns the [`ManagedChild`]. It learns of the exit *before* reaping the leader
+//! (a pidfd turns readable when the leader is a zombie), so it can SIGKILL whatever is left in
+//! the group — the native binary behind an npm launcher, or the CLI itself when its guard was
+//! killed — while the group id cannot have been reused; only then is the leader reaped.
+//! Providers never hold children themselves: they get the pipes (or a [`PeerHandle`] over
+//! them) and this handle.
+
+use crate::rpc::{Dialect, Inbound, Peer, PeerHandle, PeerOptions};
+use crate::supervisor::{ManagedChild, SpawnError, SpawnSpec, StderrTail, StdoutLines};
+use agent_bridge_protocol::ProviderError;
+use std::process::ExitStatus;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::process::ChildStdin;
+use tokio::sync::{oneshot, watch};
+use tokio_util::sync::CancellationToken;
+
+/// How long the agent's stdout is still read after the process exited (a grandchild outside
+/// the group may hold it open).
+pub const EXIT_READ_GRACE: Duration = Duration::from_secs(2);
+/// How long after its stdout closed a process may still run before its group is killed.
+pub const EOF_EXIT_GRACE: Duration = Duration::from_millis(500);
+
+/// How a process ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExitInfo {
+    /// Human-readable status (`exit status: 1`, `signal: 9 (SIGKILL)`, or unknown).
+    pub status: String,
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+    /// The last stderr lines.
+    pub stderr: String,
+    /// The exit was asked for (a stop, a close): not a failure.
+    pub expected: bool,
+}
+
+impl ExitInfo {
+    fn new(status: Option<ExitStatus>, stderr: String, expected: bool) -> Self {
+        use std::os::unix::process::ExitStatusExt;
+        ExitInfo {
+            status: status
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "unknown exit status".into()),
+            code: status.and_then(|s| s.code()),
+            signal: status.and_then(|s| s.signal()),
+            stderr,
+            expected,
+        }
+    }
+
+    /// The runtime failure this exit means: "`label` exited unexpectedly (status)", with the
+    /// stderr tail as diagnostic.
+    pub fn error(&self, label: &str) -> ProviderError {
+        let error = ProviderError::new(format!("{label} exited unexpectedly ({})", self.status))
+            .with_code("runtime_exited");
+        if self.stderr.is_empty() {
+            error
+        } else {
+            error.with_diagnostic(self.stderr.clone())
+        }
+    }
+}
+
+/// The pipes of a started process.
+pub struct AgentIo {
+    pub stdin: ChildStdin,
+    pub stdout: StdoutLines,
+}
+
+/// A running agent process.
+#[derive(Debug)]
+pub struct AgentProcess {
+    label: String,
+    pid: Option<u32>,
+    stderr: StderrTail,
+    exit: watch::Receiver<Option<ExitInfo>>,
+    stop: Option<oneshot::Sender<oneshot::Sender<()>>>,
+    expected: Arc<AtomicBool>,
+    /// Cancelled by the reader at end of input.
+    eof: CancellationToken,
+    /// Cancelled by the keeper `EXIT_READ_GRACE` after the exit.
+    stop_reading: CancellationToken,
+}
+
+impl AgentProcess {
+    /// Spawns `spec` (through the guard when enabled); `label` names it in errors ("Claude
+    /// Code", "codex app-server").
+    pub fn spawn(spec: &SpawnSpec, label: &str) -> Result<(AgentProcess, AgentIo), SpawnError> {
+        let mut child = ManagedChild::spawn(spec)?;
+        let io_error = |what: &str| SpawnError::Io {
+            program: spec.program.clone(),
+            source: std::io::Error::other(format!("no {what} pipe")),
+        };
+        let stdin = child.take_stdin().ok_or_else(|| io_error("stdin"))?;
+        let stdout = child
+            .take_stdout_lines()
+            .ok_or_else(|| io_error("stdout"))?;
+        let (exit_tx, exit_rx) = watch::channel(None);
+        let (stop_tx, stop_rx) = oneshot::channel();
+        let process = AgentProcess {
+            label: label.to_string(),
+            pid: child.pid(),
+            stderr: child.stderr_tail_handle(),
+            exit: exit_rx,
+            stop: Some(stop_tx),
+            expected: Arc::new(AtomicBool::new(false)),
+            eof: CancellationToken::new(),
+            stop_reading: CancellationToken::new(),
+        };
+        let keeper = Keeper {
+            child,
+            stderr: process.stderr.clone(),
+            expected: process.expected.clone(),
+            eof: process.eof.clone(),
+            stop_reading: process.stop_reading.clone(),
+            exit_tx,
+        };
+        tokio::spawn(keeper.run(stop_rx));
+        Ok((process, AgentIo { stdin, stdout }))
+    }
+
+    /// Spawns `spec` and starts a JSON-RPC peer over its pipes. The peer's
+    /// [`Inbound::closed`] gets the exit after the last line.
+    pub fn spawn_peer(
+        spec: &SpawnSpec,
+        label: &str,
+        dialect: Arc<dyn Dialect>,
+        inbound: Arc<dyn Inbound>,
+        call_timeout: Duration,
+    ) -> Result<(AgentProcess, PeerHandle), SpawnError> {
+        let (process, io) = AgentProcess::spawn(spec, label)?;
+        let mut options = process.peer_options();
+        options.call_timeout = call_timeout;
+        let peer = Peer::start(io.stdout, io.stdin, dialect, inbound, options);
+        Ok((process, peer))
+    }
+
+    /// Options for a peer over this process's pipes: its name, exit and read limits.
+    pub fn peer_options(&self) -> PeerOptions {
+        let mut options = PeerOptions::new(self.label.clone());
+        options.stop_reading = self.stop_reading.clone();
+        options.exit = Some(self.exit.clone());
+        options.eof = Some(self.eof.clone());
+        options
+    }
+
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// The last stderr lines.
+    pub fn stderr_tail(&self) -> String {
+        self.stderr.text()
+    }
+
+    /// A shareable handle on the stderr tail.
+    pub fn stderr_handle(&self) -> StderrTail {
+        self.stderr.clone()
+    }
+
+    /// Marks the coming exit as asked for (the session is closing).
+    pub fn expect_exit(&self) {
+        self.expected.store(true, Ordering::SeqCst);
+    }
+
+    pub fn exit_expected(&self) -> bool {
+        self.expected.load(Ordering::SeqCst)
+    }
+
+    /// The exit, once the process is gone.
+    pub fn exited(&self) -> Option<ExitInfo> {
+        self.exit.borrow().clone()
+    }
+
+    /// Waits for the exit.
+    pub async fn wait_exit(&self) -> Option<ExitInfo> {
+        let mut rx = self.exit.clone();
+        rx.wait_for(Option::is_some)
+            .await
+            .ok()
+            .and_then(|i| i.clone())
+    }
+
+    /// A receiver of the exit.
+    pub fn exit_watch(&self) -> watch::Receiver<Option<ExitInfo>> {
+        self.exit.clone()
+    }
+
+    /// Graceful stop: waits `STOP_GRACE` for the process to leave on its own (close its stdin
+    /// first, e.g. [`PeerHandle::close_input`]), then SIGTERM, then SIGKILL; returns once the
+    /// whole group is gone.
+    pub async fn stop(&mut self) {
+        self.expect_exit();
+        if let Some(stop) = self.stop.take() {
+            let (done_tx, done_rx) = oneshot::channel();
+            if stop.send(done_tx).is_ok() {
+                let _ = done_rx.await;
+            }
+        }
+        let _ = self.wait_exit().await;
+    }
+
+    /// Immediate SIGKILL of the group, without waiting.
+    pub fn kill_now(&mut self) {
+        self.expect_exit();
+        // Dropping the stop channel tells the keeper to kill at once.
+        self.stop.take();
+    }
+
+    /// SIGKILL of the group; returns once the process is reaped.
+    pub async fn kill(&mut self) {
+        self.kill_now();
+        let _ = tokio::time::timeout(Duration::from_secs(3), self.wait_exit()).await;
+    }
+}
+
+impl Drop for AgentProcess {
+    fn drop(&mut self) {
+        if self.stop.is_some() && self.exited().is_none() {
+            self.expect_exit();
+        }
+        self.stop.take();
+    }
+}
+
+/// Owns the child until it is gone.
+struct Keeper {
+    child: ManagedChild,
+    stderr: StderrTail,
+    expected: Arc<AtomicBool>,
+    eof: CancellationToken,
+    stop_reading: CancellationToken,
+    exit_tx: watch::Sender<Option<ExitInfo>>,
+}
+
+impl Keeper {
+    async fn run(mut self, stop_rx: oneshot::Receiver<oneshot::Sender<()>>) {
+        let pidfd = self.child.pid().and_then(crate::pidfd::PidFd::open);
+        enum Why {
+            Stop(oneshot::Sender<()>),
+            Kill,
+            Exited,
+            Eof,
+        }
+        let why = tokio::select! {
+            stop = stop_rx => match stop {
+                Ok(tx) => Why::Stop(tx),
+                Err(_) => Why::Kill,
+            },
+            _ = crate::pidfd::exited(pidfd.as_ref(), &mut self.child) => Why::Exited,
+            _ = self.eof.cancelled() => Why::Eof,
+        };
+        let mut done = None;
+        match why {
+            Why::Stop(tx) => {
+                self.child.shutdown_after_stdin_closed().await;
+                done = Some(tx);
+            }
+            Why::Kill => self.child.kill().await,
+            // The leader is a zombie (or reaped, without a pidfd): kill what it left behind.
+            Why::Exited => self.child.kill().await,
+            Why::Eof => {
+                let exited = crate::pidfd::exited(pidfd.as_ref(), &mut self.child);
+                let _ = tokio::time::timeout(EOF_EXIT_GRACE, exited).await;
+                self.child.kill().await;
+            }
+        }
+        let status = self.child.wait().await.ok();
+        // Give the stderr reader a moment to take the last lines.
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        let info = ExitInfo::new(
+            status,
+            self.stderr.text(),
+            self.expected.load(Ordering::SeqCst),
+        );
+        tracing::debug!(status = %info.status, expected = info.expected, "agent process exited");
+        let _ = self.exit_tx.send(Some(info));
+        if let Some(tx) = done {
+            let _ = tx.send(());
+        }
+        tokio::time::sleep(EXIT_READ_GRACE).await;
+        self.stop_reading.cancel();
+    }
+}

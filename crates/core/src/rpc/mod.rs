@@ -1,0 +1,40 @@
+//! One JSON-RPC peer for every agent wire: line-delimited messages, requests matched to their
+//! answers, requests *from* the agent served by the provider's [`Inbound`], notifications
+//! delivered in order, a bounded writer, a time limit per request, and every waiting request
+//! failed with a precise error when the agent's output ends.
+//!
+//! The envelope is a [`Dialect`]: JSON-RPC 2.0 with the `"jsonrpc"` member (ACP agents),
+//! without it (`codex app-server`), or a provider's own (Claude's control protocol), so the
+//! matching, ordering and failure rules are written once.
+//!
+//! Backpressure: the reader awaits the provider's handler for every notification and request,
+//! so a handler that waits (its session's bounded sink is full) stops the reader, and the pipe
+//! stops the agent. Outgoing lines go through a bounded queue to one writer task; a caller waits
+//! for room instead of growing memory.
+
+mod dialect;
+mod inbound;
+mod peer;
+
+pub use dialect::{DecodeError, Dialect, Incoming, JsonRpc};
+pub use inbound::{Inbound, IncomingRequest, Responder};
+pub use peer::{LineSource, Peer, PeerError, PeerHandle, PeerOptions};
+
+/// The JSON-RPC error object (the same type the bridge's own wire uses).
+pub use agent_bridge_protocol::jsonrpc::RpcError;
+
+/// `-32601`: the method is not served.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+/// `-32603`: an internal error (a request the handler dropped unanswered, say).
+pub const INTERNAL_ERROR: i64 = -32603;
+/// `-32800`: the request was cancelled (LSP/ACP convention).
+pub const REQUEST_CANCELLED: i64 = -32800;
+
+/// Builds an error object.
+pub fn rpc_error(code: i64, message: impl Into<String>) -> RpcError {
+    RpcError {
+        code,
+        message: message.into(),
+        data: None,
+    }
+}

@@ -1,0 +1,498 @@
+//! The peer: one writer task (bounded queue), one reader task, the table of waiting calls.
+
+use super::dialect::truncate;
+use super::{Dialect, Inbound, Incoming, IncomingRequest, Responder, RpcError};
+use crate::agent_process::ExitInfo;
+use crate::codec::{BoundedLineCodec, Line};
+use crate::supervisor::StdoutLines;
+use async_trait::async_trait;
+use futures_util::StreamExt;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio_util::codec::FramedRead;
+use tokio_util::sync::CancellationToken;
+
+/// Where the peer reads the agent's lines from.
+#[async_trait]
+pub trait LineSource: Send + 'static {
+    /// The next line; `None` at end of input.
+    async fn next_line(&mut self) -> Option<Line>;
+}
+
+#[async_trait]
+impl LineSource for StdoutLines {
+    async fn next_line(&mut self) -> Option<Line> {
+        StdoutLines::next_line(self).await
+    }
+}
+
+#[async_trait]
+impl<R: AsyncRead + Unpin + Send + 'static> LineSource for FramedRead<R, BoundedLineCodec> {
+    async fn next_line(&mut self) -> Option<Line> {
+        match self.next().await {
+            Some(Ok(line)) => Some(line),
+            Some(Err(e)) => {
+                tracing::warn!("reading from the agent failed: {e}");
+                None
+            }
+            None => None,
+        }
+    }
+}
+
+/// Why a call to the agent failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PeerError {
+    #[error("{peer} answered `{method}` with an error: {error}")]
+    Rpc {
+        peer: String,
+        method: String,
+        error: RpcError,
+    },
+    #[error("{peer} is not running ({reason}); `{method}` was not answered")]
+    Closed {
+        peer: String,
+        method: String,
+        reason: String,
+    },
+    #[error("{peer} did not answer `{method}` within {} s", .limit.as_secs_f64())]
+    Timeout {
+        peer: String,
+        method: String,
+        limit: Duration,
+    },
+    #[error("`{method}` was cancelled before {peer} answered")]
+    Cancelled { peer: String, method: String },
+}
+
+impl PeerError {
+    /// The agent's own error object, when it answered with one.
+    pub fn rpc(&self) -> Option<&RpcError> {
+        match self {
+            PeerError::Rpc { error, .. } => Some(error),
+            PeerError::Closed { .. } | PeerError::Timeout { .. } | PeerError::Cancelled { .. } => {
+                None
+            }
+        }
+    }
+}
+
+/// How a peer runs.
+#[derive(Debug, Clone)]
+pub struct PeerOptions {
+    /// Names the agent in errors and logs (`codex app-server`, `gemini`...).
+    pub name: String,
+    /// Lines waiting for the writer, at most.
+    pub outbox: usize,
+    /// Limit of [`PeerHandle::call`].
+    pub call_timeout: Duration,
+    /// Fires to stop reading (the agent exited but a grandchild keeps its stdout open).
+    pub stop_reading: CancellationToken,
+    /// The process's exit, reported to [`Inbound::closed`] after the last line.
+    pub exit: Option<watch::Receiver<Option<ExitInfo>>>,
+    /// Cancelled by the reader at end of input (the process owner then stops the process).
+    pub eof: Option<CancellationToken>,
+}
+
+impl PeerOptions {
+    pub fn new(name: impl Into<String>) -> Self {
+        PeerOptions {
+            name: name.into(),
+            outbox: 256,
+            call_timeout: Duration::from_secs(30),
+            stop_reading: CancellationToken::new(),
+            exit: None,
+            eof: None,
+        }
+    }
+}
+
+enum Outgoing {
+    Line(String),
+    Close,
+}
+
+struct Waiting {
+    method: String,
+    tx: oneshot::Sender<Result<Value, PeerError>>,
+}
+
+#[derive(Default)]
+struct Calls {
+    waiting: HashMap<String, Waiting>,
+    /// Set once the agent's output ended: new calls fail at once.
+    closed: Option<String>,
+}
+
+struct Shared {
+    name: String,
+    dialect: Arc<dyn Dialect>,
+    outbox: mpsc::Sender<Outgoing>,
+    calls: Mutex<Calls>,
+    next_id: AtomicU64,
+    call_timeout: Duration,
+}
+
+/// A cloneable handle for talking to the agent.
+#[derive(Clone)]
+pub struct PeerHandle {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for PeerHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PeerHandle")
+            .field("name", &self.shared.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The key of an id in the table of waiting calls (ids compare as JSON).
+fn key(id: &Value) -> String {
+    id.to_string()
+}
+
+/// Starts peers.
+pub struct Peer;
+
+impl Peer {
+    /// Starts the writer and reader tasks over `input` (the agent's stdout) and `output` (its
+    /// stdin); the agent's notifications and requests go to `inbound`.
+    pub fn start<W>(
+        input: impl LineSource,
+        output: W,
+        dialect: Arc<dyn Dialect>,
+        inbound: Arc<dyn Inbound>,
+        options: PeerOptions,
+    ) -> PeerHandle
+    where
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (tx, rx) = mpsc::channel(options.outbox.max(1));
+        let handle = PeerHandle {
+            shared: Arc::new(Shared {
+                name: options.name.clone(),
+                dialect,
+                outbox: tx,
+                calls: Mutex::new(Calls::default()),
+                next_id: AtomicU64::new(1),
+                call_timeout: options.call_timeout,
+            }),
+        };
+        tokio::spawn(write(output, rx, options.name.clone()));
+        tokio::spawn(read(input, handle.clone(), inbound, options));
+        handle
+    }
+}
+
+impl PeerHandle {
+    pub fn name(&self) -> &str {
+        &self.shared.name
+    }
+
+    /// True once the agent's output ended.
+    pub fn is_closed(&self) -> bool {
+        self.shared
+            .calls
+            .lock()
+            .map(|c| c.closed.is_some())
+            .unwrap_or(true)
+    }
+
+    /// Sends a request and waits for its answer, within the peer's call timeout.
+    pub async fn call(&self, method: &str, params: Value) -> Result<Value, PeerError> {
+        self.call_within(method, params, self.shared.call_timeout)
+            .await
+    }
+
+    /// Sends a request and waits for its answer within `limit`.
+    pub async fn call_within(
+        &self,
+        method: &str,
+        params: Value,
+        limit: Duration,
+    ) -> Result<Value, PeerError> {
+        let (id, rx) = self.start_call(method, &params).await?;
+        match tokio::time::timeout(limit, rx).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(_)) => Err(self.closed_error(method)),
+            Err(_) => {
+                self.forget(&id);
+                Err(PeerError::Timeout {
+                    peer: self.shared.name.clone(),
+                    method: method.to_string(),
+                    limit,
+                })
+            }
+        }
+    }
+
+    /// Sends a request; its answer arrives on the returned receiver (drop it to ignore it).
+    /// Fails at once when the agent is gone.
+    pub async fn start_call(
+        &self,
+        method: &str,
+        params: &Value,
+    ) -> Result<(Value, oneshot::Receiver<Result<Value, PeerError>>), PeerError> {
+        let n = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = self.shared.dialect.request_id(n, method);
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut calls = self
+                .shared
+                .calls
+                .lock()
+                .map_err(|_| self.closed_error(method))?;
+            if let Some(reason) = &calls.closed {
+                return Err(PeerError::Closed {
+                    peer: self.shared.name.clone(),
+                    method: method.to_string(),
+                    reason: reason.clone(),
+                });
+            }
+            calls.waiting.insert(
+                key(&id),
+                Waiting {
+                    method: method.to_string(),
+                    tx,
+                },
+            );
+        }
+        tracing::debug!(peer = %self.shared.name, method, %id, "request");
+        let line = self.shared.dialect.encode_request(&id, method, params);
+        if self.shared.outbox.send(Outgoing::Line(line)).await.is_err() {
+            self.forget(&id);
+            return Err(self.closed_error(method));
+        }
+        Ok((id, rx))
+    }
+
+    /// Forgets a waiting call (its answer, if it comes, is dropped).
+    pub fn forget(&self, id: &Value) {
+        if let Ok(mut calls) = self.shared.calls.lock() {
+            calls.waiting.remove(&key(id));
+        }
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&self, method: &str, params: Option<&Value>) -> Result<(), PeerError> {
+        let line = self.shared.dialect.encode_notification(method, params);
+        self.shared
+            .outbox
+            .send(Outgoing::Line(line))
+            .await
+            .map_err(|_| self.closed_error(method))
+    }
+
+    /// Answers a request of the agent.
+    pub(super) async fn respond(&self, id: &Value, result: &Result<Value, RpcError>) {
+        let line = self.shared.dialect.encode_response(id, result);
+        let _ = self.shared.outbox.send(Outgoing::Line(line)).await;
+    }
+
+    /// Answers without waiting (from a destructor): queued when there is room, else from a
+    /// task of its own.
+    pub(super) fn respond_now(&self, id: &Value, result: &Result<Value, RpcError>) {
+        let line = self.shared.dialect.encode_response(id, result);
+        match self.shared.outbox.try_send(Outgoing::Line(line)) {
+            Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => {}
+            Err(mpsc::error::TrySendError::Full(msg)) => {
+                let outbox = self.shared.outbox.clone();
+                if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                    rt.spawn(async move {
+                        let _ = outbox.send(msg).await;
+                    });
+                }
+            }
+        }
+    }
+
+    /// Writes one raw line (for dialects with messages outside request/response).
+    pub async fn send_line(&self, line: String) -> Result<(), PeerError> {
+        self.shared
+            .outbox
+            .send(Outgoing::Line(line))
+            .await
+            .map_err(|_| self.closed_error("write"))
+    }
+
+    /// Closes the agent's stdin once every line queued before is written.
+    pub async fn close_input(&self) {
+        let _ = self.shared.outbox.send(Outgoing::Close).await;
+    }
+
+    fn closed_error(&self, method: &str) -> PeerError {
+        let reason = self
+            .shared
+            .calls
+            .lock()
+            .ok()
+            .and_then(|c| c.closed.clone())
+            .unwrap_or_else(|| "its input is closed".to_string());
+        PeerError::Closed {
+            peer: self.shared.name.clone(),
+            method: method.to_string(),
+            reason,
+        }
+    }
+
+    /// Marks the peer closed and fails every waiting call.
+    fn close_calls(&self, reason: &str) {
+        let waiting: Vec<Waiting> = match self.shared.calls.lock() {
+            Ok(mut calls) => {
+                calls.closed.get_or_insert_with(|| reason.to_string());
+                calls.waiting.drain().map(|(_, w)| w).collect()
+            }
+            Err(_) => Vec::new(),
+        };
+        for w in waiting {
+            let error = PeerError::Closed {
+                peer: self.shared.name.clone(),
+                method: w.method,
+                reason: reason.to_string(),
+            };
+            let _ = w.tx.send(Err(error));
+        }
+    }
+
+    /// Routes an answer to its caller.
+    fn resolve(&self, id: &Value, result: Result<Value, RpcError>) {
+        let waiting = self
+            .shared
+            .calls
+            .lock()
+            .ok()
+            .and_then(|mut c| c.waiting.remove(&key(id)));
+        match waiting {
+            Some(w) => {
+                let answer = result.map_err(|error| PeerError::Rpc {
+                    peer: self.shared.name.clone(),
+                    method: w.method,
+                    error,
+                });
+                let _ = w.tx.send(answer);
+            }
+            None => tracing::debug!(peer = %self.shared.name, %id, "answer to a forgotten request"),
+        }
+    }
+}
+
+/// The writer: drains the bounded queue into the agent's stdin, flushing once per batch.
+async fn write<W: AsyncWrite + Unpin>(
+    mut output: W,
+    mut rx: mpsc::Receiver<Outgoing>,
+    name: String,
+) {
+    let mut buf: Vec<u8> = Vec::with_capacity(4096);
+    'outer: while let Some(first) = rx.recv().await {
+        let mut next = Some(first);
+        let mut close = false;
+        while let Some(msg) = next.take() {
+            match msg {
+                Outgoing::Line(line) => {
+                    buf.extend_from_slice(line.as_bytes());
+                    buf.push(b'\n');
+                }
+                Outgoing::Close => {
+                    close = true;
+                    break;
+                }
+            }
+            if buf.len() >= 64 * 1024 {
+                break;
+            }
+            next = rx.try_recv().ok();
+        }
+        if !buf.is_empty() {
+            if let Err(e) = output.write_all(&buf).await {
+                tracing::debug!(peer = %name, "writing to the agent failed: {e}");
+                break 'outer;
+            }
+            buf.clear();
+            if output.flush().await.is_err() {
+                break 'outer;
+            }
+        }
+        if close {
+            break;
+        }
+    }
+    let _ = output.shutdown().await;
+    // Later sends fail: the receiver is dropped here.
+}
+
+/// How long after a process exit the reader waits for its exit status.
+const EXIT_WAIT: Duration = Duration::from_secs(3);
+
+/// The reader: routes answers, hands the rest to `inbound`, fails waiting calls at the end.
+async fn read(
+    mut input: impl LineSource,
+    peer: PeerHandle,
+    inbound: Arc<dyn Inbound>,
+    options: PeerOptions,
+) {
+    let stop = options.stop_reading.clone();
+    let reason = loop {
+        let line = tokio::select! {
+            biased;
+            line = input.next_line() => line,
+            _ = stop.cancelled() => break "its output was abandoned after it exited",
+        };
+        let text = match line {
+            None => break "its output ended",
+            Some(Line::Text(t)) => t,
+            Some(Line::Oversize { len }) => {
+                tracing::warn!(peer = %peer.shared.name, "skipped an oversize line ({len} bytes)");
+                continue;
+            }
+            Some(Line::InvalidUtf8) => {
+                tracing::warn!(peer = %peer.shared.name, "skipped a non-UTF-8 line");
+                continue;
+            }
+        };
+        if text.trim().is_empty() {
+            continue;
+        }
+        match peer.shared.dialect.decode(&text) {
+            Ok(Incoming::Response { id, result }) => peer.resolve(&id, result),
+            Ok(Incoming::Notification { method, params }) => {
+                inbound.notification(&peer, method, params).await
+            }
+            Ok(Incoming::Request { id, method, params }) => {
+                let responder = Responder::new(peer.clone(), id.clone(), method.clone());
+                let request = IncomingRequest {
+                    id,
+                    method,
+                    params,
+                    responder,
+                };
+                inbound.request(&peer, request).await
+            }
+            Err(e) => tracing::warn!(
+                peer = %peer.shared.name,
+                "unreadable line ({e}): {}",
+                truncate(&text, 200)
+            ),
+        }
+    };
+    peer.close_calls(reason);
+    if let Some(eof) = &options.eof {
+        eof.cancel();
+    }
+    let exit = match options.exit {
+        Some(mut rx) => {
+            let waited = tokio::time::timeout(EXIT_WAIT, rx.wait_for(Option::is_some)).await;
+            match waited {
+                Ok(Ok(info)) => info.clone(),
+                _ => None,
+            }
+        }
+        None => None,
+    };
+    inbound.closed(&peer, exit).await;
+}
