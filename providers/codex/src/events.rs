@@ -1,5 +1,5 @@
-//! The session's [`MessageHandler`]: the reader task hands it the app-server's notifications and
-//! server requests in order; it turns them into [`AgentEvent`]s and sends them into the
+//! The session's [`Inbound`]: the core peer's reader task hands it the app-server's notifications
+//! and server requests in order; it turns them into [`AgentEvent`]s and sends them into the
 //! session's bounded sink, awaiting room. No queue of our own: a slow host slows the reader,
 //! and through the stdout pipe the CLI.
 //!
@@ -7,12 +7,13 @@
 //! during `open` waits in a buffer; until the thread is known the normalizer routes nothing but
 //! warnings (there is no turn yet).
 
-use crate::client::{MessageHandler, RpcHandle, ServerMessage};
+use crate::launch::LABEL;
 use crate::normalize::Normalizer;
 use crate::permissions::{self, PendingApproval};
 use crate::wire::notify::{Notification, ServerRequest};
+use agent_bridge_core::agent_process::ExitInfo;
+use agent_bridge_core::rpc::{Inbound, IncomingRequest, PeerHandle};
 use agent_bridge_core::{AgentEvent, SessionSink};
-use agent_bridge_protocol::ProviderError;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -57,38 +58,58 @@ impl SessionEvents {
     }
 }
 
-#[async_trait::async_trait]
-impl MessageHandler for SessionEvents {
-    async fn handle(&self, rpc: &RpcHandle, message: ServerMessage) {
-        let events = match message {
-            ServerMessage::Notification { method, params } => {
-                notification(&self.shared, &method, params)
-            }
-            ServerMessage::Request { id, method, params } => {
-                server_request(&self.shared, rpc, id, &method, params)
-            }
-            ServerMessage::Exited { status, stderr } => {
-                let s = lock(&self.shared);
-                if !s.live || s.closing {
-                    return;
-                }
-                drop(s);
-                let message = match status {
-                    Some(s) => format!("codex app-server exited unexpectedly ({s})"),
-                    None => "codex app-server exited unexpectedly".to_string(),
-                };
-                let error = ProviderError::new(message)
-                    .with_code("runtime_exited")
-                    .with_diagnostic(stderr);
-                vec![AgentEvent::RuntimeFailed(error)]
-            }
-        };
+impl SessionEvents {
+    /// Sends events into the sink in order, waiting while it is full; stops when the session
+    /// is gone.
+    async fn send(&self, events: Vec<AgentEvent>) {
         for ev in events {
-            // Waits while the sink is full; false = the session is gone, drop the rest.
             if !self.sink.send(ev).await {
                 return;
             }
         }
+    }
+}
+
+#[async_trait::async_trait]
+impl Inbound for SessionEvents {
+    async fn notification(&self, _peer: &PeerHandle, method: String, params: Value) {
+        let events = notification(&self.shared, &method, params);
+        self.send(events).await;
+    }
+
+    async fn request(&self, _peer: &PeerHandle, request: IncomingRequest) {
+        let events = server_request(&self.shared, request).await;
+        self.send(events).await;
+    }
+
+    async fn closed(&self, _peer: &PeerHandle, exit: Option<ExitInfo>) {
+        let expected = {
+            let s = lock(&self.shared);
+            !s.live || s.closing
+        };
+        if expected || exit.as_ref().is_some_and(|e| e.expected) {
+            return;
+        }
+        let error = match exit {
+            Some(exit) => exit.error(LABEL),
+            None => agent_bridge_protocol::ProviderError::new(format!(
+                "{LABEL} closed its output unexpectedly"
+            ))
+            .with_code("runtime_exited"),
+        };
+        self.send(vec![AgentEvent::RuntimeFailed(error)]).await;
+    }
+}
+
+/// For short-lived app-servers (catalog, session list): logs and drops notifications; server
+/// requests get the peer's default refusal.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Discard;
+
+#[async_trait::async_trait]
+impl Inbound for Discard {
+    async fn notification(&self, _peer: &PeerHandle, method: String, _params: Value) {
+        tracing::debug!(%method, "codex notification ignored (no session)");
     }
 }
 
@@ -105,35 +126,45 @@ fn notification(shared: &SharedState, method: &str, params: Value) -> Vec<AgentE
     s.normalizer.notification(method, params)
 }
 
-fn server_request(
-    shared: &SharedState,
-    rpc: &RpcHandle,
-    id: Value,
-    method: &str,
-    params: Value,
-) -> Vec<AgentEvent> {
-    let mut s = lock(shared);
-    let (request, item_id) = match ServerRequest::parse(method, params) {
-        ServerRequest::CommandApproval(p) => (permissions::command_request(&p, &id), p.item_id),
-        ServerRequest::FileChangeApproval(p) => {
-            let snapshot = s.normalizer.tool(&p.item_id);
-            (
-                permissions::file_change_request(&p, &id, snapshot),
-                p.item_id,
-            )
+async fn server_request(shared: &SharedState, request: IncomingRequest) -> Vec<AgentEvent> {
+    let IncomingRequest {
+        id,
+        method,
+        params,
+        responder,
+    } = request;
+    let parsed = {
+        let s = lock(shared);
+        match ServerRequest::parse(&method, params) {
+            ServerRequest::CommandApproval(p) => {
+                Ok((permissions::command_request(&p, &id), p.item_id))
+            }
+            ServerRequest::FileChangeApproval(p) => {
+                let snapshot = s.normalizer.tool(&p.item_id);
+                Ok((
+                    permissions::file_change_request(&p, &id, snapshot),
+                    p.item_id,
+                ))
+            }
+            ServerRequest::Other(m) => Err(m),
         }
-        ServerRequest::Other(m) => {
+    };
+    let (request, item_id) = match parsed {
+        Ok(r) => r,
+        Err(m) => {
             tracing::warn!(method = %m, "codex server request not supported; answered with an error");
-            rpc.respond_error(&id, -32601, &format!("agent-bridge does not handle `{m}`"));
+            let error = agent_bridge_core::rpc::rpc_error(
+                agent_bridge_core::rpc::METHOD_NOT_FOUND,
+                format!("agent-bridge does not handle `{m}`"),
+            );
+            responder.respond(Err(error)).await;
             return Vec::new();
         }
     };
-    s.approvals.insert(
-        request.id.clone(),
-        PendingApproval {
-            rpc_id: id,
-            item_id,
-        },
-    );
+    // Answered later (by id) when the user decides, or cancelled with the turn.
+    let rpc_id = responder.detach();
+    lock(shared)
+        .approvals
+        .insert(request.id.clone(), PendingApproval { rpc_id, item_id });
     vec![AgentEvent::Permission(request)]
 }

@@ -109,7 +109,11 @@ pub fn summary(thread: &Thread) -> ProviderSessionSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rpc::{parse_line, Incoming};
+    use agent_bridge_core::rpc::{DecodeError, Dialect, Incoming, JsonRpc};
+
+    fn parse_line(line: &str) -> Result<Incoming, DecodeError> {
+        JsonRpc::bare().decode(line)
+    }
     use pretty_assertions::assert_eq;
 
     #[test]

@@ -2,9 +2,10 @@
 //! `launch` and plugin.json's `command`), the `initialize` handshake, and the availability
 //! probes (`codex --version`, `codex sandbox -- true`).
 
-use crate::client::{AppServer, CallError, MessageHandler};
 use crate::wire::notify::method;
+use agent_bridge_core::agent_process::AgentProcess;
 use agent_bridge_core::probe;
+use agent_bridge_core::rpc::{Inbound, JsonRpc, PeerError, PeerHandle};
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnError, SpawnSpec};
 use agent_bridge_protocol::ProviderError;
 use serde_json::json;
@@ -41,24 +42,59 @@ pub fn spawn_error(e: SpawnError) -> ProviderError {
     }
 }
 
-pub fn call_error(e: CallError, stderr: &str) -> ProviderError {
+/// Names the app-server in errors and logs.
+pub const LABEL: &str = "codex app-server";
+/// Longest a close waits for the process group to go.
+pub const CLOSE_LIMIT: Duration = Duration::from_millis(3500);
+
+pub fn call_error(e: PeerError, stderr: &str) -> ProviderError {
     let code = match &e {
-        CallError::Rpc { .. } => "codex_error",
-        CallError::Closed { .. } => "runtime_exited",
-        CallError::Timeout { .. } => "timeout",
+        PeerError::Rpc { .. } => "codex_error",
+        PeerError::Closed { .. } => "runtime_exited",
+        PeerError::Timeout { .. } => "timeout",
+        PeerError::Cancelled { .. } => "canceled",
     };
     ProviderError::new(e.to_string())
         .with_code(code)
         .with_diagnostic(stderr.to_string())
 }
 
-/// Spawns an app-server (its notifications and server requests go to `handler`) and completes
+/// A started app-server: the core's JSON-RPC peer (no `"jsonrpc"` member) over its pipes and
+/// the core's owner of its process.
+pub struct AppServer {
+    pub rpc: PeerHandle,
+    pub process: AgentProcess,
+}
+
+impl AppServer {
+    /// Closes stdin, then stops the process group (TERM, KILL), within [`CLOSE_LIMIT`].
+    pub async fn shutdown(&mut self) {
+        self.process.expect_exit();
+        self.rpc.close_input().await;
+        if tokio::time::timeout(CLOSE_LIMIT, self.process.stop())
+            .await
+            .is_err()
+        {
+            self.process.kill().await;
+        }
+    }
+}
+
+/// Spawns an app-server (its notifications and server requests go to `inbound`) and completes
 /// the `initialize` / `initialized` handshake.
 pub async fn start(
     spec: &SpawnSpec,
-    handler: Arc<dyn MessageHandler>,
+    inbound: Arc<dyn Inbound>,
 ) -> Result<AppServer, ProviderError> {
-    let server = AppServer::spawn(spec, handler).map_err(spawn_error)?;
+    let (process, rpc) = AgentProcess::spawn_peer(
+        spec,
+        LABEL,
+        Arc::new(JsonRpc::bare()),
+        inbound,
+        SETUP_TIMEOUT,
+    )
+    .map_err(spawn_error)?;
+    let server = AppServer { rpc, process };
     let params = json!({
         "clientInfo": {
             "name": "agent_bridge",
@@ -66,17 +102,17 @@ pub async fn start(
             "version": env!("CARGO_PKG_VERSION"),
         }
     });
-    if let Err(e) = server
-        .rpc
-        .call(method::INITIALIZE, params, SETUP_TIMEOUT)
-        .await
-    {
+    if let Err(e) = server.rpc.call(method::INITIALIZE, params).await {
         // Let the stderr reader take the CLI's last words.
         tokio::time::sleep(Duration::from_millis(100)).await;
         let stderr = server.process.stderr_tail();
         return Err(call_error(e, &stderr));
     }
-    server.rpc.notify(method::INITIALIZED, None);
+    server
+        .rpc
+        .notify(method::INITIALIZED, None)
+        .await
+        .map_err(|e| call_error(e, &server.process.stderr_tail()))?;
     Ok(server)
 }
 

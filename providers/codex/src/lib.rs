@@ -7,7 +7,6 @@
 //! list use a short-lived app-server of their own.
 
 pub mod catalog;
-pub mod client;
 pub mod events;
 pub mod history;
 pub mod launch;
@@ -15,7 +14,6 @@ pub mod normalize;
 pub mod permissions;
 mod provider;
 mod queries;
-pub mod rpc;
 pub mod session;
 pub mod wire;
 

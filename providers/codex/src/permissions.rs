@@ -152,7 +152,11 @@ pub fn decision(response: &ProviderPermissionResponse) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rpc::{parse_line, Incoming};
+    use agent_bridge_core::rpc::{DecodeError, Dialect, Incoming, JsonRpc};
+
+    fn parse_line(line: &str) -> Result<Incoming, DecodeError> {
+        JsonRpc::bare().decode(line)
+    }
     use crate::wire::notify::ServerRequest;
     use pretty_assertions::assert_eq;
 

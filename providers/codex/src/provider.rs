@@ -1,16 +1,17 @@
 //! [`CodexProvider`]: availability, catalog, session list and open/resume.
 
 use crate::catalog::{self, SessionConfig};
-use crate::client::Discard;
+use crate::events::Discard;
 use crate::events::{self, SessionEvents};
 use crate::history;
-use crate::launch::{self, call_error, SETUP_TIMEOUT};
+use crate::launch::{self, call_error};
 use crate::normalize::Normalizer;
 use crate::queries::{fetch_models, load_turns, mcp_servers, read_defaults};
 use crate::session::CodexSession;
 use crate::wire::notify::method;
 use crate::wire::params::{ThreadListParams, ThreadResumeParams, ThreadStartParams};
 use crate::wire::thread::{Page, Thread, ThreadOpened};
+use agent_bridge_core::rpc::PeerError;
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::{
     AgentEvent, CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink,
@@ -24,9 +25,6 @@ use async_trait::async_trait;
 use serde_json::json;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
-const CLOSE_LIMIT: Duration = Duration::from_secs(3);
 
 /// The Codex provider (`codex app-server`).
 #[derive(Debug, Default)]
@@ -148,8 +146,7 @@ impl Provider for CodexProvider {
         let mut server = launch::start(&spec, Arc::new(Discard)).await?;
         let listed = fetch_models(&server.rpc).await;
         let defaults = read_defaults(&server.rpc, cwd.as_deref()).await;
-        server.rpc.close_input();
-        server.process.shutdown(CLOSE_LIMIT).await;
+        server.shutdown().await;
         let listed = listed?;
         let problem = self.sandbox_problem(&ctx.launch).await;
         let models = catalog::models(&listed, defaults.model.as_deref());
@@ -192,13 +189,9 @@ impl Provider for CodexProvider {
             sort_key: "updated_at".into(),
             ..Default::default()
         };
-        let answer = server
-            .rpc
-            .call(method::THREAD_LIST, json!(params), SETUP_TIMEOUT)
-            .await;
+        let answer = server.rpc.call(method::THREAD_LIST, json!(params)).await;
         let stderr = server.process.stderr_tail();
-        server.rpc.close_input();
-        server.process.shutdown(CLOSE_LIMIT).await;
+        server.shutdown().await;
         let page: Page<Thread> =
             serde_json::from_value(answer.map_err(|e| call_error(e, &stderr))?)
                 .map_err(|e| ProviderError::new(format!("unreadable thread/list answer: {e}")))?;
@@ -249,13 +242,9 @@ impl Provider for CodexProvider {
                     overrides: overrides.clone(),
                     exclude_turns: true,
                 };
-                match server
-                    .rpc
-                    .call(method::THREAD_RESUME, json!(params), SETUP_TIMEOUT)
-                    .await
-                {
+                match server.rpc.call(method::THREAD_RESUME, json!(params)).await {
                     Ok(v) => (v, true),
-                    Err(crate::client::CallError::Rpc { error, .. }) => {
+                    Err(PeerError::Rpc { error, .. }) => {
                         tracing::warn!(
                             "thread/resume {thread_id} failed ({error}); starting a new thread"
                         );
@@ -265,7 +254,7 @@ impl Provider for CodexProvider {
                         ));
                         let v = server
                             .rpc
-                            .call(method::THREAD_START, json!(overrides), SETUP_TIMEOUT)
+                            .call(method::THREAD_START, json!(overrides))
                             .await
                             .map_err(|e| call_error(e, &stderr()))?;
                         (v, false)
@@ -276,7 +265,7 @@ impl Provider for CodexProvider {
             None => {
                 let v = server
                     .rpc
-                    .call(method::THREAD_START, json!(overrides), SETUP_TIMEOUT)
+                    .call(method::THREAD_START, json!(overrides))
                     .await
                     .map_err(|e| call_error(e, &stderr()))?;
                 (v, false)
@@ -295,7 +284,6 @@ impl Provider for CodexProvider {
                         .call(
                             method::THREAD_READ,
                             json!({ "threadId": thread.id, "includeTurns": true }),
-                            SETUP_TIMEOUT,
                         )
                         .await
                         .map_err(|e| call_error(e, &stderr()))?;
@@ -363,7 +351,7 @@ impl Provider for CodexProvider {
             .normalizer
             .bind_thread(&thread.id, &cwd);
         let state = config.state();
-        let session = CodexSession::start(server.rpc, server.process, shared, config);
+        let session = CodexSession::start(server, shared, config);
         let mut out = OpenedSession::new(Box::new(session), state);
         out.persistence = Some(persistence);
         out.title = title;

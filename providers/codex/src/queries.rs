@@ -2,26 +2,22 @@
 //! and the translation of Paseo's MCP servers into a `config.toml` override.
 
 use crate::catalog;
-use crate::client::RpcHandle;
-use crate::launch::{call_error, SETUP_TIMEOUT};
+use crate::launch::call_error;
 use crate::wire::notify::method;
 use crate::wire::params::TurnsListParams;
 use crate::wire::thread::{Model, Page, Turn};
+use agent_bridge_core::rpc::PeerHandle;
 use agent_bridge_protocol::{McpServerConfig, ProviderError};
 use serde_json::{json, Map, Value};
 
 const PAGE_LIMIT: usize = 20;
 
-pub async fn fetch_models(rpc: &RpcHandle) -> Result<Vec<Model>, ProviderError> {
+pub async fn fetch_models(rpc: &PeerHandle) -> Result<Vec<Model>, ProviderError> {
     let mut out = Vec::new();
     let mut cursor: Option<String> = None;
     for _ in 0..PAGE_LIMIT {
         let v = rpc
-            .call(
-                method::MODEL_LIST,
-                json!({ "cursor": cursor }),
-                SETUP_TIMEOUT,
-            )
+            .call(method::MODEL_LIST, json!({ "cursor": cursor }))
             .await
             .map_err(|e| call_error(e, ""))?;
         let page: Page<Model> = serde_json::from_value(v)
@@ -43,11 +39,8 @@ pub struct Defaults {
     pub mode: Option<&'static str>,
 }
 
-pub async fn read_defaults(rpc: &RpcHandle, cwd: Option<&str>) -> Defaults {
-    match rpc
-        .call(method::CONFIG_READ, json!({ "cwd": cwd }), SETUP_TIMEOUT)
-        .await
-    {
+pub async fn read_defaults(rpc: &PeerHandle, cwd: Option<&str>) -> Defaults {
+    match rpc.call(method::CONFIG_READ, json!({ "cwd": cwd })).await {
         Ok(v) => {
             let c = &v["config"];
             let s = |k: &str| c.get(k).and_then(Value::as_str).map(str::to_string);
@@ -90,7 +83,7 @@ pub fn mcp_servers(
 }
 
 /// A resumed thread's turns, oldest first, paged with `thread/turns/list`.
-pub async fn load_turns(rpc: &RpcHandle, thread_id: &str) -> Result<Vec<Turn>, ProviderError> {
+pub async fn load_turns(rpc: &PeerHandle, thread_id: &str) -> Result<Vec<Turn>, ProviderError> {
     let mut turns = Vec::new();
     let mut cursor = None;
     for _ in 0..PAGE_LIMIT * 5 {
@@ -102,7 +95,7 @@ pub async fn load_turns(rpc: &RpcHandle, thread_id: &str) -> Result<Vec<Turn>, P
             cursor,
         };
         let v = rpc
-            .call(method::THREAD_TURNS_LIST, json!(params), SETUP_TIMEOUT)
+            .call(method::THREAD_TURNS_LIST, json!(params))
             .await
             .map_err(|e| call_error(e, ""))?;
         let page: Page<Turn> = serde_json::from_value(v)

@@ -6,13 +6,13 @@
 //! while a method runs, so an answer behind a full sink only waits, it cannot deadlock.
 
 use crate::catalog::{self, SessionConfig};
-use crate::client::{ProcessControl, RpcHandle};
 use crate::events::{lock, SharedState};
-use crate::launch::call_error;
+use crate::launch::{call_error, AppServer};
 use crate::permissions::{self, PendingApproval};
 use crate::wire::notify::method;
 use crate::wire::params::{InputItem, TurnInterruptParams, TurnStartParams, TurnSteerParams};
 use crate::wire::thread::TurnStarted;
+use agent_bridge_core::rpc::PeerError;
 use agent_bridge_core::{AgentSession, TurnRequest};
 use agent_bridge_protocol::{
     PromptInput, ProviderConfigChanges, ProviderConfigState, ProviderContent, ProviderError,
@@ -24,12 +24,8 @@ use std::time::Duration;
 
 /// Longest a turn request (`turn/start`, `turn/steer`, `turn/interrupt`) may take to answer.
 const TURN_CALL_TIMEOUT: Duration = Duration::from_secs(30);
-/// Longest a close waits for the process group to go.
-const CLOSE_LIMIT: Duration = Duration::from_millis(3500);
-
 pub struct CodexSession {
-    rpc: RpcHandle,
-    process: ProcessControl,
+    server: AppServer,
     shared: SharedState,
     thread_id: String,
     config: SessionConfig,
@@ -38,20 +34,14 @@ pub struct CodexSession {
 impl CodexSession {
     /// The session over a started app-server whose reader already feeds `shared`'s
     /// normalizer (bound to the thread) into the sink.
-    pub fn start(
-        rpc: RpcHandle,
-        process: ProcessControl,
-        shared: SharedState,
-        config: SessionConfig,
-    ) -> CodexSession {
+    pub fn start(server: AppServer, shared: SharedState, config: SessionConfig) -> CodexSession {
         let thread_id = {
             let mut s = lock(&shared);
             s.live = true;
             s.normalizer.thread_id().to_string()
         };
         CodexSession {
-            rpc,
-            process,
+            server,
             shared,
             thread_id,
             config,
@@ -62,8 +52,22 @@ impl CodexSession {
         prompt_input(&turn.prompt.input, &turn.text)
     }
 
-    fn error(&self, e: crate::client::CallError) -> ProviderError {
-        call_error(e, &self.process.stderr_tail())
+    fn error(&self, e: PeerError) -> ProviderError {
+        call_error(e, &self.server.process.stderr_tail())
+    }
+
+    async fn call(&self, method: &str, params: Value) -> Result<Value, PeerError> {
+        self.server
+            .rpc
+            .call_within(method, params, TURN_CALL_TIMEOUT)
+            .await
+    }
+
+    async fn answer(&self, approval: PendingApproval, decision: &str) {
+        self.server
+            .rpc
+            .respond_to(&approval.rpc_id, Ok(json!({ "decision": decision })))
+            .await;
     }
 }
 
@@ -82,11 +86,7 @@ impl AgentSession for CodexSession {
             output_schema: turn.prompt.output_schema.clone(),
         };
         let params = serde_json::to_value(&params).unwrap_or(Value::Null);
-        match self
-            .rpc
-            .call(method::TURN_START, params, TURN_CALL_TIMEOUT)
-            .await
-        {
+        match self.call(method::TURN_START, params).await {
             Ok(v) => {
                 if let Ok(started) = serde_json::from_value::<TurnStarted>(v) {
                     lock(&self.shared)
@@ -119,8 +119,7 @@ impl AgentSession for CodexSession {
             expected_turn_id: native,
         };
         let params = serde_json::to_value(&params).unwrap_or(Value::Null);
-        self.rpc
-            .call(method::TURN_STEER, params, TURN_CALL_TIMEOUT)
+        self.call(method::TURN_STEER, params)
             .await
             .map(|_| ())
             .map_err(|e| self.error(e))
@@ -138,14 +137,10 @@ impl AgentSession for CodexSession {
                     turn_id: native,
                 };
                 let params = serde_json::to_value(&params).unwrap_or(Value::Null);
-                match self
-                    .rpc
-                    .call(method::TURN_INTERRUPT, params, TURN_CALL_TIMEOUT)
-                    .await
-                {
+                match self.call(method::TURN_INTERRUPT, params).await {
                     Ok(_) => Ok(()),
                     // The turn ended meanwhile (e.g. a cancelled approval stopped it).
-                    Err(crate::client::CallError::Rpc { error, .. }) => {
+                    Err(PeerError::Rpc { error, .. }) => {
                         tracing::info!("turn/interrupt refused: {error}");
                         Ok(())
                     }
@@ -162,8 +157,7 @@ impl AgentSession for CodexSession {
             .map(|(_, a)| a)
             .collect();
         for approval in pending {
-            self.rpc
-                .respond(&approval.rpc_id, &json!({ "decision": "cancel" }));
+            self.answer(approval, "cancel").await;
         }
         result
     }
@@ -181,8 +175,7 @@ impl AgentSession for CodexSession {
         };
         let decision = permissions::decision(&response);
         tracing::debug!(permission_id, decision, "answering codex approval");
-        self.rpc
-            .respond(&approval.rpc_id, &json!({ "decision": decision }));
+        self.answer(approval, decision).await;
         Ok(())
     }
 
@@ -204,8 +197,7 @@ impl AgentSession for CodexSession {
 
     async fn close(&mut self) {
         lock(&self.shared).closing = true;
-        self.rpc.close_input();
-        self.process.shutdown(CLOSE_LIMIT).await;
+        self.server.shutdown().await;
     }
 }
 

@@ -3,10 +3,12 @@
 //! every event arrives in order and the answer follows. A stand-in app-server (a shell script)
 //! sends more notifications than the sink holds before it answers.
 
-use agent_bridge_codex::client::AppServer;
 use agent_bridge_codex::events::{self, SessionEvents};
+use agent_bridge_codex::launch::AppServer;
 use agent_bridge_codex::normalize::Normalizer;
 use agent_bridge_conformance::rig::drain_behind_full_sink;
+use agent_bridge_core::agent_process::AgentProcess;
+use agent_bridge_core::rpc::JsonRpc;
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::{AgentEvent, SessionSink, SESSION_QUEUE};
 use agent_bridge_protocol::ItemBody;
@@ -45,20 +47,24 @@ cat >/dev/null
     let (sink, mut rx) = SessionSink::channel();
     let shared = events::shared(Normalizer::unbound("s1", "/"));
     let handler = Arc::new(SessionEvents::new(shared, sink));
-    let mut server = AppServer::spawn(&spec, handler).expect("spawn the stand-in");
+    let (process, rpc) = AgentProcess::spawn_peer(
+        &spec,
+        "stand-in app-server",
+        Arc::new(JsonRpc::bare()),
+        handler,
+        Duration::from_secs(20),
+    )
+    .expect("spawn the stand-in");
+    let mut server = AppServer { rpc, process };
     let rpc = server.rpc.clone();
-    let call = tokio::spawn(async move {
-        rpc.call("initialize", json!({}), Duration::from_secs(20))
-            .await
-    });
+    let call = tokio::spawn(async move { rpc.call("initialize", json!({})).await });
 
     let answer = drain_behind_full_sink(&mut rx, SESSION_QUEUE, call, NOTIFICATIONS, warning_n)
         .await
         .expect("the call succeeds");
     assert_eq!(answer, json!({"ok": true}));
 
-    server.rpc.close_input();
-    server.process.shutdown(Duration::from_secs(3)).await;
+    server.shutdown().await;
 }
 
 /// The `n`th event is the warning `w n`.

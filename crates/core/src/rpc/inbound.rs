@@ -71,6 +71,13 @@ impl Responder {
         &self.method
     }
 
+    /// Takes the request over: the caller answers it later with [`PeerHandle::respond_to`]
+    /// (by id), and owns the duty to answer. Returns the id.
+    pub fn detach(mut self) -> Value {
+        self.answered = true;
+        std::mem::take(&mut self.id)
+    }
+
     /// Sends the answer (waits for room in the writer's queue).
     pub async fn respond(mut self, result: Result<Value, RpcError>) {
         self.answered = true;

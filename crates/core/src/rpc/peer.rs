@@ -289,6 +289,12 @@ impl PeerHandle {
             .map_err(|_| self.closed_error(method))
     }
 
+    /// Answers a request of the agent by its id (one taken over with
+    /// [`Responder::detach`](super::Responder::detach)).
+    pub async fn respond_to(&self, id: &Value, result: Result<Value, RpcError>) {
+        self.respond(id, &result).await;
+    }
+
     /// Answers a request of the agent.
     pub(super) async fn respond(&self, id: &Value, result: &Result<Value, RpcError>) {
         let line = self.shared.dialect.encode_response(id, result);

@@ -3,7 +3,11 @@
 //! types the transcripts do not contain.
 
 use super::Normalizer;
-use crate::rpc::{parse_line, Incoming};
+use agent_bridge_core::rpc::{Dialect, Incoming, JsonRpc};
+
+fn parse_line(line: &str) -> Result<Incoming, agent_bridge_core::rpc::DecodeError> {
+    JsonRpc::bare().decode(line)
+}
 use agent_bridge_core::{AgentEvent, TurnOutcome};
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
