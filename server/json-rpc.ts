@@ -2,10 +2,12 @@
 //
 // One peer per bridge process: requests from the host are numbered 1, 2, 3, ... (the bridge
 // numbers its own direction separately); stdout is read line by line and a line that is not a
-// JSON-RPC object is logged and ignored.
+// JSON-RPC object is logged and ignored. A line over the transport limit is refused before it is
+// written.
 
 import { StringDecoder } from "node:string_decoder";
 import type { Readable, Writable } from "node:stream";
+import { LineTooLongError, MAX_LINE_BYTES, lineBytes } from "./line-limit";
 
 /** An error answer from the bridge; `message` is the bridge's own text. */
 export class BridgeRpcError extends Error {
@@ -60,9 +62,15 @@ export class JsonRpcPeer {
     output.on("error", (error) => this.handlers.log(`bridge stdin: ${error.message}`));
   }
 
+  /** Requests sent and not answered or failed yet. */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
   /**
    * Sends a request. `onResult`, when given, maps the result synchronously as soon as the answer
    * is read — before any later line (e.g. an event the answer makes routable) is handled.
+   * Rejects at once, writing nothing, when its line is over the transport limit.
    */
   request(
     method: string,
@@ -70,16 +78,27 @@ export class JsonRpcPeer {
     onResult?: (result: unknown) => unknown,
   ): Promise<unknown> {
     if (this.failure) return Promise.reject(this.failure);
-    const id = this.nextId++;
+    const id = this.nextId;
+    let line: string;
+    try {
+      line = serialize({ jsonrpc: "2.0", id, method, params }, method);
+    } catch (error) {
+      return Promise.reject(asError(error));
+    }
+    this.nextId += 1;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { method, onResult, resolve, reject });
-      this.write({ jsonrpc: "2.0", id, method, params });
+      this.write(line);
     });
   }
 
   notify(method: string, params: unknown): void {
     if (this.failure) return;
-    this.write({ jsonrpc: "2.0", method, params });
+    try {
+      this.write(serialize({ jsonrpc: "2.0", method, params }, method));
+    } catch (error) {
+      this.handlers.log(`notification not sent: ${asError(error).message}`);
+    }
   }
 
   /** Rejects every pending request and all later ones with `error`. */
@@ -90,9 +109,9 @@ export class JsonRpcPeer {
     for (const entry of pending) entry.reject(error);
   }
 
-  private write(message: object): void {
+  private write(line: string): void {
     if (this.output.destroyed || this.output.writableEnded) return;
-    this.output.write(`${JSON.stringify(message)}\n`);
+    this.output.write(line);
   }
 
   private receive(chunk: Buffer | string, ended = false): void {
@@ -130,11 +149,8 @@ export class JsonRpcPeer {
         this.handlers.onNotification(message.method, message.params);
       } else {
         // The contract has no bridge -> host requests; answer so the bridge is never left waiting.
-        this.write({
-          jsonrpc: "2.0",
-          id: message.id,
-          error: { code: -32601, message: `unknown method: ${message.method}` },
-        });
+        const error = { code: -32601, message: `unknown method: ${message.method}` };
+        this.write(`${JSON.stringify({ jsonrpc: "2.0", id: message.id, error })}\n`);
       }
       return;
     }
@@ -163,10 +179,22 @@ export class JsonRpcPeer {
       try {
         entry.resolve(entry.onResult ? entry.onResult(result) : result);
       } catch (error) {
-        entry.reject(error instanceof Error ? error : new Error(String(error)));
+        entry.reject(asError(error));
       }
     }
   }
+}
+
+/** One JSON-RPC line, newline included; throws `LineTooLongError` over the transport limit. */
+function serialize(message: object, method: string): string {
+  const line = `${JSON.stringify(message)}\n`;
+  const bytes = lineBytes(line);
+  if (bytes > MAX_LINE_BYTES) throw new LineTooLongError(method, bytes);
+  return line;
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 function truncate(line: string, max = 500): string {

@@ -62,6 +62,11 @@ export function compileAdapter() {
   return compiled;
 }
 
+/** One compiled adapter module, e.g. `adapterModule("json-rpc")` for `server/json-rpc.ts`. */
+export function adapterModule(name) {
+  return require(path.join(path.dirname(compileAdapter()), "server", `${name}.js`));
+}
+
 /** A stand-in for Paseo's `PluginServerContext` that records registrations. */
 export function fakeServer() {
   const providers = [];
@@ -106,6 +111,27 @@ export function loadAdapter({ env = {} } = {}) {
       }
     },
   };
+}
+
+/** Whether `promise` settles without waiting for any I/O (e.g. an answer from the bridge). */
+export async function settlesAtOnce(promise) {
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  const ioTurn = new Promise((resolve) => setImmediate(() => resolve(false)));
+  return Promise.race([settled, ioTurn]);
+}
+
+/** Collects `console.error` lines until the test ends. */
+export function captureConsoleError(t) {
+  const logged = [];
+  const original = console.error;
+  console.error = (...args) => logged.push(args.join(" "));
+  t.after(() => {
+    console.error = original;
+  });
+  return logged;
 }
 
 /** Records a connection's events and waits for the ones a test needs. */
