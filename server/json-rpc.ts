@@ -3,11 +3,12 @@
 // One peer per bridge process: requests from the host are numbered 1, 2, 3, ... (the bridge
 // numbers its own direction separately); stdout is read line by line and a line that is not a
 // JSON-RPC object is logged and ignored. A line over the transport limit is refused before it is
-// written.
+// written, and every request is rejected once its timeout runs out (a late answer is ignored).
 
 import { StringDecoder } from "node:string_decoder";
 import type { Readable, Writable } from "node:stream";
 import { LineTooLongError, MAX_LINE_BYTES, lineBytes } from "./line-limit";
+import { RequestTimeoutError, requestTimeoutMs } from "./request-timeouts";
 
 /** An error answer from the bridge; `message` is the bridge's own text. */
 export class BridgeRpcError extends Error {
@@ -22,17 +23,38 @@ export class BridgeRpcError extends Error {
   }
 }
 
-interface Pending {
+export interface RequestHooks {
+  /** Maps the result as soon as the answer is read, before the next line is handled. */
+  onResult?: (result: unknown) => unknown;
+  /** Gets the result of an answer that arrives after the request timed out (e.g. to undo it). */
+  onLateResult?: (result: unknown) => void;
+}
+
+interface Pending extends RequestHooks {
   method: string;
-  /** Runs as soon as the answer is read, before the next line is handled. */
-  onResult: ((result: unknown) => unknown) | undefined;
+  timeoutMs: number;
+  timer: ReturnType<typeof setTimeout>;
   resolve(result: unknown): void;
   reject(error: Error): void;
 }
 
+interface TimedOut {
+  method: string;
+  timeoutMs: number;
+  onLateResult: RequestHooks["onLateResult"] | undefined;
+}
+
+/** How many timed-out ids are remembered, to recognise their late answers. */
+const TIMED_OUT_MEMORY = 256;
+
 export interface JsonRpcHandlers {
   onNotification(method: string, params: unknown): void;
   log(message: string): void;
+}
+
+export interface JsonRpcOptions {
+  /** The timeout of one request, in ms (default: `requestTimeoutMs`). */
+  timeoutFor?: (method: string, params: unknown) => number;
 }
 
 type Message = {
@@ -47,7 +69,9 @@ type Message = {
 export class JsonRpcPeer {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
+  private readonly timedOut = new Map<number, TimedOut>();
   private readonly decoder = new StringDecoder("utf8");
+  private readonly timeoutFor: (method: string, params: unknown) => number;
   private buffered = "";
   private failure: Error | null = null;
 
@@ -55,28 +79,25 @@ export class JsonRpcPeer {
     input: Readable,
     private readonly output: Writable,
     private readonly handlers: JsonRpcHandlers,
+    options: JsonRpcOptions = {},
   ) {
+    this.timeoutFor = options.timeoutFor ?? ((method, params) => requestTimeoutMs(method, params));
     input.on("data", (chunk: Buffer | string) => this.receive(chunk));
     input.on("end", () => this.receive(this.decoder.end(), true));
     // A write after the bridge died fails with EPIPE; the exit handler reports the death.
     output.on("error", (error) => this.handlers.log(`bridge stdin: ${error.message}`));
   }
 
-  /** Requests sent and not answered or failed yet. */
+  /** Requests sent and neither answered, timed out nor failed yet. */
   get pendingCount(): number {
     return this.pending.size;
   }
 
   /**
-   * Sends a request. `onResult`, when given, maps the result synchronously as soon as the answer
-   * is read — before any later line (e.g. an event the answer makes routable) is handled.
-   * Rejects at once, writing nothing, when its line is over the transport limit.
+   * Sends a request. Rejects at once, writing nothing, when its line is over the transport
+   * limit; rejects with a `RequestTimeoutError` when no answer comes in time.
    */
-  request(
-    method: string,
-    params: unknown,
-    onResult?: (result: unknown) => unknown,
-  ): Promise<unknown> {
+  request(method: string, params: unknown, hooks: RequestHooks = {}): Promise<unknown> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId;
     let line: string;
@@ -86,8 +107,12 @@ export class JsonRpcPeer {
       return Promise.reject(asError(error));
     }
     this.nextId += 1;
+    const timeoutMs = this.timeoutFor(method, params);
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { method, onResult, resolve, reject });
+      const timer = setTimeout(() => this.expire(id), timeoutMs);
+      // A pending request alone must not keep Paseo's plugin process alive.
+      timer.unref?.();
+      this.pending.set(id, { ...hooks, method, timeoutMs, timer, resolve, reject });
       this.write(line);
     });
   }
@@ -106,7 +131,23 @@ export class JsonRpcPeer {
     if (!this.failure) this.failure = error;
     const pending = [...this.pending.values()];
     this.pending.clear();
-    for (const entry of pending) entry.reject(error);
+    for (const entry of pending) {
+      clearTimeout(entry.timer);
+      entry.reject(error);
+    }
+  }
+
+  private expire(id: number): void {
+    const entry = this.pending.get(id);
+    if (!entry) return;
+    this.pending.delete(id);
+    const { method, timeoutMs, onLateResult } = entry;
+    this.timedOut.set(id, { method, timeoutMs, onLateResult });
+    if (this.timedOut.size > TIMED_OUT_MEMORY) {
+      this.timedOut.delete(this.timedOut.keys().next().value as number);
+    }
+    this.handlers.log(`${method} (id ${id}) got no answer within ${timeoutMs} ms; gave up on it`);
+    entry.reject(new RequestTimeoutError(method, timeoutMs));
   }
 
   private write(line: string): void {
@@ -158,13 +199,14 @@ export class JsonRpcPeer {
   }
 
   private settle(message: Message, line: string): void {
-    const entry = typeof message.id === "number" ? this.pending.get(message.id) : undefined;
-    if (!entry) {
-      // e.g. `-32700` / `-32600` with `id: null`
-      this.handlers.log(`bridge answer without a pending request: ${truncate(line)}`);
+    const id = typeof message.id === "number" ? message.id : undefined;
+    const entry = id === undefined ? undefined : this.pending.get(id);
+    if (id === undefined || !entry) {
+      this.unmatched(message, id, line);
       return;
     }
-    this.pending.delete(message.id as number);
+    this.pending.delete(id);
+    clearTimeout(entry.timer);
     if (message.error) {
       const { code, message: text, data } = message.error;
       entry.reject(
@@ -182,6 +224,37 @@ export class JsonRpcPeer {
         entry.reject(asError(error));
       }
     }
+  }
+
+  /** An answer no pending request waits for: logged, never fatal. */
+  private unmatched(message: Message, id: number | undefined, line: string): void {
+    const late = id === undefined ? undefined : this.timedOut.get(id);
+    if (id !== undefined && late) {
+      this.timedOut.delete(id);
+      this.handlers.log(
+        `ignored a late answer to ${late.method} (id ${id}), which timed out after ` +
+          `${late.timeoutMs} ms: ${truncate(line)}`,
+      );
+      if (message.error || !late.onLateResult) return;
+      try {
+        late.onLateResult(message.result === undefined ? null : message.result);
+      } catch (error) {
+        const why = asError(error).message;
+        this.handlers.log(`handling the late answer to ${late.method} failed: ${why}`);
+      }
+      return;
+    }
+    if (message.id === null) {
+      // `-32700` / `-32600`: the bridge could not read a line; it cannot say which request it
+      // was, so that request (if any) is left to its timeout.
+      const { code, message: text } = message.error ?? {};
+      this.handlers.log(
+        `the bridge could not read a line (error ${String(code)}: ${String(text)}); ` +
+          `a request on it fails at its timeout: ${truncate(line)}`,
+      );
+      return;
+    }
+    this.handlers.log(`bridge answer without a pending request: ${truncate(line)}`);
   }
 }
 

@@ -166,8 +166,11 @@ export function recorder(connection) {
   return { events, waitFor, unsubscribe };
 }
 
-/** pids of this process's `agent-bridge serve` children (Linux `/proc`). */
-export function bridgeChildren() {
+/**
+ * pids of this process's `agent-bridge serve` children (Linux `/proc`); `name` is the basename
+ * of the program or script run.
+ */
+export function bridgeChildren(name = path.basename(bridgeBinary)) {
   const pids = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -176,7 +179,6 @@ export function bridgeChildren() {
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
       if (ppid !== process.pid) continue;
       const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      const name = path.basename(bridgeBinary);
       if (argv.includes("serve") && argv.some((arg) => path.basename(arg) === name)) {
         pids.push(Number(entry));
       }
