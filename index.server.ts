@@ -14,6 +14,7 @@ import {
   resolveDataDir,
   resolvePluginDir,
 } from "./server/plugin-files";
+import { timeoutOverride } from "./server/request-timeouts";
 import type { PluginServerContext } from "./server/types";
 
 export default function contribute(server: PluginServerContext) {
@@ -26,6 +27,7 @@ export default function contribute(server: PluginServerContext) {
     pluginId: manifest.id ?? PLUGIN_ID,
     dataDir: resolveDataDir(pluginDir),
     hostVersion: paseoVersion(),
+    requestTimeoutMs: timeoutOverride(),
   }));
   for (const declaration of manifest.providers) {
     server.registerProvider(createProviderRegistration(manager, declaration, manifest.icon));

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { JsonRpcPeer } from "./json-rpc";
 import { describeError } from "./plugin-files";
+import { requestTimeoutMs } from "./request-timeouts";
 import type { ProviderEvent } from "./types";
 
 const STDERR_TAIL_LINES = 20;
@@ -17,6 +18,8 @@ export interface BridgeLaunch {
   pluginId: string;
   dataDir: string;
   hostVersion: string;
+  /** Replaces every request's default timeout (`AGENT_BRIDGE_REQUEST_TIMEOUT_MS`). */
+  requestTimeoutMs?: number | undefined;
 }
 
 export interface ConnectResult {
@@ -64,10 +67,18 @@ export class BridgeProcess {
       stdio: ["pipe", "pipe", "pipe"],
       windowsHide: true,
     });
-    this.peer = new JsonRpcPeer(this.child.stdout, this.child.stdin, {
-      onNotification: (method, params) => this.onNotification(method, params),
-      log: (message) => console.error(`[agent-bridge] ${message}`),
-    });
+    this.peer = new JsonRpcPeer(
+      this.child.stdout,
+      this.child.stdin,
+      {
+        onNotification: (method, params) => this.onNotification(method, params),
+        log: (message) => console.error(`[agent-bridge] ${message}`),
+      },
+      {
+        timeoutFor: (method, params) =>
+          requestTimeoutMs(method, params, launch.requestTimeoutMs),
+      },
+    );
     this.child.stderr.setEncoding("utf8");
     this.child.stderr.on("data", (text: string) => this.onStderr(text));
     this.child.on("error", (error) => this.onSpawnError(error));
@@ -101,18 +112,29 @@ export class BridgeProcess {
 
   /**
    * `provider/connect`. The connection's sink is registered the moment the answer is read, so
-   * no event for it can arrive unrouted.
+   * no event for it can arrive unrouted. A connection answered after the request timed out has
+   * no user: it is closed.
    */
   connect<Sink extends ConnectionSink>(
     params: unknown,
     createSink: (result: ConnectResult) => Sink,
   ): Promise<Sink> {
-    return this.peer.request("provider/connect", params, (result) => {
-      const connected = result as ConnectResult;
-      const sink = createSink(connected);
-      this.connections.set(connected.connectionId, sink);
-      if (this.stopping) sink.bridgeStopped();
-      return sink;
+    return this.peer.request("provider/connect", params, {
+      onResult: (result) => {
+        const connected = result as ConnectResult;
+        const sink = createSink(connected);
+        this.connections.set(connected.connectionId, sink);
+        if (this.stopping) sink.bridgeStopped();
+        return sink;
+      },
+      onLateResult: (result) => {
+        const connectionId = (result as Partial<ConnectResult> | null)?.connectionId;
+        if (typeof connectionId !== "string" || !this.alive) return;
+        this.peer.request("provider/close", { connectionId }).catch((error: unknown) => {
+          const why = describeError(error);
+          console.error(`[agent-bridge] closing late connection ${connectionId}: ${why}`);
+        });
+      },
     }) as Promise<Sink>;
   }
 

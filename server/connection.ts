@@ -1,6 +1,7 @@
 // A Paseo `ProviderConnection` backed by one `provider/connect` connection of a shared bridge.
 
 import type { BridgeProcess, ConnectionSink } from "./bridge-process";
+import { LineTooLongError, formatBytes } from "./line-limit";
 import type { ProviderConnection, ProviderEvent, ProviderInput } from "./types";
 
 type State = "open" | "closed" | "dead";
@@ -36,7 +37,7 @@ export class BridgeConnection implements ProviderConnection, ConnectionSink {
       await this.bridge.request("provider/send", { connectionId: this.connectionId, input });
     } catch (error) {
       if (prompt) this.forget(prompt.sessionId, prompt.clientMessageId);
-      throw error;
+      throw error instanceof LineTooLongError ? tooLarge(input, error) : error;
     }
     const waiting = prompt && this.awaitingResult.get(prompt.sessionId);
     if (waiting && waiting.has(prompt.clientMessageId)) waiting.set(prompt.clientMessageId, true);
@@ -180,6 +181,17 @@ function promptKey(input: ProviderInput): { sessionId: string; clientMessageId: 
   return typeof clientMessageId === "string"
     ? { sessionId: input.sessionId, clientMessageId }
     : null;
+}
+
+/** What Paseo shows when an input cannot be sent at all (it reaches the user as a refused send). */
+function tooLarge(input: ProviderInput, error: LineTooLongError): Error {
+  const what = input.type === "session.prompt" ? "This prompt" : `This ${input.type} input`;
+  return new Error(
+    `${what} is too large for agent-bridge: ${formatBytes(error.bytes)} as sent, over the ` +
+      `${formatBytes(error.limit)} limit of its stdio transport. Nothing was sent; ` +
+      "attach smaller images or files, or fewer of them.",
+    { cause: error },
+  );
 }
 
 /** The death message without its stderr tail. */

@@ -62,6 +62,11 @@ export function compileAdapter() {
   return compiled;
 }
 
+/** One compiled adapter module, e.g. `adapterModule("json-rpc")` for `server/json-rpc.ts`. */
+export function adapterModule(name) {
+  return require(path.join(path.dirname(compileAdapter()), "server", `${name}.js`));
+}
+
 /** A stand-in for Paseo's `PluginServerContext` that records registrations. */
 export function fakeServer() {
   const providers = [];
@@ -108,6 +113,27 @@ export function loadAdapter({ env = {} } = {}) {
   };
 }
 
+/** Whether `promise` settles without waiting for any I/O (e.g. an answer from the bridge). */
+export async function settlesAtOnce(promise) {
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  const ioTurn = new Promise((resolve) => setImmediate(() => resolve(false)));
+  return Promise.race([settled, ioTurn]);
+}
+
+/** Collects `console.error` lines until the test ends. */
+export function captureConsoleError(t) {
+  const logged = [];
+  const original = console.error;
+  console.error = (...args) => logged.push(args.join(" "));
+  t.after(() => {
+    console.error = original;
+  });
+  return logged;
+}
+
 /** Records a connection's events and waits for the ones a test needs. */
 export function recorder(connection) {
   const events = [];
@@ -140,8 +166,11 @@ export function recorder(connection) {
   return { events, waitFor, unsubscribe };
 }
 
-/** pids of this process's `agent-bridge serve` children (Linux `/proc`). */
-export function bridgeChildren() {
+/**
+ * pids of this process's `agent-bridge serve` children (Linux `/proc`); `name` is the basename
+ * of the program or script run.
+ */
+export function bridgeChildren(name = path.basename(bridgeBinary)) {
   const pids = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -150,7 +179,6 @@ export function bridgeChildren() {
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
       if (ppid !== process.pid) continue;
       const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      const name = path.basename(bridgeBinary);
       if (argv.includes("serve") && argv.some((arg) => path.basename(arg) === name)) {
         pids.push(Number(entry));
       }
