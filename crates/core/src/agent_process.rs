@@ -79,7 +79,7 @@ pub struct AgentProcess {
     pid: Option<u32>,
     stderr: StderrTail,
     exit: watch::Receiver<Option<ExitInfo>>,
-    stop: Option<oneshot::Sender<oneshot::Sender<()>>>,
+    stop: std::sync::Mutex<Option<oneshot::Sender<oneshot::Sender<()>>>>,
     expected: Arc<AtomicBool>,
     /// Cancelled by the reader at end of input.
     eof: CancellationToken,
@@ -107,7 +107,7 @@ impl AgentProcess {
             pid: child.pid(),
             stderr: child.stderr_tail_handle(),
             exit: exit_rx,
-            stop: Some(stop_tx),
+            stop: std::sync::Mutex::new(Some(stop_tx)),
             expected: Arc::new(AtomicBool::new(false)),
             eof: CancellationToken::new(),
             stop_reading: CancellationToken::new(),
@@ -198,9 +198,9 @@ impl AgentProcess {
     /// Graceful stop: waits `STOP_GRACE` for the process to leave on its own (close its stdin
     /// first, e.g. [`PeerHandle::close_input`]), then SIGTERM, then SIGKILL; returns once the
     /// whole group is gone.
-    pub async fn stop(&mut self) {
+    pub async fn stop(&self) {
         self.expect_exit();
-        if let Some(stop) = self.stop.take() {
+        if let Some(stop) = self.take_stop() {
             let (done_tx, done_rx) = oneshot::channel();
             if stop.send(done_tx).is_ok() {
                 let _ = done_rx.await;
@@ -209,15 +209,27 @@ impl AgentProcess {
         let _ = self.wait_exit().await;
     }
 
+    fn take_stop(&self) -> Option<oneshot::Sender<oneshot::Sender<()>>> {
+        match self.stop.lock() {
+            Ok(mut s) => s.take(),
+            Err(p) => p.into_inner().take(),
+        }
+    }
+
     /// Immediate SIGKILL of the group, without waiting.
-    pub fn kill_now(&mut self) {
+    pub fn kill_now(&self) {
         self.expect_exit();
         // Dropping the stop channel tells the keeper to kill at once.
-        self.stop.take();
+        self.take_stop();
+    }
+
+    /// True once the process is known to be gone (or being killed).
+    pub fn is_gone(&self) -> bool {
+        self.exited().is_some()
     }
 
     /// SIGKILL of the group; returns once the process is reaped.
-    pub async fn kill(&mut self) {
+    pub async fn kill(&self) {
         self.kill_now();
         let _ = tokio::time::timeout(Duration::from_secs(3), self.wait_exit()).await;
     }
@@ -225,10 +237,7 @@ impl AgentProcess {
 
 impl Drop for AgentProcess {
     fn drop(&mut self) {
-        if self.stop.is_some() && self.exited().is_none() {
-            self.expect_exit();
-        }
-        self.stop.take();
+        self.kill_now();
     }
 }
 

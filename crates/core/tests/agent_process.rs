@@ -80,7 +80,7 @@ async fn what_the_leader_leaves_in_its_group_is_killed_when_it_exits() {
 
 #[tokio::test]
 async fn stop_escalates_past_a_process_that_ignores_stdin_close_and_term() {
-    let (mut process, io) = AgentProcess::spawn(
+    let (process, io) = AgentProcess::spawn(
         &sh("trap '' TERM; while :; do sleep 0.05; done"),
         "Stubborn",
     )

@@ -9,6 +9,7 @@
 pub mod catalog;
 pub mod configure;
 pub mod control;
+pub mod dialect;
 pub mod launch;
 pub mod list;
 pub mod normalize;

@@ -1,10 +1,10 @@
-//! The stdout reader of one Claude Code process: answers the CLI's control requests, routes
-//! control responses, feeds everything else to the normalizer, decides when a turn ends, and
+//! The stdout handler of one Claude Code process (the core peer's [`Inbound`]): answers the
+//! CLI's control requests (the peer routes control responses), feeds everything else to the normalizer, decides when a turn ends, and
 //! reports the process dying.
 //!
 //! Events go straight into the session's bounded [`SessionSink`]: a slow host slows the reader
 //! (and so the CLI, through its stdout pipe) down instead of growing a queue. This cannot
-//! deadlock: control responses are routed to their waiters by the reader itself, never through
+//! deadlock: control responses are routed to their waiters by the peer's reader, never through
 //! the sink, and the core keeps draining the sink while a session method waits on one. Once the
 //! runtime shuts down, a send waiting on a full sink is abandoned. A spare process (see
 //! [`crate::warm`]) has no sink until a session takes it; its events are dropped until then.
@@ -13,8 +13,8 @@ use crate::control::ControlChannel;
 use crate::normalize::NormEvent;
 use crate::session::Shared;
 use crate::{permissions, wire};
-use agent_bridge_core::codec::Line;
-use agent_bridge_core::supervisor::{ManagedChild, StdoutLines};
+use agent_bridge_core::agent_process::ExitInfo;
+use agent_bridge_core::rpc::{Inbound, IncomingRequest, PeerHandle};
 use agent_bridge_core::{AgentEvent, ChildSession, SessionSink, TurnOutcome};
 use agent_bridge_protocol::{ProviderError, ProviderPersistence};
 use serde_json::{json, Value};
@@ -57,100 +57,110 @@ impl EventTarget {
 
 pub struct Reader {
     pub shared: Arc<Mutex<Shared>>,
-    pub channel: ControlChannel,
     pub events: EventTarget,
     /// Becomes true when the runtime shuts down: pending events are dropped then.
     pub stop: watch::Receiver<bool>,
-    pub child: Arc<tokio::sync::Mutex<ManagedChild>>,
-    pub stderr: agent_bridge_core::supervisor::StderrTail,
 }
 
-impl Reader {
-    pub async fn run(mut self, mut lines: StdoutLines) {
-        while let Some(line) = lines.next_line().await {
-            match line {
-                Line::Text(text) => {
-                    if text.trim().is_empty() {
-                        continue;
-                    }
-                    for ev in self.handle_line(&text) {
-                        self.report(ev).await;
-                    }
-                }
-                Line::Oversize { len } => tracing::warn!("skipped a {len}-byte line from claude"),
-                Line::InvalidUtf8 => tracing::warn!("skipped a non-UTF-8 line from claude"),
+#[async_trait::async_trait]
+impl Inbound for Reader {
+    async fn notification(&self, peer: &PeerHandle, method: String, params: Value) {
+        let (events, interrupt) = self.handle_message(&method, params);
+        if interrupt {
+            // Input queued for a turn the user interrupted: stop its run too.
+            let channel = ControlChannel::new(peer.clone());
+            if let Err(e) = channel.send(json!({"subtype": "interrupt"})).await {
+                tracing::warn!("could not interrupt a queued run: {e}");
             }
         }
-        self.channel.fail_all();
-        let closing = self.shared.lock().map(|s| s.closing).unwrap_or(true);
-        if closing {
+        for ev in events {
+            self.report(ev).await;
+        }
+    }
+
+    async fn request(&self, _peer: &PeerHandle, request: IncomingRequest) {
+        let IncomingRequest {
+            id,
+            params,
+            responder,
+            ..
+        } = request;
+        let request_id = match &id {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let req = wire::ControlRequest {
+            request_id: request_id.clone(),
+            request: match params {
+                Value::Object(m) => m,
+                _ => serde_json::Map::new(),
+            },
+        };
+        if req.subtype() == "can_use_tool" {
+            let (request, pending) = permissions::from_can_use_tool(&req);
+            // Answered when the user decides (a line written by the session).
+            let _ = responder.detach();
+            if let Ok(mut s) = self.shared.lock() {
+                s.permissions.insert(request_id, pending);
+            }
+            self.report(AgentEvent::Permission(request)).await;
             return;
         }
-        // The CLI died on its own: reap it, kill whatever it left in its group, report it.
-        let status = {
-            let mut child = self.child.lock().await;
-            child.kill_now();
-            tokio::time::timeout(std::time::Duration::from_secs(2), child.wait())
-                .await
-                .ok()
-                .and_then(Result::ok)
-        };
+        let answer = crate::control::reply_to(&req).map_err(|message| {
+            agent_bridge_core::rpc::rpc_error(crate::dialect::CONTROL_ERROR, message)
+        });
+        responder.respond(answer).await;
+    }
+
+    async fn closed(&self, _peer: &PeerHandle, exit: Option<ExitInfo>) {
+        let closing = self.shared.lock().map(|s| s.closing).unwrap_or(true);
+        if closing || exit.as_ref().is_some_and(|e| e.expected) {
+            return;
+        }
+        // The CLI died on its own (the process owner already stopped its group): report it.
         if let Ok(mut s) = self.shared.lock() {
             s.dead = true;
             s.turn = None;
             s.permissions.clear();
         }
-        let exit = status
-            .map(|s| s.to_string())
-            .unwrap_or_else(|| "unknown exit status".into());
-        let error = ProviderError::new(format!("Claude Code exited unexpectedly ({exit})"))
-            .with_code("runtime_exited")
-            .with_diagnostic(self.stderr.text());
+        let error = match exit {
+            Some(exit) => exit.error(LABEL),
+            None => ProviderError::new(format!("{LABEL} closed its output unexpectedly"))
+                .with_code("runtime_exited"),
+        };
         self.report(AgentEvent::RuntimeFailed(error)).await;
     }
+}
 
+/// Names the CLI in errors.
+pub const LABEL: &str = "Claude Code";
+
+impl Reader {
     /// Sends one event into the bounded sink, waiting while it is full, unless the runtime is
     /// shutting down (nobody will read it then).
-    async fn report(&mut self, event: AgentEvent) {
+    async fn report(&self, event: AgentEvent) {
         if *self.stop.borrow() {
             return;
         }
-        let events = &self.events;
-        let stop = &mut self.stop;
+        let mut stop = self.stop.clone();
         tokio::select! {
             biased;
-            _ = events.send(event) => {}
+            _ = self.events.send(event) => {}
             _ = stop.wait_for(|s| *s) => {}
         }
     }
 
-    /// Handles one stdout line; returns what to report.
-    pub fn handle_line(&self, text: &str) -> Vec<AgentEvent> {
-        let msg = match wire::CliMessage::parse(text) {
+    /// Handles one stdout line (a notification of the control dialect); returns what to
+    /// report, and whether a queued run must be interrupted.
+    pub fn handle_message(&self, method: &str, line: Value) -> (Vec<AgentEvent>, bool) {
+        let msg = match serde_json::from_value::<wire::CliMessage>(line) {
             Ok(m) => m,
             Err(e) => {
-                tracing::warn!("unparsable line from claude ({e}): {text:.200}");
-                return Vec::new();
+                tracing::warn!("unparsable `{method}` line from claude: {e}");
+                return (Vec::new(), false);
             }
         };
         match msg {
-            wire::CliMessage::ControlResponse(env) => {
-                let body = env.response;
-                let result = if body.subtype == "success" {
-                    Ok(body.response.unwrap_or(Value::Null))
-                } else {
-                    Err(body
-                        .error
-                        .unwrap_or_else(|| "control request failed".into()))
-                };
-                if !self.channel.resolve(&body.request_id, result.clone()) {
-                    if let Err(e) = result {
-                        tracing::warn!(request = %body.request_id, "claude refused a control request: {e}");
-                    }
-                }
-                Vec::new()
-            }
-            wire::CliMessage::ControlRequest(req) => self.control_request(req),
             wire::CliMessage::ControlCancelRequest { request_id } => {
                 let removed = self
                     .shared
@@ -158,40 +168,35 @@ impl Reader {
                     .ok()
                     .and_then(|mut s| s.permissions.remove(&request_id));
                 match removed {
-                    Some(_) => vec![AgentEvent::PermissionResolved {
-                        permission_id: request_id,
-                    }],
-                    None => Vec::new(),
+                    Some(_) => (
+                        vec![AgentEvent::PermissionResolved {
+                            permission_id: request_id,
+                        }],
+                        false,
+                    ),
+                    None => (Vec::new(), false),
                 }
+            }
+            // The dialect routes these as answers and requests; never here.
+            wire::CliMessage::ControlResponse(_) | wire::CliMessage::ControlRequest(_) => {
+                (Vec::new(), false)
             }
             other => {
                 let Ok(mut s) = self.shared.lock() else {
-                    return Vec::new();
+                    return (Vec::new(), false);
                 };
                 let events = s.normalizer.handle(&other);
-                events
+                let mut interrupt = false;
+                let out = events
                     .into_iter()
-                    .flat_map(|e| self.translate(&mut s, e))
-                    .collect()
+                    .flat_map(|e| self.translate(&mut s, e, &mut interrupt))
+                    .collect();
+                (out, interrupt)
             }
         }
     }
 
-    fn control_request(&self, req: wire::ControlRequest) -> Vec<AgentEvent> {
-        if req.subtype() == "can_use_tool" {
-            let (request, pending) = permissions::from_can_use_tool(&req);
-            if let Ok(mut s) = self.shared.lock() {
-                s.permissions.insert(req.request_id.clone(), pending);
-            }
-            return vec![AgentEvent::Permission(request)];
-        }
-        if let Err(e) = self.channel.write(crate::control::reply_to(&req)) {
-            tracing::warn!("could not answer a claude control request: {e}");
-        }
-        Vec::new()
-    }
-
-    fn translate(&self, s: &mut Shared, event: NormEvent) -> Vec<AgentEvent> {
+    fn translate(&self, s: &mut Shared, event: NormEvent, interrupt: &mut bool) -> Vec<AgentEvent> {
         match event {
             NormEvent::Item(item) => vec![AgentEvent::Item(item)],
             NormEvent::ChildItem {
@@ -256,11 +261,8 @@ impl Reader {
                     turn.pending.remove(&uuid);
                 }
                 if s.canceled_inputs.remove(&uuid) {
-                    // Input queued for a turn the user interrupted: stop its run too.
                     s.normalizer.set_interrupted();
-                    if let Err(e) = self.channel.send(json!({"subtype": "interrupt"})) {
-                        tracing::warn!("could not interrupt a queued run: {e}");
-                    }
+                    *interrupt = true;
                 }
                 Vec::new()
             }

@@ -2,12 +2,15 @@
 
 use crate::catalog::{self, CliModel};
 use crate::control::{ControlChannel, ControlError};
+use crate::dialect::ControlDialect;
 use crate::launch::LaunchOptions;
 use crate::normalize::{Mode, Normalizer};
 use crate::permissions::{self, PendingPermission};
-use crate::reader::{EventTarget, Reader};
+use crate::reader::{EventTarget, Reader, LABEL};
 use crate::wire;
-use agent_bridge_core::supervisor::{LaunchOverride, ManagedChild};
+use agent_bridge_core::agent_process::AgentProcess;
+use agent_bridge_core::rpc::Peer;
+use agent_bridge_core::supervisor::{LaunchOverride, SpawnError};
 use agent_bridge_core::{AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnRequest};
 use agent_bridge_protocol::{
     PromptInput, ProviderCommand, ProviderConfigChanges, ProviderConfigState, ProviderContent,
@@ -76,16 +79,15 @@ pub(crate) fn control_error(e: ControlError) -> ProviderError {
     ProviderError::new(e.to_string()).with_code("claude_control")
 }
 
-/// A running `claude` process with its reader.
+/// A running `claude` process (owned by the core's agent-process owner) with its control
+/// channel (the core's JSON-RPC peer in Claude's control dialect).
 pub struct Runtime {
     pub shared: Arc<Mutex<Shared>>,
     pub channel: ControlChannel,
-    pub child: Arc<tokio::sync::Mutex<ManagedChild>>,
+    pub process: AgentProcess,
     /// The session's bounded event sink (the reader sends into it too); none for a spare.
     pub events: EventTarget,
     stop: watch::Sender<bool>,
-    writer: tokio::task::JoinHandle<()>,
-    reader: tokio::task::JoinHandle<()>,
 }
 
 /// Spawns the CLI for `opts` and starts its reader; events go to `sink` (none for a spare or
@@ -98,21 +100,13 @@ pub fn spawn_runtime(
     sink: Option<SessionSink>,
 ) -> Result<Runtime, ProviderError> {
     let spec = opts.spec(launch, env);
-    let mut child = ManagedChild::spawn(&spec).map_err(|e| {
+    let (process, io) = AgentProcess::spawn(&spec, LABEL).map_err(|e| {
         let code = match e {
-            agent_bridge_core::supervisor::SpawnError::NotFound { .. } => "cli_missing",
-            agent_bridge_core::supervisor::SpawnError::Io { .. } => "cli_unrunnable",
+            SpawnError::NotFound { .. } => "cli_missing",
+            SpawnError::Io { .. } => "cli_unrunnable",
         };
         ProviderError::new(e.to_string()).with_code(code)
     })?;
-    let stdin = child
-        .take_stdin()
-        .ok_or_else(|| ProviderError::new("claude has no stdin pipe"))?;
-    let lines = child
-        .take_stdout_lines()
-        .ok_or_else(|| ProviderError::new("claude has no stdout pipe"))?;
-    let stderr = child.stderr_tail_handle();
-    let (channel, writer) = ControlChannel::start(stdin);
     let shared = Arc::new(Mutex::new(Shared {
         normalizer: Normalizer::new(session_id, Mode::Live),
         turn: None,
@@ -131,73 +125,64 @@ pub fn spawn_runtime(
         dead: false,
         configuring: false,
     }));
-    let child = Arc::new(tokio::sync::Mutex::new(child));
     let (stop, stop_rx) = watch::channel(false);
     let events = EventTarget::new(sink);
     let reader = Reader {
         shared: shared.clone(),
-        channel: channel.clone(),
         events: events.clone(),
         stop: stop_rx,
-        child: child.clone(),
-        stderr,
     };
-    let reader = tokio::spawn(reader.run(lines));
+    let mut options = process.peer_options();
+    options.call_timeout = crate::control::CONTROL_TIMEOUT;
+    let peer = Peer::start(
+        io.stdout,
+        io.stdin,
+        Arc::new(ControlDialect),
+        Arc::new(reader),
+        options,
+    );
     Ok(Runtime {
         shared,
-        channel,
-        child,
+        channel: ControlChannel::new(peer),
+        process,
         events,
         stop,
-        writer,
-        reader,
     })
 }
 
 impl Runtime {
-    /// Closes stdin, then stops the process group (SIGTERM, then SIGKILL).
-    pub async fn shutdown(&mut self) {
+    fn mark_closing(&self) {
         if let Ok(mut s) = self.shared.lock() {
             s.closing = true;
         }
+        self.process.expect_exit();
         let _ = self.stop.send(true);
-        self.channel.close();
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut self.writer).await;
-        self.child.lock().await.shutdown_after_stdin_closed().await;
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut self.reader).await;
-        self.reader.abort();
+    }
+
+    /// Closes stdin, then stops the process group (SIGTERM, then SIGKILL).
+    pub async fn shutdown(&mut self) {
+        self.mark_closing();
+        self.channel.close().await;
+        self.process.stop().await;
     }
 
     /// Immediate stop without waiting (SIGKILL to the group): a dropped runtime never leaves its
-    /// process behind, even while its reader task still runs.
+    /// process behind.
     pub fn kill_now(&self) {
-        if let Ok(mut s) = self.shared.lock() {
-            s.closing = true;
-        }
-        let _ = self.stop.send(true);
-        self.channel.close();
-        match self.child.try_lock() {
-            Ok(mut child) => child.kill_now(),
-            // The reader holds it only while it reaps a process that already died.
-            Err(_) => tracing::debug!("claude process is being reaped already"),
-        }
+        self.mark_closing();
+        self.process.kill_now();
     }
 
     /// True once the process is known to be gone.
     pub fn is_dead(&self) -> bool {
         let dead = self.shared.lock().map(|s| s.dead).unwrap_or(true);
-        dead || self
-            .child
-            .try_lock()
-            .map(|mut c| c.try_exited().is_some())
-            .unwrap_or(false)
+        dead || self.process.is_gone()
     }
 }
 
 impl Drop for Runtime {
     fn drop(&mut self) {
         self.kill_now();
-        self.reader.abort();
     }
 }
 
@@ -228,7 +213,7 @@ pub async fn initialize(channel: &ControlChannel) -> Result<Value, ControlError>
 pub async fn startup_error(runtime: &mut Runtime, what: &str, e: ControlError) -> ProviderError {
     // Give the reader a moment to see the exit, so stderr is complete.
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    let stderr = runtime.child.lock().await.stderr_tail();
+    let stderr = runtime.process.stderr_tail();
     runtime.shutdown().await;
     ProviderError::new(format!("Claude Code failed to start ({what}): {e}"))
         .with_code("cli_start_failed")
@@ -263,13 +248,28 @@ pub fn prompt_content(turn: &TurnRequest) -> Vec<Value> {
 }
 
 impl ClaudeSession {
-    fn write_user(
+    async fn write_user(
         &self,
         content: Vec<Value>,
         turn: Option<TurnState>,
         steer_of: Option<&str>,
     ) -> Result<(), ProviderError> {
         let uuid = uuid::Uuid::new_v4().to_string();
+        self.track_input(&uuid, turn, steer_of)?;
+        self.runtime
+            .channel
+            .write(wire::user_line(content, &uuid))
+            .await
+            .map_err(control_error)
+    }
+
+    /// Records the user line `uuid` as input of a new turn or of the running one.
+    fn track_input(
+        &self,
+        uuid: &str,
+        turn: Option<TurnState>,
+        steer_of: Option<&str>,
+    ) -> Result<(), ProviderError> {
         let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
         if s.dead {
             return Err(ProviderError::new("the Claude Code process is not running")
@@ -277,12 +277,12 @@ impl ClaudeSession {
         }
         match (turn, steer_of) {
             (Some(mut t), _) => {
-                t.pending.insert(uuid.clone());
+                t.pending.insert(uuid.to_string());
                 s.turn = Some(t);
             }
             (None, Some(turn_id)) => match s.turn.as_mut() {
                 Some(t) if t.id == turn_id && !t.interrupted => {
-                    t.pending.insert(uuid.clone());
+                    t.pending.insert(uuid.to_string());
                 }
                 _ => {
                     return Err(
@@ -292,10 +292,7 @@ impl ClaudeSession {
             },
             (None, None) => {}
         }
-        self.runtime
-            .channel
-            .write(wire::user_line(content, &uuid))
-            .map_err(control_error)
+        Ok(())
     }
 
     fn new_turn(id: &str, any_result_ends: bool) -> TurnState {
@@ -313,11 +310,12 @@ impl AgentSession for ClaudeSession {
     async fn start_turn(&mut self, turn: TurnRequest) -> Result<(), ProviderError> {
         let content = prompt_content(&turn);
         self.write_user(content, Some(Self::new_turn(&turn.turn_id, false)), None)
+            .await
     }
 
     async fn steer(&mut self, turn_id: &str, turn: TurnRequest) -> Result<(), ProviderError> {
         let content = prompt_content(&turn);
-        self.write_user(content, None, Some(turn_id))
+        self.write_user(content, None, Some(turn_id)).await
     }
 
     async fn run_command(
@@ -341,7 +339,8 @@ impl AgentSession for ClaudeSession {
             vec![json!({"type": "text", "text": text})],
             Some(Self::new_turn(&turn.turn_id, true)),
             None,
-        )?;
+        )
+        .await?;
         Ok(CommandOutcome::Turn)
     }
 
@@ -357,7 +356,7 @@ impl AgentSession for ClaudeSession {
         self.runtime
             .channel
             .send(json!({"subtype": "interrupt"}))
-            .map(|_| ())
+            .await
             .map_err(control_error)
     }
 
@@ -387,6 +386,7 @@ impl AgentSession for ClaudeSession {
                 &pending.request_id,
                 answer.response,
             ))
+            .await
             .map_err(control_error)?;
         if let Some(mode) = answer.set_mode {
             let result = self

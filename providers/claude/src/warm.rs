@@ -100,7 +100,7 @@ impl Spare {
 
     /// The process id (of the guard when the bridge runs one).
     pub async fn pid(&self) -> Option<u32> {
-        self.runtime.child.lock().await.pid()
+        self.runtime.process.pid()
     }
 }
 

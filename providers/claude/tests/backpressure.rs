@@ -90,7 +90,8 @@ async fn shutdown_with_a_full_sink_completes_and_stops_the_cli() {
     .expect("spawn the stand-in");
     let _ = runtime
         .channel
-        .send(serde_json::json!({"subtype": "initialize"}));
+        .send(serde_json::json!({"subtype": "initialize"}))
+        .await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
         rx.len(),
@@ -101,7 +102,7 @@ async fn shutdown_with_a_full_sink_completes_and_stops_the_cli() {
     tokio::time::timeout(Duration::from_secs(10), runtime.shutdown())
         .await
         .expect("shutdown completes");
-    let exited = runtime.child.lock().await.try_exited();
+    let exited = runtime.process.exited();
     assert!(exited.is_some(), "the stand-in was stopped");
     drop(rx);
 }
