@@ -1,67 +1,18 @@
-//! Connection handling: classify each request, record it, answer it.
+//! Routing: classify each request, record it, answer it.
 
 use crate::conversation::{extract, Conversation};
-use crate::http::{Conn, Request};
+use crate::http::{closing, event_stream, respond, respond_with, Answer, Request};
 use crate::record::{body_value, header_map, Family, RecordedRequest};
 use crate::reply::Reply;
 use crate::script::Script;
 use crate::server::{lock, Shared};
-use crate::sse::{self, Ctx, Frame};
+use crate::sse::{self, Ctx};
+use hyper::body::Bytes;
+use hyper::Response;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use tokio::net::TcpListener;
-use tokio_util::sync::CancellationToken;
-
-pub(crate) async fn accept_loop(
-    listener: TcpListener,
-    shared: Arc<Shared>,
-    cancel: CancellationToken,
-) {
-    loop {
-        let accepted = tokio::select! {
-            _ = cancel.cancelled() => return,
-            a = listener.accept() => a,
-        };
-        match accepted {
-            Ok((stream, _)) => {
-                let shared = shared.clone();
-                let cancel = cancel.clone();
-                tokio::spawn(async move {
-                    tokio::select! {
-                        _ = cancel.cancelled() => {}
-                        _ = serve(Conn::new(stream), shared) => {}
-                    }
-                });
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "accept failed");
-                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-            }
-        }
-    }
-}
-
-async fn serve(mut conn: Conn, shared: Arc<Shared>) {
-    loop {
-        match conn.read_request().await {
-            Ok(Some(req)) => {
-                if !handle(&shared, &mut conn, req).await {
-                    return;
-                }
-            }
-            Ok(None) => return,
-            Err(e) => {
-                tracing::debug!(error = %e, "bad request / connection error");
-                let _ = conn
-                    .respond(400, "text/plain", e.to_string().as_bytes(), true)
-                    .await;
-                return;
-            }
-        }
-    }
-}
 
 /// Which family a request belongs to (by method and target).
 pub fn classify(method: &str, target: &str) -> Family {
@@ -89,52 +40,37 @@ pub fn classify(method: &str, target: &str) -> Family {
     }
 }
 
-/// Handles one request; returns whether the connection stays open.
-async fn handle(shared: &Arc<Shared>, conn: &mut Conn, req: Request) -> bool {
-    let keep_alive = !req
-        .header("connection")
-        .is_some_and(|v| v.eq_ignore_ascii_case("close"));
+/// Answers one request. `connection: close` from the client is hyper's to honour.
+pub(crate) fn handle(shared: &Arc<Shared>, req: Request) -> Response<Answer> {
     let family = classify(&req.method, &req.target);
     if family == Family::Unknown {
-        if let Some(keep) = control(shared, conn, &req).await {
-            return keep && keep_alive;
+        if let Some(response) = control(shared, &req) {
+            return response;
         }
     }
     let seq = record(shared, &req, family);
     match family {
         Family::ProxyRefused => {
             finish(shared, seq, "status:403".into(), false);
-            let _ = conn
-                .respond(
-                    403,
-                    "text/plain",
-                    b"mock-llm: outbound proxy request refused (hermetic test)\n",
-                    true,
-                )
-                .await;
-            false
+            closing(respond(
+                403,
+                "text/plain",
+                &b"mock-llm: outbound proxy request refused (hermetic test)\n"[..],
+            ))
         }
         Family::NpmRegistry | Family::Unknown => {
             finish(shared, seq, "status:404".into(), false);
-            conn.respond(
-                404,
-                "application/json",
-                br#"{"error":"Not found"}"#,
-                !keep_alive,
-            )
-            .await
-            .is_ok()
-                && keep_alive
+            respond(404, "application/json", &br#"{"error":"Not found"}"#[..])
         }
         Family::Anthropic | Family::OpenaiResponses | Family::OpenaiChat | Family::Gemini => {
-            model_call(shared, conn, &req, family, seq).await && keep_alive
+            model_call(shared, &req, family, seq)
         }
     }
 }
 
 /// `GET /_mock/requests` (the log as JSON) and `POST /_mock/script` (push a script), for
 /// driving a hand-started mock. Not recorded.
-async fn control(shared: &Arc<Shared>, conn: &mut Conn, req: &Request) -> Option<bool> {
+fn control(shared: &Arc<Shared>, req: &Request) -> Option<Response<Answer>> {
     let (status, body) = match (req.method.as_str(), req.path()) {
         ("GET", "/_mock/requests") => {
             let log = lock(&shared.requests).clone();
@@ -152,11 +88,7 @@ async fn control(shared: &Arc<Shared>, conn: &mut Conn, req: &Request) -> Option
         },
         _ => return None,
     };
-    Some(
-        conn.respond(status, "application/json", &body, false)
-            .await
-            .is_ok(),
-    )
+    Some(respond(status, "application/json", body))
 }
 
 fn record(shared: &Shared, req: &Request, family: Family) -> usize {
@@ -211,21 +143,12 @@ enum Mode {
     JsonArray,
 }
 
-async fn model_call(
-    shared: &Arc<Shared>,
-    conn: &mut Conn,
-    req: &Request,
-    family: Family,
-    seq: usize,
-) -> bool {
+fn model_call(shared: &Arc<Shared>, req: &Request, family: Family, seq: usize) -> Response<Answer> {
     let body = body_value(&req.body);
     if !body.is_object() {
         finish(shared, seq, "status:400".into(), false);
         let msg = json!({"error": {"message": "mock-llm: request body is not a JSON object"}});
-        return conn
-            .respond(400, "application/json", msg.to_string().as_bytes(), false)
-            .await
-            .is_ok();
+        return respond(400, "application/json", msg.to_string());
     }
     let path = req.path();
     let (gemini_model, gemini_action) = match family {
@@ -246,15 +169,7 @@ async fn model_call(
     };
     if let Some(answer) = count {
         finish(shared, seq, "count-tokens".into(), false);
-        return conn
-            .respond(
-                200,
-                "application/json",
-                answer.to_string().as_bytes(),
-                false,
-            )
-            .await
-            .is_ok();
+        return respond(200, "application/json", answer.to_string());
     }
     let conv: Conversation = extract(family, &body);
     let n = shared.model_calls.fetch_add(1, Ordering::SeqCst) + 1;
@@ -288,17 +203,12 @@ async fn model_call(
             _ => sse::openai_chat::error(message),
         };
         finish(shared, seq, label, false);
-        return conn
-            .respond(
-                *status,
-                "application/json",
-                body.to_string().as_bytes(),
-                false,
-            )
-            .await
-            .is_ok();
+        return respond(*status, "application/json", body.to_string());
     }
-    let result = match mode {
+    // The entry is finished once the answer is sent (or the client hung up on it).
+    let shared = shared.clone();
+    let on_done = move |complete: bool| finish(&shared, seq, label, !complete);
+    match mode {
         Mode::Sse => {
             let frames = match family {
                 Family::Anthropic => sse::anthropic::stream(&reply, &ctx),
@@ -306,7 +216,10 @@ async fn model_call(
                 Family::OpenaiChat => sse::openai_chat::stream(&reply, &ctx),
                 _ => sse::gemini::stream(&reply, &ctx),
             };
-            stream_frames(conn, &frames).await
+            let chunks = frames
+                .into_iter()
+                .map(|frame| (frame.delay, Bytes::from(frame.data)));
+            event_stream(Answer::streamed(chunks).on_done(on_done))
         }
         Mode::Json | Mode::JsonArray => {
             let answer: Value = match (family, mode) {
@@ -316,50 +229,10 @@ async fn model_call(
                 (Family::OpenaiChat, _) => sse::openai_chat::body(&reply, &ctx),
                 _ => sse::gemini::body(&reply, &ctx),
             };
-            let ok = conn
-                .respond(
-                    200,
-                    "application/json",
-                    answer.to_string().as_bytes(),
-                    false,
-                )
-                .await
-                .is_ok();
-            if ok {
-                Streamed::Complete
-            } else {
-                Streamed::Disconnected
-            }
-        }
-    };
-    let disconnected = matches!(result, Streamed::Disconnected);
-    finish(shared, seq, label, disconnected);
-    !disconnected
-}
-
-enum Streamed {
-    Complete,
-    Disconnected,
-}
-
-/// Sends SSE frames as HTTP chunks, honouring each frame's delay and stopping as soon as the
-/// client disconnects.
-async fn stream_frames(conn: &mut Conn, frames: &[Frame]) -> Streamed {
-    if conn.start_chunked(200, "text/event-stream").await.is_err() {
-        return Streamed::Disconnected;
-    }
-    for frame in frames {
-        if !frame.delay.is_zero() && conn.sleep_or_disconnect(frame.delay).await {
-            return Streamed::Disconnected;
-        }
-        if conn.write_chunk(frame.data.as_bytes()).await.is_err() {
-            return Streamed::Disconnected;
+            let answer = Answer::full(answer.to_string()).on_done(on_done);
+            respond_with(200, "application/json", answer)
         }
     }
-    if conn.end_chunked().await.is_err() {
-        return Streamed::Disconnected;
-    }
-    Streamed::Complete
 }
 
 #[cfg(test)]

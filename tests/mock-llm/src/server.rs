@@ -112,7 +112,7 @@ impl MockLlm {
             lock(&shared.script).push(script);
         }
         let cancel = CancellationToken::new();
-        let task = tokio::spawn(crate::routes::accept_loop(
+        let task = tokio::spawn(crate::http::accept_loop(
             listener,
             shared.clone(),
             cancel.clone(),

@@ -1,102 +1,17 @@
 //! The mock over real TCP: routing, SSE framing, keep-alive, chunked bodies, the proxy trap,
 //! disconnect detection and the control endpoints.
 
+mod raw_http;
+
 use mock_llm::{Family, MockLlm, ScriptReply};
+use raw_http::{post, sse_data, Client};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
-
-struct Response {
-    status: u16,
-    head: String,
-    body: String,
-}
-
-async fn more(stream: &mut TcpStream, rest: &mut Vec<u8>) {
-    let mut tmp = [0u8; 4096];
-    let n = stream.read(&mut tmp).await.unwrap();
-    assert!(n > 0, "eof inside body");
-    rest.extend_from_slice(&tmp[..n]);
-}
-
-/// Reads one response (Content-Length or chunked) from `stream`.
-async fn read_response(stream: &mut TcpStream) -> Response {
-    let mut buf = Vec::new();
-    let head_end = loop {
-        if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break p;
-        }
-        let mut tmp = [0u8; 4096];
-        let n = stream.read(&mut tmp).await.unwrap();
-        assert!(n > 0, "eof before response head");
-        buf.extend_from_slice(&tmp[..n]);
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-    let mut rest = buf[head_end + 4..].to_vec();
-    let status: u16 = head.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let lower = head.to_ascii_lowercase();
-    let body = if lower.contains("transfer-encoding: chunked") {
-        let mut body = Vec::new();
-        loop {
-            while !rest.windows(2).any(|w| w == b"\r\n") {
-                more(stream, &mut rest).await;
-            }
-            let p = rest.windows(2).position(|w| w == b"\r\n").unwrap();
-            let size = usize::from_str_radix(std::str::from_utf8(&rest[..p]).unwrap(), 16).unwrap();
-            rest.drain(..p + 2);
-            while rest.len() < size + 2 {
-                more(stream, &mut rest).await;
-            }
-            body.extend_from_slice(&rest[..size]);
-            rest.drain(..size + 2);
-            if size == 0 {
-                break;
-            }
-        }
-        body
-    } else {
-        let len: usize = lower
-            .lines()
-            .find_map(|l| l.strip_prefix("content-length: "))
-            .map(|v| v.trim().parse().unwrap())
-            .unwrap_or(0);
-        while rest.len() < len {
-            more(stream, &mut rest).await;
-        }
-        rest[..len].to_vec()
-    };
-    Response {
-        status,
-        head,
-        body: String::from_utf8(body).unwrap(),
-    }
-}
-
-async fn post(stream: &mut TcpStream, path: &str, body: &Value) -> Response {
-    let body = body.to_string();
-    let req = format!(
-        "POST {path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(req.as_bytes()).await.unwrap();
-    read_response(stream).await
-}
-
-/// `data:` payloads of an SSE body.
-fn sse_data(body: &str) -> Vec<Value> {
-    body.lines()
-        .filter_map(|l| l.strip_prefix("data: "))
-        .map(|d| serde_json::from_str(d).unwrap_or(Value::String(d.to_string())))
-        .collect()
-}
 
 #[tokio::test]
 async fn every_family_over_one_keep_alive_connection() {
     let mock = MockLlm::start().await.unwrap();
-    let mut s = TcpStream::connect(("127.0.0.1", mock.port()))
-        .await
-        .unwrap();
+    let mut s = Client::connect(mock.port()).await;
 
     let r = post(
         &mut s,
@@ -200,18 +115,16 @@ async fn every_family_over_one_keep_alive_connection() {
 #[tokio::test]
 async fn chunked_request_bodies_and_expect_continue() {
     let mock = MockLlm::start().await.unwrap();
-    let mut s = TcpStream::connect(("127.0.0.1", mock.port()))
-        .await
-        .unwrap();
+    let mut s = Client::connect(mock.port()).await;
     let body = json!({"messages": [{"role": "user", "content": "say hi"}]}).to_string();
     let (a, b) = body.split_at(10);
     let head = "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nexpect: 100-continue\r\ntransfer-encoding: chunked\r\n\r\n";
-    s.write_all(head.as_bytes()).await.unwrap();
-    let cont = read_response(&mut s).await;
+    s.send(head.as_bytes()).await;
+    let cont = s.response().await;
     assert_eq!(cont.status, 100);
     let chunks = format!("{:x}\r\n{a}\r\n{:x}\r\n{b}\r\n0\r\n\r\n", a.len(), b.len());
-    s.write_all(chunks.as_bytes()).await.unwrap();
-    let r = read_response(&mut s).await;
+    s.send(chunks.as_bytes()).await;
+    let r = s.response().await;
     assert_eq!(r.status, 200);
     assert!(r.body.contains("hi! (mock reply 1)"));
     assert_eq!(mock.requests()[0].prompt().as_deref(), Some("say hi"));
@@ -220,27 +133,18 @@ async fn chunked_request_bodies_and_expect_continue() {
 #[tokio::test]
 async fn proxy_requests_are_refused_and_recorded() {
     let mock = MockLlm::start().await.unwrap();
-    let mut s = TcpStream::connect(("127.0.0.1", mock.port()))
-        .await
-        .unwrap();
-    s.write_all(b"CONNECT github.com:443 HTTP/1.1\r\nhost: github.com:443\r\n\r\n")
-        .await
-        .unwrap();
-    assert_eq!(read_response(&mut s).await.status, 403);
-    let mut s = TcpStream::connect(("127.0.0.1", mock.port()))
-        .await
-        .unwrap();
-    s.write_all(b"GET http://example.com/x HTTP/1.1\r\nhost: example.com\r\n\r\n")
-        .await
-        .unwrap();
-    assert_eq!(read_response(&mut s).await.status, 403);
-    let mut s = TcpStream::connect(("127.0.0.1", mock.port()))
-        .await
-        .unwrap();
-    s.write_all(b"GET /npm/@opencode-ai%2fplugin HTTP/1.1\r\nhost: x\r\n\r\n")
-        .await
-        .unwrap();
-    assert_eq!(read_response(&mut s).await.status, 404);
+    let mut s = Client::connect(mock.port()).await;
+    s.send(b"CONNECT github.com:443 HTTP/1.1\r\nhost: github.com:443\r\n\r\n")
+        .await;
+    assert_eq!(s.response().await.status, 403);
+    let mut s = Client::connect(mock.port()).await;
+    s.send(b"GET http://example.com/x HTTP/1.1\r\nhost: example.com\r\n\r\n")
+        .await;
+    assert_eq!(s.response().await.status, 403);
+    let mut s = Client::connect(mock.port()).await;
+    s.send(b"GET /npm/@opencode-ai%2fplugin HTTP/1.1\r\nhost: x\r\n\r\n")
+        .await;
+    assert_eq!(s.response().await.status, 404);
 
     let refused: Vec<String> = mock.proxy_refused().into_iter().map(|r| r.path).collect();
     assert_eq!(refused, ["github.com:443", "http://example.com/x"]);
@@ -250,19 +154,16 @@ async fn proxy_requests_are_refused_and_recorded() {
 #[tokio::test]
 async fn slow_stream_stops_when_the_client_disconnects() {
     let mock = MockLlm::start().await.unwrap();
-    let mut s = TcpStream::connect(("127.0.0.1", mock.port()))
-        .await
-        .unwrap();
+    let mut s = Client::connect(mock.port()).await;
     let body =
         json!({"stream": true, "messages": [{"role": "user", "content": "be SLOW"}]}).to_string();
     let req = format!(
         "POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\n\r\n{body}",
         body.len()
     );
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut first = [0u8; 512];
-    let n = s.read(&mut first).await.unwrap();
-    assert!(String::from_utf8_lossy(&first[..n]).contains("200 OK"));
+    s.send(req.as_bytes()).await;
+    s.read_until("\r\n").await;
+    assert!(s.pending().contains("200 OK"));
     let started = Instant::now();
     drop(s);
     let seen = mock
@@ -290,9 +191,7 @@ async fn scripts_via_api_and_control_endpoint() {
         message: "overloaded".into(),
     }]);
     let tools = json!([{"name": "Bash", "input_schema": {"type": "object"}}]);
-    let mut s = TcpStream::connect(("127.0.0.1", mock.port()))
-        .await
-        .unwrap();
+    let mut s = Client::connect(mock.port()).await;
     let r = post(
         &mut s,
         "/v1/messages",
@@ -307,8 +206,8 @@ async fn scripts_via_api_and_control_endpoint() {
         "POST /_mock/script HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\n\r\n{script}",
         script.len()
     );
-    s.write_all(req.as_bytes()).await.unwrap();
-    assert_eq!(read_response(&mut s).await.status, 200);
+    s.send(req.as_bytes()).await;
+    assert_eq!(s.response().await.status, 200);
     let r = post(
         &mut s,
         "/v1/messages",
@@ -317,10 +216,9 @@ async fn scripts_via_api_and_control_endpoint() {
     .await;
     assert!(r.body.contains("sunny"));
 
-    s.write_all(b"GET /_mock/requests HTTP/1.1\r\nhost: x\r\n\r\n")
-        .await
-        .unwrap();
-    let log: Value = serde_json::from_str(&read_response(&mut s).await.body).unwrap();
+    s.send(b"GET /_mock/requests HTTP/1.1\r\nhost: x\r\n\r\n")
+        .await;
+    let log: Value = serde_json::from_str(&s.response().await.body).unwrap();
     assert_eq!(
         log.as_array().unwrap().len(),
         2,
