@@ -125,12 +125,21 @@ pub struct ChildSession {
 }
 
 /// The vendor CLI a provider drives, for `agent-bridge doctor` and availability probes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CliSpec {
     /// Default program name, looked up on PATH unless `launch`/`plugin.json` override it.
-    pub program: &'static str,
+    pub program: String,
     /// Arguments that print the version (e.g. `["--version"]`).
-    pub version_args: &'static [&'static str],
+    pub version_args: Vec<String>,
+}
+
+impl CliSpec {
+    pub fn new(program: impl Into<String>, version_args: &[&str]) -> Self {
+        CliSpec {
+            program: program.into(),
+            version_args: version_args.iter().map(|a| a.to_string()).collect(),
+        }
+    }
 }
 
 /// One agent family (Claude Code, Codex, the demo agent, ...).

@@ -2,7 +2,9 @@
 
 use crate::agent::{Provider, ProviderDescriptor};
 use crate::supervisor::LaunchOverride;
+use agent_bridge_protocol::Capability;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -37,6 +39,16 @@ pub struct ProviderManifest {
     /// argv prefix that launches the CLI; empty = the agent's default.
     #[serde(default)]
     pub command: Vec<String>,
+    /// Variables set for the CLI on top of the bridge's (or `launch`'s) environment, under
+    /// the session's `config.env`.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Agent-specific settings (an ACP agent's quirks, say); each agent documents its own.
+    #[serde(default)]
+    pub options: serde_json::Map<String, serde_json::Value>,
+    /// Capabilities this entry offers at most (∩ what the agent implements); absent = all.
+    #[serde(default)]
+    pub capabilities: Option<Vec<Capability>>,
     #[serde(default)]
     pub icon: Option<String>,
 }
@@ -116,8 +128,10 @@ impl PluginManifest {
 pub struct ProviderEntry {
     pub descriptor: ProviderDescriptor,
     pub agent: String,
-    /// Launch override from `plugin.json`'s `command`.
+    /// Launch override from `plugin.json`'s `command` and `env`.
     pub command: LaunchOverride,
+    /// The entry's `capabilities` limit, if any.
+    pub declared: Option<Vec<Capability>>,
     pub provider: Arc<dyn Provider>,
 }
 
@@ -127,14 +141,15 @@ impl ProviderEntry {
         plugin_icon: Option<&str>,
         provider: Arc<dyn Provider>,
     ) -> Self {
-        let command = match manifest.command.split_first() {
+        let mut command = match manifest.command.split_first() {
             Some((program, args)) => LaunchOverride {
                 command: Some(program.clone()),
                 args: args.to_vec(),
-                env: None,
+                ..LaunchOverride::default()
             },
             None => LaunchOverride::default(),
         };
+        command.extra_env = manifest.env.clone();
         ProviderEntry {
             descriptor: ProviderDescriptor {
                 id: manifest.id.clone(),
@@ -147,7 +162,30 @@ impl ProviderEntry {
             },
             agent: manifest.agent.clone(),
             command,
+            declared: manifest.capabilities.clone(),
             provider,
+        }
+    }
+
+    /// What this entry offers: the agent's capabilities, limited by the entry's declaration.
+    pub fn capabilities(&self) -> Vec<Capability> {
+        let all = self.provider.capabilities();
+        match &self.declared {
+            Some(declared) => all.into_iter().filter(|c| declared.contains(c)).collect(),
+            None => all,
+        }
+    }
+
+    /// The launch for a connection: the connect request's `launch` when given (it replaces
+    /// command, arguments and environment), else the entry's own; the entry's `env` applies
+    /// on top of either.
+    pub fn launch(&self, connect: Option<LaunchOverride>) -> LaunchOverride {
+        match connect {
+            Some(mut l) => {
+                l.extra_env = self.command.extra_env.clone();
+                l
+            }
+            None => self.command.clone(),
         }
     }
 }
@@ -181,6 +219,27 @@ mod tests {
         assert!(matches!(
             PluginManifest::parse(&base(&["Bad"]), p),
             Err(ManifestError::BadId { .. })
+        ));
+    }
+
+    #[test]
+    fn an_entry_carries_its_command_env_options_and_capabilities() {
+        let text = r#"{"id":"p","version":"1","providers":[{"id":"my-acp","label":"Mine",
+            "agent":"acp","command":["my-agent","--acp"],"env":{"MY_MODE":"fast"},
+            "options":{"loadSession":false},"capabilities":["prompt.message","permission"]}]}"#;
+        let m = PluginManifest::parse(text, Path::new("plugin.json")).expect("valid");
+        let e = &m.providers[0];
+        assert_eq!(e.command, vec!["my-agent", "--acp"]);
+        assert_eq!(e.env.get("MY_MODE").map(String::as_str), Some("fast"));
+        assert_eq!(e.options["loadSession"], serde_json::json!(false));
+        assert_eq!(
+            e.capabilities,
+            Some(vec![Capability::PromptMessage, Capability::Permission])
+        );
+        let bad = text.replace("\"permission\"", "\"no.such\"");
+        assert!(matches!(
+            PluginManifest::parse(&bad, Path::new("plugin.json")),
+            Err(ManifestError::Parse { .. })
         ));
     }
 }

@@ -259,7 +259,7 @@ impl State {
                 label: e.descriptor.label.clone(),
                 description: e.descriptor.description.clone(),
                 icon: e.descriptor.icon.clone(),
-                capabilities: e.provider.capabilities(),
+                capabilities: e.capabilities(),
             })
             .collect();
         let response = InitializeResponse {
@@ -289,14 +289,12 @@ impl State {
     }
 
     fn context(&self, entry: &ProviderEntry, launch: Option<LaunchSpec>) -> ProviderContext {
-        let launch = match launch {
-            Some(l) => LaunchOverride {
-                command: Some(l.command),
-                args: l.args,
-                env: Some(l.env),
-            },
-            None => entry.command.clone(),
-        };
+        let launch = entry.launch(launch.map(|l| LaunchOverride {
+            command: Some(l.command),
+            args: l.args,
+            env: Some(l.env),
+            ..LaunchOverride::default()
+        }));
         let data_dir = self
             .data_dir
             .clone()
@@ -385,7 +383,7 @@ impl State {
             ));
         }
         let capabilities =
-            capability::negotiate(&params.request.capabilities, &entry.provider.capabilities());
+            capability::negotiate(&params.request.capabilities, &entry.capabilities());
         let connection_id = format!("c{}", self.next_connection);
         self.next_connection += 1;
         let ctx = self.context(&entry, params.request.launch);

@@ -35,6 +35,8 @@ pub struct LaunchOverride {
     pub args: Vec<String>,
     /// The full base environment (replaces the bridge's own).
     pub env: Option<BTreeMap<String, String>>,
+    /// Variables set on top of the base (plugin.json's `env` of the entry).
+    pub extra_env: BTreeMap<String, String>,
 }
 
 impl LaunchOverride {
@@ -50,7 +52,7 @@ impl LaunchOverride {
             args: all,
             cwd: None,
             base_env: self.env.clone(),
-            env: BTreeMap::new(),
+            env: self.extra_env.clone(),
             env_remove: Vec::new(),
         }
     }

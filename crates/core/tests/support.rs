@@ -195,6 +195,9 @@ impl Host {
             description: None,
             agent: "fake".into(),
             command: vec![],
+            env: Default::default(),
+            options: Default::default(),
+            capabilities: None,
             icon: None,
         };
         let entry = Arc::new(ProviderEntry::new(&manifest, None, Arc::new(provider)));

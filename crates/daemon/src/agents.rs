@@ -1,17 +1,23 @@
 //! The agent modules this binary carries, by the `agent` name used in `plugin.json`.
 
+use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_core::Provider;
 use std::sync::Arc;
 
 /// Every agent name this build can serve.
 pub const KNOWN_AGENTS: &[&str] = &["demo", "claude", "codex"];
 
-/// Builds the provider for an agent name from `plugin.json`; `None` for an unknown name.
-pub fn build(agent: &str) -> Option<Arc<dyn Provider>> {
-    match agent {
+/// Builds the provider of one `plugin.json` entry (its agent name picks the module, which gets
+/// the whole entry: id, command, env, options, capabilities); `None` for an unknown agent.
+pub fn build(entry: &ProviderManifest) -> Option<Arc<dyn Provider>> {
+    match entry.agent.as_str() {
         "demo" => Some(Arc::new(agent_bridge_demo::DemoProvider::new())),
-        "claude" => Some(Arc::new(agent_bridge_claude::ClaudeProvider::new())),
-        "codex" => Some(Arc::new(agent_bridge_codex::CodexProvider::new())),
+        "claude" => Some(Arc::new(agent_bridge_claude::ClaudeProvider::from_entry(
+            entry,
+        ))),
+        "codex" => Some(Arc::new(agent_bridge_codex::CodexProvider::from_entry(
+            entry,
+        ))),
         _ => None,
     }
 }

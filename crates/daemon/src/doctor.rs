@@ -166,8 +166,7 @@ async fn examine(entry: Arc<ProviderEntry>, plugin_dir: &Path) -> Finding {
 
 /// Resolves the CLI the way a session would launch it and asks for its version.
 async fn find_cli(ctx: &ProviderContext, spec: CliSpec) -> CliState {
-    let args: Vec<String> = spec.version_args.iter().map(|a| a.to_string()).collect();
-    let launch = ctx.launch.spec(spec.program, args);
+    let launch = ctx.launch.spec(&spec.program, spec.version_args.clone());
     let path_var = match &launch.base_env {
         Some(env) => env.get("PATH").cloned(),
         None => std::env::var("PATH").ok(),
@@ -353,10 +352,7 @@ mod tests {
     }
 
     fn cli(program: &'static str, version_args: &'static [&'static str]) -> CliSpec {
-        CliSpec {
-            program,
-            version_args,
-        }
+        CliSpec::new(program, version_args)
     }
 
     #[tokio::test]

@@ -40,7 +40,7 @@ pub fn load(dir: Option<&Path>) -> anyhow::Result<(PluginManifest, Vec<Arc<Provi
     };
     let mut entries = Vec::new();
     for p in &manifest.providers {
-        match agents::build(&p.agent) {
+        match agents::build(p) {
             Some(provider) => entries.push(Arc::new(ProviderEntry::new(
                 p,
                 manifest.icon.as_deref(),

@@ -9,6 +9,7 @@ use crate::session::{
 };
 use crate::transcript;
 use crate::warm::{Spare, SpareKey, SpareStart, WarmConfig, WarmPool};
+use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_core::{
     CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink, SessionsQuery,
 };
@@ -36,6 +37,24 @@ impl ClaudeProvider {
     /// Spares on unless `AGENT_BRIDGE_CLAUDE_SPARE=0`.
     pub fn new() -> Self {
         Self::with_warm(WarmConfig::from_env())
+    }
+
+    /// The provider of one plugin.json entry. Its `options` may hold `"warmSpares"`: the most
+    /// spare processes kept (0 = none), under `AGENT_BRIDGE_CLAUDE_SPARE=0`, which wins.
+    pub fn from_entry(entry: &ProviderManifest) -> Self {
+        let mut config = WarmConfig::from_env();
+        for (key, value) in &entry.options {
+            match (key.as_str(), value.as_u64()) {
+                ("warmSpares", Some(n)) => {
+                    config.max_spares = usize::try_from(n).unwrap_or(usize::MAX);
+                    config.enabled &= n > 0;
+                }
+                _ => {
+                    tracing::warn!(provider = %entry.id, "unknown or invalid option `{key}` ignored")
+                }
+            }
+        }
+        Self::with_warm(config)
     }
 
     pub fn with_warm(config: WarmConfig) -> Self {
@@ -151,10 +170,10 @@ fn persisted_session(
 #[async_trait]
 impl Provider for ClaudeProvider {
     fn cli(&self) -> Option<agent_bridge_core::CliSpec> {
-        Some(agent_bridge_core::CliSpec {
-            program: crate::DEFAULT_PROGRAM,
-            version_args: &["--version"],
-        })
+        Some(agent_bridge_core::CliSpec::new(
+            crate::DEFAULT_PROGRAM,
+            &["--version"],
+        ))
     }
 
     fn capabilities(&self) -> Vec<Capability> {

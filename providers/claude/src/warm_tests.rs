@@ -23,6 +23,7 @@ fn stand_in(dir: &Path) -> LaunchOverride {
         command: Some(path.display().to_string()),
         args: Vec::new(),
         env: None,
+        ..LaunchOverride::default()
     }
 }
 

@@ -200,6 +200,7 @@ mod tests {
             command: Some("/opt/node".into()),
             args: vec!["/opt/codex.js".into()],
             env: Some(BTreeMap::from([("PATH".into(), "/bin".into())])),
+            ..LaunchOverride::default()
         };
         let env = BTreeMap::from([("CODEX_HOME".into(), "/h".into())]);
         let spec = app_server_spec(&launch, Some("/w"), &env);

@@ -11,6 +11,7 @@ use crate::session::CodexSession;
 use crate::wire::notify::method;
 use crate::wire::params::{ThreadListParams, ThreadResumeParams, ThreadStartParams};
 use crate::wire::thread::{Page, Thread, ThreadOpened};
+use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_core::rpc::PeerError;
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::{
@@ -36,6 +37,14 @@ pub struct CodexProvider {
 impl CodexProvider {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The provider of one plugin.json entry (Codex takes no `options` yet: each is logged).
+    pub fn from_entry(entry: &ProviderManifest) -> Self {
+        for key in entry.options.keys() {
+            tracing::warn!(provider = %entry.id, "unknown option `{key}` ignored");
+        }
+        Self::new()
     }
 
     async fn sandbox_problem(&self, launch: &LaunchOverride) -> Option<String> {
@@ -69,10 +78,10 @@ fn launch_key(launch: &LaunchOverride) -> String {
 #[async_trait]
 impl Provider for CodexProvider {
     fn cli(&self) -> Option<agent_bridge_core::CliSpec> {
-        Some(agent_bridge_core::CliSpec {
-            program: crate::launch::DEFAULT_PROGRAM,
-            version_args: &["--version"],
-        })
+        Some(agent_bridge_core::CliSpec::new(
+            crate::launch::DEFAULT_PROGRAM,
+            &["--version"],
+        ))
     }
 
     fn capabilities(&self) -> Vec<Capability> {

@@ -29,6 +29,7 @@ fn ctx(program: &Path) -> ProviderContext {
             command: Some(program.display().to_string()),
             args: Vec::new(),
             env: None,
+            ..LaunchOverride::default()
         },
         ..Default::default()
     }

@@ -41,6 +41,7 @@ cat >/dev/null
         command: Some(path.display().to_string()),
         args: Vec::new(),
         env: None,
+        ..LaunchOverride::default()
     }
     .spec("codex", Vec::new());
 

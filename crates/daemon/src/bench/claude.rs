@@ -256,6 +256,7 @@ pub fn run(
         command: Some(claude.display().to_string()),
         args: Vec::new(),
         env: Some(herm.env.clone()),
+        ..LaunchOverride::default()
     };
     let config = ProviderSessionConfig {
         cwd: cwd.clone(),
