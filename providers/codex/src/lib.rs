@@ -17,6 +17,7 @@ mod provider;
 mod queries;
 pub mod rpc;
 pub mod session;
+pub mod tool_denial;
 pub mod wire;
 
 pub use provider::CodexProvider;
