@@ -15,6 +15,7 @@ pub mod permissions;
 mod provider;
 mod queries;
 pub mod session;
+pub mod tool_denial;
 pub mod wire;
 
 pub use provider::CodexProvider;

@@ -8,6 +8,7 @@ use crate::launch::{self, call_error};
 use crate::normalize::Normalizer;
 use crate::queries::{fetch_models, load_turns, mcp_servers, read_defaults};
 use crate::session::CodexSession;
+use crate::tool_denial;
 use crate::wire::notify::method;
 use crate::wire::params::{ThreadListParams, ThreadResumeParams, ThreadStartParams};
 use crate::wire::thread::{Page, Thread, ThreadOpened};
@@ -231,17 +232,19 @@ impl Provider for CodexProvider {
             Vec::new()
         });
         let defaults = read_defaults(&server.rpc, Some(&cfg.cwd)).await;
+        let denied = cfg.denied_tools.as_deref().unwrap_or_default();
+        let tool_denial::ToolDenial {
+            config: off,
+            unenforced,
+        } = tool_denial::plan(denied, &cfg.mcp_servers, &defaults.mcp_servers);
         let overrides = ThreadStartParams {
             cwd: Some(cfg.cwd.clone()),
             model: cfg.model.clone(),
             approval_policy: requested_mode.map(|m| m.approval.to_string()),
             sandbox: requested_mode.map(|m| m.sandbox.to_string()),
             developer_instructions: cfg.system_prompt.clone(),
-            config: mcp_servers(&cfg.mcp_servers),
+            config: tool_denial::merge(mcp_servers(&cfg.mcp_servers), off),
         };
-        if cfg.denied_tools.as_ref().is_some_and(|d| !d.is_empty()) {
-            tracing::warn!("codex-bridge cannot deny individual Codex tools; deniedTools ignored");
-        }
         let mut notice = None;
         let (opened, resumed) = match &request.persistence {
             Some(p) => {
@@ -355,6 +358,9 @@ impl Provider for CodexProvider {
                     dismissed: None,
                 }))
                 .await;
+        }
+        if let Some(unenforced) = tool_denial::notice(&unenforced) {
+            let _ = sink.send(AgentEvent::Notice(unenforced)).await;
         }
         events::lock(&shared)
             .normalizer

@@ -37,6 +37,8 @@ pub struct Defaults {
     pub model: Option<String>,
     pub effort: Option<String>,
     pub mode: Option<&'static str>,
+    /// The MCP servers `config.toml` configures (for `deniedTools`).
+    pub mcp_servers: crate::tool_denial::ConfiguredServers,
 }
 
 pub async fn read_defaults(rpc: &PeerHandle, cwd: Option<&str>) -> Defaults {
@@ -48,6 +50,7 @@ pub async fn read_defaults(rpc: &PeerHandle, cwd: Option<&str>) -> Defaults {
                 model: s("model"),
                 effort: s("model_reasoning_effort"),
                 mode: catalog::mode_of(&c["approval_policy"], &c["sandbox_mode"]),
+                mcp_servers: crate::tool_denial::configured_servers(c),
             }
         }
         Err(e) => {

@@ -5,6 +5,8 @@
 
 #![allow(dead_code, unused_imports)] // each test binary uses a part of it
 
+pub mod mcp;
+
 pub use agent_bridge_conformance::rig::{
     last_assistant_text, of_type, AgentRig as Rig, RigSpec, STEP,
 };
