@@ -51,9 +51,11 @@
 //!
 //! # What is checked on every line
 //! - stdout carries only JSON-RPC 2.0 responses and `provider/event` notifications;
-//! - every `ProviderEvent` validates against the JSON Schema of
-//!   `agent_bridge_protocol::ProviderEvent` and survives a strict typed round trip (no `null`
-//!   optional fields, no unknown keys); `tool_call.error` is `null` unless `status` is `failed`;
+//! - every `ProviderEvent` validates against two JSON Schemas: the one generated from
+//!   `agent_bridge_protocol::ProviderEvent` and the hand-written one transcribed from Paseo's
+//!   spec (`schema/paseo-events.schema.json`, [`paseo_schema`]); it survives a strict typed
+//!   round trip (no `null` optional fields, no unknown keys); `tool_call.error` is `null` unless
+//!   `status` is `failed`;
 //! - [`InvariantChecker`]: one `session.prompt_result` per clientMessageId; every started turn
 //!   gets exactly one terminal state and nothing of the turn follows it; one turn at a time;
 //!   a steer result names the active turn; `session.config` before `request.completed` of a
@@ -69,6 +71,7 @@ pub mod host;
 pub mod input;
 pub mod invariants;
 mod observe;
+pub mod paseo_schema;
 pub mod procs;
 mod reader;
 pub mod rig;
