@@ -45,6 +45,8 @@
 //!   `wait_turn_end`, `wait_answer`, `session_events`, `timeline`; input builders in [`input`].
 //! - End-to-end rig of the provider suites ([`rig`]): [`AgentRig`] = the mock model server, a
 //!   hermetic env and a real pinned CLI behind a connected bridge, described by a [`RigSpec`].
+//! - Provider-agnostic [`scenarios`] (open -> turn, interrupt, close during a turn or an open,
+//!   `provider/close`), run over the demo, claude-bridge and codex-bridge.
 //! - Check: [`assert_invariants`](BridgeHost::assert_invariants) at the end of every test
 //!   (violations plus work still owed); the host also panics on drop for violations no
 //!   assertion reported.
@@ -75,6 +77,7 @@ pub mod paseo_schema;
 pub mod procs;
 mod reader;
 pub mod rig;
+pub mod scenarios;
 pub mod session;
 pub mod validate;
 
