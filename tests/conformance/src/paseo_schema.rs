@@ -1,19 +1,77 @@
 //! The hand-written JSON Schema of Paseo's `ProviderEvent` (`schema/paseo-events.schema.json`),
 //! transcribed from the protocol spec and the newest provider guide rather than generated from
 //! `agent_bridge_protocol`: a check of the bridge that does not share its types.
+//!
+//! One custom keyword: `maxUtf16Length: N` — a string of at most N UTF-16 code units, the
+//! length zod's `.max(N)` measures (JavaScript string length), where `maxLength` counts code
+//! points.
 
-use serde_json::Value;
+use jsonschema::paths::{LazyLocation, Location};
+use jsonschema::{Keyword, ValidationError};
+use serde_json::{Map, Value};
 use std::sync::OnceLock;
 
 /// The schema document as checked in.
 pub const SOURCE: &str = include_str!("../schema/paseo-events.schema.json");
 
-/// The path of the schema file, relative to the conformance crate (for messages).
+/// The path of the schema file, relative to the workspace root (for messages).
 pub const PATH: &str = "tests/conformance/schema/paseo-events.schema.json";
 
 /// The parsed schema document.
 pub fn document() -> Value {
     serde_json::from_str(SOURCE).unwrap_or(Value::Null)
+}
+
+/// `maxUtf16Length`: at most `max` UTF-16 code units.
+struct MaxUtf16Length {
+    max: usize,
+    at: Location,
+}
+
+impl Keyword for MaxUtf16Length {
+    fn validate<'i>(
+        &self,
+        instance: &'i Value,
+        location: &LazyLocation,
+    ) -> Result<(), ValidationError<'i>> {
+        match instance.as_str().map(|s| s.encode_utf16().count()) {
+            Some(units) if units > self.max => Err(ValidationError::custom(
+                self.at.clone(),
+                location.into(),
+                instance,
+                format!(
+                    "a string of {units} UTF-16 code units is longer than the {} Paseo allows",
+                    self.max
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn is_valid(&self, instance: &Value) -> bool {
+        instance
+            .as_str()
+            .is_none_or(|s| s.encode_utf16().count() <= self.max)
+    }
+}
+
+fn max_utf16_length<'a>(
+    _parent: &'a Map<String, Value>,
+    value: &'a Value,
+    at: Location,
+) -> Result<Box<dyn Keyword>, ValidationError<'a>> {
+    match value.as_u64() {
+        Some(max) => Ok(Box::new(MaxUtf16Length {
+            max: max as usize,
+            at,
+        })),
+        None => Err(ValidationError::custom(
+            at,
+            Location::new(),
+            value,
+            "maxUtf16Length takes a non-negative integer",
+        )),
+    }
 }
 
 fn validator() -> Result<&'static jsonschema::Validator, String> {
@@ -22,7 +80,10 @@ fn validator() -> Result<&'static jsonschema::Validator, String> {
         .get_or_init(|| {
             let schema: Value =
                 serde_json::from_str(SOURCE).map_err(|e| format!("{PATH} is not JSON: {e}"))?;
-            jsonschema::draft202012::new(&schema)
+            jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .with_keyword("maxUtf16Length", max_utf16_length)
+                .build(&schema)
                 .map_err(|e| format!("{PATH} does not compile: {e}"))
         })
         .as_ref()
