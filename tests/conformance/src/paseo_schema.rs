@@ -55,6 +55,8 @@ impl Keyword for MaxUtf16Length {
     }
 }
 
+// The factory signature is the jsonschema crate's (`with_keyword`), error type included.
+#[allow(clippy::result_large_err)]
 fn max_utf16_length<'a>(
     _parent: &'a Map<String, Value>,
     value: &'a Value,
