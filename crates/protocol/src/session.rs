@@ -114,16 +114,27 @@ impl Default for ProviderPersistence {
     }
 }
 
-/// Cuts a prompt preview to at most 160 characters on one line.
+/// Most UTF-16 code units of a prompt preview: Paseo's `.max(160)` measures JavaScript string
+/// length, where a character outside the BMP (an emoji) counts twice.
+pub const PROMPT_PREVIEW_MAX: usize = 160;
+
+/// Cuts a prompt preview to one line of at most [`PROMPT_PREVIEW_MAX`] UTF-16 code units,
+/// ending in `…` when cut.
 pub fn prompt_preview(text: &str) -> String {
     let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= 160 {
-        one_line
-    } else {
-        let mut s: String = one_line.chars().take(159).collect();
-        s.push('…');
-        s
+    if one_line.encode_utf16().count() <= PROMPT_PREVIEW_MAX {
+        return one_line;
     }
+    let mut units = 0;
+    let mut s: String = one_line
+        .chars()
+        .take_while(|c| {
+            units += c.len_utf16();
+            units < PROMPT_PREVIEW_MAX
+        })
+        .collect();
+    s.push('…');
+    s
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]

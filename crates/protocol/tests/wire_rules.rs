@@ -183,3 +183,18 @@ fn checked_in_schema_matches_the_code() {
         "the wire changed: regenerate schema/wire.schema.json and review the diff"
     );
 }
+
+#[test]
+fn prompt_previews_fit_paseo_in_utf16_code_units() {
+    let units = |s: &str| s.encode_utf16().count();
+    // Paseo's `.max(160)` is JavaScript length: an emoji counts twice.
+    let emoji = prompt_preview(&"\u{1F389}".repeat(100));
+    assert!(units(&emoji) <= PROMPT_PREVIEW_MAX, "{}", units(&emoji));
+    assert!(emoji.ends_with('…'));
+    let ascii = prompt_preview(&"x".repeat(300));
+    assert_eq!(units(&ascii), PROMPT_PREVIEW_MAX);
+    assert!(ascii.ends_with('…'));
+    // Short text is kept whole, on one line.
+    assert_eq!(prompt_preview("say\n  hi \u{1F389}"), "say hi \u{1F389}");
+    assert_eq!(prompt_preview(&"é".repeat(160)), "é".repeat(160));
+}

@@ -45,15 +45,19 @@
 //!   `wait_turn_end`, `wait_answer`, `session_events`, `timeline`; input builders in [`input`].
 //! - End-to-end rig of the provider suites ([`rig`]): [`AgentRig`] = the mock model server, a
 //!   hermetic env and a real pinned CLI behind a connected bridge, described by a [`RigSpec`].
+//! - Provider-agnostic [`scenarios`] (open -> turn, interrupt, close during a turn or an open,
+//!   `provider/close`), run over the demo, claude-bridge and codex-bridge.
 //! - Check: [`assert_invariants`](BridgeHost::assert_invariants) at the end of every test
 //!   (violations plus work still owed); the host also panics on drop for violations no
 //!   assertion reported.
 //!
 //! # What is checked on every line
 //! - stdout carries only JSON-RPC 2.0 responses and `provider/event` notifications;
-//! - every `ProviderEvent` validates against the JSON Schema of
-//!   `agent_bridge_protocol::ProviderEvent` and survives a strict typed round trip (no `null`
-//!   optional fields, no unknown keys); `tool_call.error` is `null` unless `status` is `failed`;
+//! - every `ProviderEvent` validates against two JSON Schemas: the one generated from
+//!   `agent_bridge_protocol::ProviderEvent` and the hand-written one transcribed from Paseo's
+//!   spec (`schema/paseo-events.schema.json`, [`paseo_schema`]); it survives a strict typed
+//!   round trip (no `null` optional fields, no unknown keys); `tool_call.error` is `null` unless
+//!   `status` is `failed`;
 //! - [`InvariantChecker`]: one `session.prompt_result` per clientMessageId; every started turn
 //!   gets exactly one terminal state and nothing of the turn follows it; one turn at a time;
 //!   a steer result names the active turn; `session.config` before `request.completed` of a
@@ -69,9 +73,11 @@ pub mod host;
 pub mod input;
 pub mod invariants;
 mod observe;
+pub mod paseo_schema;
 pub mod procs;
 mod reader;
 pub mod rig;
+pub mod scenarios;
 pub mod session;
 pub mod validate;
 

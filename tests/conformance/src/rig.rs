@@ -9,7 +9,7 @@
 //! environment) for resume tests.
 
 use crate::procs::ProcInfo;
-use crate::{input, BridgeHost, Event, TurnRun};
+use crate::{input, BridgeHost, Event, HostOptions, TurnRun};
 use mock_llm::{HermeticEnv, HermeticError, MockLlm, RecordedRequest};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -41,7 +41,12 @@ impl RigSpec {
 
     /// A fresh bridge connected to the provider with `launch`; every capability negotiated.
     pub async fn connect(&self, launch: Value, cwd: &Path) -> Bridge {
-        let host = BridgeHost::spawn().await.expect("bridge");
+        self.connect_with(launch, cwd, HostOptions::default()).await
+    }
+
+    /// [`RigSpec::connect`] with the bridge started from `options` (its environment, say).
+    pub async fn connect_with(&self, launch: Value, cwd: &Path, options: HostOptions) -> Bridge {
+        let host = BridgeHost::spawn_with(options).await.expect("bridge");
         host.initialize().await.expect("initialize");
         let (conn, caps) = host
             .connect(self.provider, self.caps, Some(launch))
@@ -72,6 +77,7 @@ pub struct AgentRig {
     /// The CLI's version, for the report of exercised scenarios.
     pub version: String,
     bridge: Bridge,
+    options: HostOptions,
     _root: tempfile::TempDir,
 }
 
@@ -95,12 +101,24 @@ impl AgentRig {
         spec: RigSpec,
         launch: impl FnOnce(&Path, &HermeticEnv) -> Value,
     ) -> Option<AgentRig> {
+        AgentRig::start_in(spec, HostOptions::default(), launch).await
+    }
+
+    /// [`AgentRig::start_with`] with the bridge started from `options` (its environment, say);
+    /// [`AgentRig::reconnect`] uses them too.
+    pub async fn start_in(
+        spec: RigSpec,
+        options: HostOptions,
+        launch: impl FnOnce(&Path, &HermeticEnv) -> Value,
+    ) -> Option<AgentRig> {
         let cli = mock_llm::require_cli(spec.cli)?;
         let version = mock_llm::cli_version(&cli).unwrap_or_else(|| "unknown".into());
         let mock = MockLlm::start().await.expect("mock server");
         let root = tempfile::tempdir().expect("temp root");
         let env = (spec.hermetic)(&mock, root.path()).expect("hermetic env");
-        let bridge = spec.connect(launch(&cli, &env), &env.workdir).await;
+        let bridge = spec
+            .connect_with(launch(&cli, &env), &env.workdir, options.clone())
+            .await;
         Some(AgentRig {
             spec,
             mock,
@@ -108,6 +126,7 @@ impl AgentRig {
             cli,
             version,
             bridge,
+            options,
             _root: root,
         })
     }
@@ -116,7 +135,9 @@ impl AgentRig {
     /// and config dir: what the first one persisted is there).
     pub async fn reconnect(&self) -> Bridge {
         let launch = self.spec.launch(&self.cli, &self.env);
-        self.spec.connect(launch, &self.env.workdir).await
+        self.spec
+            .connect_with(launch, &self.env.workdir, self.options.clone())
+            .await
     }
 
     /// Records the scenario in the CLI report (`AGENT_BRIDGE_CLI_REPORT`).
@@ -149,6 +170,11 @@ pub struct Bridge {
 }
 
 impl Bridge {
+    /// A bridge already connected as `conn`, its sessions working in `cwd` (the demo's rig).
+    pub fn new(host: BridgeHost, conn: String, cwd: PathBuf) -> Bridge {
+        Bridge { host, conn, cwd }
+    }
+
     /// The working directory of the sessions (the hermetic env's `workdir`).
     pub fn cwd(&self) -> PathBuf {
         self.cwd.clone()

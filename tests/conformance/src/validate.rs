@@ -1,6 +1,8 @@
-//! Per-event validation: the JSON Schema of `ProviderEvent` (generated from the wire types), a
-//! strict serde round trip through `agent_bridge_protocol::ProviderEvent` (catches optional
-//! fields sent as `null` and keys the schema does not know), and the tool-call `error` rule.
+//! Per-event validation against two schemas: the JSON Schema of `ProviderEvent` generated from
+//! our own wire types, and the hand-written one transcribed from Paseo's spec
+//! ([`crate::paseo_schema`]); then a strict serde round trip through
+//! `agent_bridge_protocol::ProviderEvent` (catches optional fields sent as `null` and keys the
+//! schema does not know), and the tool-call `error` rule.
 
 use agent_bridge_protocol::ProviderEvent;
 use serde_json::Value;
@@ -24,11 +26,15 @@ pub fn validate_event(event: &Value) -> Vec<String> {
     match validator() {
         Ok(v) => {
             for err in v.iter_errors(event) {
-                problems.push(format!("schema: {err} (at `{}`)", err.instance_path));
+                problems.push(format!(
+                    "own schema: {err} (at `{}`, schema `{}`)",
+                    err.instance_path, err.schema_path
+                ));
             }
         }
         Err(e) => problems.push(e),
     }
+    problems.extend(crate::paseo_schema::check(event));
     match serde_json::from_value::<ProviderEvent>(event.clone()) {
         Ok(parsed) => match serde_json::to_value(&parsed) {
             Ok(round) => diff("event", event, &round, &mut problems),

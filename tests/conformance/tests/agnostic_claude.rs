@@ -1,0 +1,60 @@
+//! The provider-agnostic scenarios (`agent_bridge_conformance::scenarios`) over claude-bridge:
+//! the real pinned `claude` against the mock model server, spares off (so every process under
+//! the bridge is a session's). Skipped with a SKIPPED line when the CLI is not installed,
+//! failing instead under CI or `AGENT_BRIDGE_REQUIRE_CLIS=1`.
+
+use agent_bridge_conformance::{scenarios, AgentRig, HostOptions, RigSpec};
+
+const SPEC: RigSpec = RigSpec {
+    provider: "claude-bridge",
+    caps: &[
+        "prompt.message",
+        "prompt.steer",
+        "session.configure",
+        "session.persistence",
+        "permission",
+        "session.can_stop_runtime",
+    ],
+    cli: "claude",
+    hermetic: mock_llm::hermetic::claude,
+};
+
+async fn rig() -> Option<AgentRig> {
+    let options = HostOptions::default().env("AGENT_BRIDGE_CLAUDE_SPARE", "0");
+    AgentRig::start_in(SPEC, options, |cli, env| SPEC.launch(cli, env)).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_prompt_completes() {
+    let Some(rig) = rig().await else { return };
+    scenarios::open_prompt_completes(&rig).await;
+    rig.report("agnostic-turn");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interrupt_cancels_a_running_turn() {
+    let Some(rig) = rig().await else { return };
+    scenarios::interrupt_cancels_a_running_turn(&rig).await;
+    rig.report("agnostic-interrupt");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_during_a_turn() {
+    let Some(rig) = rig().await else { return };
+    scenarios::close_during_a_turn(&rig).await;
+    rig.report("agnostic-close-during-turn");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn provider_close_during_a_turn() {
+    let Some(rig) = rig().await else { return };
+    scenarios::provider_close_during_a_turn(&rig).await;
+    rig.report("agnostic-provider-close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_during_open() {
+    let Some(rig) = rig().await else { return };
+    scenarios::close_during_open(&rig, Some(&rig.cli)).await;
+    rig.report("agnostic-close-during-open");
+}
