@@ -7,6 +7,8 @@ pub mod connection;
 pub mod emitter;
 pub mod guard;
 pub mod probe;
+#[cfg(target_os = "linux")]
+mod proctree;
 pub mod registry;
 pub mod server;
 pub mod session;

@@ -402,8 +402,9 @@ async fn keep(
             }
         }
     };
-    // The leader is gone (or its stdout is): whatever it left in its group (the native binary
-    // behind the npm launcher, the code-mode host) goes too, which also closes stdout.
+    // The leader is gone (or its stdout is): whatever it left (the native binary behind the npm
+    // launcher, the code-mode host) goes too, which also closes stdout. A reaped leader's guard
+    // did that before it exited; a leader that still runs is killed now.
     child.kill_now();
     let _ = exit_tx.send(status);
 }
