@@ -19,7 +19,7 @@
 use crate::codec::{BoundedLineCodec, Line, MAX_LINE};
 use futures_util::StreamExt;
 use std::collections::{BTreeMap, VecDeque};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -140,6 +140,10 @@ impl SpawnSpec {
 pub enum SpawnError {
     #[error("`{program}` was not found (searched PATH: {searched})")]
     NotFound { program: String, searched: String },
+    #[error("the working folder `{}` does not exist", .cwd.display())]
+    MissingCwd { cwd: PathBuf },
+    #[error("the working folder `{}` is not a folder", .cwd.display())]
+    CwdNotAFolder { cwd: PathBuf },
     #[error("could not start `{program}`: {source}")]
     Io {
         program: String,
@@ -161,9 +165,34 @@ pub struct ManagedChild {
     guarded: bool,
 }
 
+/// Checks a spawn's working folder, so a missing one is not reported as the program failing.
+fn check_cwd(cwd: &Path) -> Result<(), SpawnError> {
+    match std::fs::metadata(cwd) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(SpawnError::CwdNotAFolder {
+            cwd: cwd.to_path_buf(),
+        }),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            Err(SpawnError::MissingCwd {
+                cwd: cwd.to_path_buf(),
+            })
+        }
+        // Anything else (no permission...) is for the spawn itself to report.
+        Err(_) => Ok(()),
+    }
+}
+
 impl ManagedChild {
     /// Spawns the process described by `spec` with piped stdio.
     pub fn spawn(spec: &SpawnSpec) -> Result<ManagedChild, SpawnError> {
+        if let Some(cwd) = &spec.cwd {
+            check_cwd(cwd)?;
+        }
         let resolved = resolve_program(&spec.program, spec.path_var().as_deref())?;
         let guard = crate::guard::exe();
         let mut cmd = match guard {

@@ -102,6 +102,8 @@ pub fn spawn_runtime(
         let code = match e {
             agent_bridge_core::supervisor::SpawnError::NotFound { .. } => "cli_missing",
             agent_bridge_core::supervisor::SpawnError::Io { .. } => "cli_unrunnable",
+            agent_bridge_core::supervisor::SpawnError::MissingCwd { .. }
+            | agent_bridge_core::supervisor::SpawnError::CwdNotAFolder { .. } => "cwd_missing",
         };
         ProviderError::new(e.to_string()).with_code(code)
     })?;

@@ -25,6 +25,55 @@ fn alive(pid: libc::pid_t) -> bool {
 }
 
 #[tokio::test]
+async fn a_missing_cwd_is_reported_as_such() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let gone = dir.path().join("gone");
+    let err = ManagedChild::spawn(&sh("true").cwd(&gone)).expect_err("no such folder");
+    assert!(
+        matches!(&err, SpawnError::MissingCwd { cwd } if *cwd == gone),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        format!("the working folder `{}` does not exist", gone.display())
+    );
+    // Checked before the program: a missing program in a missing folder is about the folder.
+    let spec = SpawnSpec {
+        program: "no-such-program-here".into(),
+        ..Default::default()
+    };
+    let err = ManagedChild::spawn(&spec.cwd(&gone)).expect_err("no such folder");
+    assert!(matches!(err, SpawnError::MissingCwd { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn a_cwd_that_is_a_file_is_reported_as_such() {
+    let file = tempfile::NamedTempFile::new().expect("temp file");
+    let err = ManagedChild::spawn(&sh("true").cwd(file.path())).expect_err("not a folder");
+    assert!(matches!(err, SpawnError::CwdNotAFolder { .. }), "{err:?}");
+    assert!(err.to_string().contains("is not a folder"), "{err}");
+    let below = file.path().join("sub");
+    let err = ManagedChild::spawn(&sh("true").cwd(&below)).expect_err("no such folder");
+    assert!(matches!(err, SpawnError::MissingCwd { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn an_existing_cwd_is_used() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut child = ManagedChild::spawn(&sh("pwd").cwd(dir.path())).expect("spawn");
+    let mut lines = child.take_stdout_lines().expect("stdout");
+    let Some(Line::Text(pwd)) = lines.next_line().await else {
+        panic!("no pwd output");
+    };
+    let want = dir.path().canonicalize().expect("canonical");
+    assert_eq!(
+        Path::new(pwd.trim()).canonicalize().expect("canonical"),
+        want
+    );
+    assert!(child.wait().await.expect("wait").success());
+}
+
+#[tokio::test]
 async fn kill_stops_the_group_and_waits_for_it() {
     let mut child = ManagedChild::spawn(&sh("sleep 30 & echo $!; wait")).expect("spawn");
     let sleep = first_pid(&mut child).await;
