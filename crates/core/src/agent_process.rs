@@ -2,10 +2,10 @@
 //! kept (a bounded ring) for diagnostics, its exit detected and published, and stopped by
 //! stdin close → SIGTERM → SIGKILL with the transport's grace times.
 //!
-//! A keeper task owns the [`ManagedChild`]. It learns of the exit *before* reaping the leader
-//! (a pidfd turns readable when the leader is a zombie), so it can SIGKILL whatever is left in
-//! the group — the native binary behind an npm launcher, or the CLI itself when its guard was
-//! killed — while the group id cannot have been reused; only then is the leader reaped.
+//! A keeper task owns the [`ManagedChild`], whose `wait` sees the exit *before* reaping the
+//! leader and SIGKILLs whatever is left in the group — the native binary behind an npm
+//! launcher, or the CLI itself when its guard was killed — while the group id cannot have been
+//! reused; only then is the leader reaped.
 //! Providers never hold children themselves: they get the pipes (or a [`PeerHandle`] over
 //! them) and this handle.
 
@@ -253,7 +253,6 @@ struct Keeper {
 
 impl Keeper {
     async fn run(mut self, stop_rx: oneshot::Receiver<oneshot::Sender<()>>) {
-        let pidfd = self.child.pid().and_then(crate::pidfd::PidFd::open);
         enum Why {
             Stop(oneshot::Sender<()>),
             Kill,
@@ -265,7 +264,7 @@ impl Keeper {
                 Ok(tx) => Why::Stop(tx),
                 Err(_) => Why::Kill,
             },
-            _ = crate::pidfd::exited(pidfd.as_ref(), &mut self.child) => Why::Exited,
+            _ = self.child.wait() => Why::Exited,
             _ = self.eof.cancelled() => Why::Eof,
         };
         let mut done = None;
@@ -275,11 +274,10 @@ impl Keeper {
                 done = Some(tx);
             }
             Why::Kill => self.child.kill().await,
-            // The leader is a zombie (or reaped, without a pidfd): kill what it left behind.
-            Why::Exited => self.child.kill().await,
+            // `wait` killed what the leader left in its group before reaping it.
+            Why::Exited => {}
             Why::Eof => {
-                let exited = crate::pidfd::exited(pidfd.as_ref(), &mut self.child);
-                let _ = tokio::time::timeout(EOF_EXIT_GRACE, exited).await;
+                let _ = tokio::time::timeout(EOF_EXIT_GRACE, self.child.wait()).await;
                 self.child.kill().await;
             }
         }

@@ -7,8 +7,9 @@ pub mod codec;
 pub mod connection;
 pub mod emitter;
 pub mod guard;
-pub mod pidfd;
 pub mod probe;
+#[cfg(target_os = "linux")]
+mod proctree;
 pub mod registry;
 pub mod rpc;
 pub mod server;

@@ -5,21 +5,29 @@
 //!   session's `config.env`;
 //! - on Linux the child gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with the bridge even when
 //!   the bridge is SIGKILLed; when the binary enabled the [`guard`](crate::guard), the child is
-//!   the guard, which SIGKILLs the CLI's whole group (grandchildren too) when the bridge dies;
+//!   the guard, which stops everything the CLI started (its group, and descendants that left
+//!   it) when the CLI exits, when the bridge asks, or when the bridge dies;
 //! - stdout is read with a bounded line codec; the last stderr lines are kept for diagnostics;
-//! - [`ManagedChild::shutdown`]: close stdin, SIGTERM to the group after 1.5 s, SIGKILL 1.5 s
-//!   later. Dropping a `ManagedChild` SIGKILLs its group.
+//! - [`ManagedChild::shutdown`]: close stdin, SIGTERM to the group after 1.5 s, a kill 1.5 s
+//!   later (the guard's kill request, else SIGKILL to the group). Dropping a `ManagedChild`
+//!   kills the same way.
+//!
+//! The group's id is the leader's pid, so the group is signalled only while the leader is not
+//! reaped yet: after that the id may name someone else's group. The guard makes this safe: it
+//! exits only once its group and descendants are gone.
 
 use crate::codec::{BoundedLineCodec, Line, MAX_LINE};
 use futures_util::StreamExt;
 use std::collections::{BTreeMap, VecDeque};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio_util::codec::FramedRead;
+
+mod stop;
 
 /// Grace period between the stop steps (stdin close -> SIGTERM -> SIGKILL).
 pub const STOP_GRACE: Duration = Duration::from_millis(1500);
@@ -134,6 +142,10 @@ impl SpawnSpec {
 pub enum SpawnError {
     #[error("`{program}` was not found (searched PATH: {searched})")]
     NotFound { program: String, searched: String },
+    #[error("the working folder `{}` does not exist", .cwd.display())]
+    MissingCwd { cwd: PathBuf },
+    #[error("the working folder `{}` is not a folder", .cwd.display())]
+    CwdNotAFolder { cwd: PathBuf },
     #[error("could not start `{program}`: {source}")]
     Io {
         program: String,
@@ -151,13 +163,41 @@ pub struct ManagedChild {
     stdout: Option<ChildStdout>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     exited: Option<ExitStatus>,
+    /// The child is the [`guard`](crate::guard), which stops its tree itself.
+    guarded: bool,
+}
+
+/// Checks a spawn's working folder, so a missing one is not reported as the program failing.
+fn check_cwd(cwd: &Path) -> Result<(), SpawnError> {
+    match std::fs::metadata(cwd) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(SpawnError::CwdNotAFolder {
+            cwd: cwd.to_path_buf(),
+        }),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            Err(SpawnError::MissingCwd {
+                cwd: cwd.to_path_buf(),
+            })
+        }
+        // Anything else (no permission...) is for the spawn itself to report.
+        Err(_) => Ok(()),
+    }
 }
 
 impl ManagedChild {
     /// Spawns the process described by `spec` with piped stdio.
     pub fn spawn(spec: &SpawnSpec) -> Result<ManagedChild, SpawnError> {
+        if let Some(cwd) = &spec.cwd {
+            check_cwd(cwd)?;
+        }
         let resolved = resolve_program(&spec.program, spec.path_var().as_deref())?;
-        let mut cmd = match crate::guard::exe() {
+        let guard = crate::guard::exe();
+        let mut cmd = match guard {
             Some(guard) => {
                 let mut c = Command::new(guard);
                 c.arg(crate::guard::GUARD_ARG).arg(&resolved);
@@ -169,7 +209,8 @@ impl ManagedChild {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
+            // A guard is asked to stop (it would leave descendants behind when SIGKILLed).
+            .kill_on_drop(guard.is_none())
             .process_group(0);
         if let Some(cwd) = &spec.cwd {
             cmd.current_dir(cwd);
@@ -247,6 +288,7 @@ impl ManagedChild {
             stdout,
             stderr_tail,
             exited: None,
+            guarded: guard.is_some(),
         })
     }
 
@@ -278,94 +320,6 @@ impl ManagedChild {
     /// A shareable handle on the stderr tail (for reader tasks that outlive a borrow).
     pub fn stderr_tail_handle(&self) -> StderrTail {
         StderrTail(self.stderr_tail.clone())
-    }
-
-    /// Waits for the process to exit.
-    pub async fn wait(&mut self) -> std::io::Result<ExitStatus> {
-        if let Some(s) = self.exited {
-            return Ok(s);
-        }
-        let s = self.child.wait().await?;
-        self.exited = Some(s);
-        Ok(s)
-    }
-
-    /// Non-blocking exit check.
-    pub fn try_exited(&mut self) -> Option<ExitStatus> {
-        if self.exited.is_none() {
-            if let Ok(Some(s)) = self.child.try_wait() {
-                self.exited = Some(s);
-            }
-        }
-        self.exited
-    }
-
-    /// Signals the whole process group.
-    pub fn signal_group(&self, signal: i32) {
-        if let Some(pid) = self.pid {
-            // SAFETY: plain syscall on a process group id we created.
-            unsafe {
-                libc::kill(-(pid as libc::pid_t), signal);
-            }
-        }
-    }
-
-    /// Graceful stop: close stdin (the caller may have sent the agent's own stop request
-    /// first), wait `STOP_GRACE`, SIGTERM the group, wait `STOP_GRACE`, SIGKILL the group.
-    pub async fn shutdown(&mut self) {
-        if let Some(mut stdin) = self.stdin.take() {
-            let _ = stdin.shutdown().await;
-        }
-        self.shutdown_after_stdin_closed().await;
-    }
-
-    /// Like [`shutdown`](Self::shutdown), for callers that closed stdin themselves.
-    pub async fn shutdown_after_stdin_closed(&mut self) {
-        self.stdin.take();
-        if tokio::time::timeout(STOP_GRACE, self.wait()).await.is_err() {
-            self.signal_group(libc::SIGTERM);
-            if tokio::time::timeout(STOP_GRACE, self.wait()).await.is_err() {
-                self.signal_group(libc::SIGKILL);
-                let _ = tokio::time::timeout(Duration::from_millis(500), self.wait()).await;
-            }
-        }
-        // The leader is gone; make sure nothing it left in its group lingers.
-        self.signal_group(libc::SIGKILL);
-        self.wait_group_gone().await;
-    }
-
-    /// Immediate SIGKILL of the group.
-    pub fn kill_now(&mut self) {
-        self.signal_group(libc::SIGKILL);
-    }
-
-    /// SIGKILL of the group, then waits (briefly) until the leader is reaped, so a caller that
-    /// reports "stopped" afterwards is telling the truth.
-    pub async fn kill(&mut self) {
-        self.signal_group(libc::SIGKILL);
-        let _ = tokio::time::timeout(Duration::from_secs(2), self.wait()).await;
-        self.wait_group_gone().await;
-    }
-
-    /// Waits (at most 500 ms) until no process of the group is left, so the members the
-    /// SIGKILL reached are really gone, not merely signalled.
-    async fn wait_group_gone(&self) {
-        let Some(pid) = self.pid else { return };
-        let deadline = tokio::time::Instant::now() + Duration::from_millis(500);
-        loop {
-            // SAFETY: signal 0 only checks whether the group still has members.
-            let alive = unsafe { libc::kill(-(pid as libc::pid_t), 0) } == 0;
-            if !alive || tokio::time::Instant::now() >= deadline {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    }
-}
-
-impl Drop for ManagedChild {
-    fn drop(&mut self) {
-        self.signal_group(libc::SIGKILL);
     }
 }
 
@@ -404,3 +358,6 @@ impl StdoutLines {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -104,6 +104,7 @@ pub fn spawn_runtime(
         let code = match e {
             SpawnError::NotFound { .. } => "cli_missing",
             SpawnError::Io { .. } => "cli_unrunnable",
+            SpawnError::MissingCwd { .. } | SpawnError::CwdNotAFolder { .. } => "cwd_missing",
         };
         ProviderError::new(e.to_string()).with_code(code)
     })?;

@@ -39,6 +39,9 @@ pub fn spawn_error(e: SpawnError) -> ProviderError {
         ))
         .with_code("not_found"),
         SpawnError::Io { .. } => ProviderError::new(e.to_string()).with_code("spawn_failed"),
+        SpawnError::MissingCwd { .. } | SpawnError::CwdNotAFolder { .. } => {
+            ProviderError::new(e.to_string()).with_code("cwd_missing")
+        }
     }
 }
 
@@ -192,6 +195,24 @@ mod tests {
         assert_eq!(parse_version("codex 1.2"), Some((1, 2, 0)));
         assert_eq!(parse_version("codex-cli"), None);
         assert!(parse_version("codex-cli 0.170.9").unwrap() < MIN_VERSION);
+    }
+
+    #[test]
+    fn a_missing_cwd_says_so() {
+        let spec = app_server_spec(
+            &LaunchOverride::default(),
+            Some("/no/such/folder/here"),
+            &BTreeMap::new(),
+        );
+        let Err(e) = agent_bridge_core::supervisor::ManagedChild::spawn(&spec) else {
+            panic!("spawned in a missing folder");
+        };
+        let e = spawn_error(e);
+        assert_eq!(e.code.as_deref(), Some("cwd_missing"));
+        assert_eq!(
+            e.message,
+            "the working folder `/no/such/folder/here` does not exist"
+        );
     }
 
     #[test]
