@@ -13,9 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::oneshot;
 
-/// How long closing a connection may take before its sessions are abandoned (their processes
-/// are then killed when dropped).
-pub const CLOSE_TIMEOUT: Duration = Duration::from_millis(3100);
+pub use crate::limits::CLOSE_TIMEOUT;
+use crate::limits::{timeout_error, CATALOG_TIMEOUT, SESSIONS_TIMEOUT};
 
 pub struct Connection {
     pub id: String,
@@ -147,8 +146,15 @@ impl Connection {
         }
     }
 
-    /// A provider-level request answered by one event from a task of its own.
-    fn provider_task<F, Fut>(&self, request_id: String, work: F) -> Dispatch
+    /// A provider-level request answered by one event from a task of its own, within `limit`
+    /// (on expiry: `request.failed` with code `timeout`).
+    fn provider_task<F, Fut>(
+        &self,
+        request_id: String,
+        limit: Duration,
+        what: &'static str,
+        work: F,
+    ) -> Dispatch
     where
         F: FnOnce(Arc<dyn crate::agent::Provider>, ProviderContext, String) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = ProviderEvent> + Send + 'static,
@@ -158,7 +164,14 @@ impl Connection {
         let out = self.out.clone();
         let conn = self.id.clone();
         Dispatch::Task(Box::pin(async move {
-            let event = work(provider, ctx, request_id).await;
+            let work = work(provider, ctx, request_id.clone());
+            let event = match tokio::time::timeout(limit, work).await {
+                Ok(event) => event,
+                Err(_) => ProviderEvent::RequestFailed {
+                    request_id,
+                    error: timeout_error(what, limit),
+                },
+            };
             out.event(&conn, event).await;
         }))
     }
@@ -194,8 +207,12 @@ impl Connection {
                     cwd,
                     provider_options: provider_options.unwrap_or_default(),
                 };
-                Ok(
-                    self.provider_task(request_id, move |provider, ctx, request_id| async move {
+                let limit = CATALOG_TIMEOUT;
+                Ok(self.provider_task(
+                    request_id,
+                    limit,
+                    "the catalog",
+                    move |provider, ctx, request_id| async move {
                         match provider.catalog(&ctx, query).await {
                             Ok(catalog) => ProviderEvent::Catalog {
                                 request_id,
@@ -203,8 +220,8 @@ impl Connection {
                             },
                             Err(error) => ProviderEvent::RequestFailed { request_id, error },
                         }
-                    }),
-                )
+                    },
+                ))
             }
             ProviderInput::Sessions {
                 request_id,
@@ -220,8 +237,12 @@ impl Connection {
                     limit: limit.map(|l| l.get()),
                     provider_options: provider_options.unwrap_or_default(),
                 };
-                Ok(
-                    self.provider_task(request_id, move |provider, ctx, request_id| async move {
+                let limit = SESSIONS_TIMEOUT;
+                Ok(self.provider_task(
+                    request_id,
+                    limit,
+                    "the session list",
+                    move |provider, ctx, request_id| async move {
                         match provider.list_sessions(&ctx, query).await {
                             Ok(sessions) => ProviderEvent::Sessions {
                                 request_id,
@@ -229,8 +250,8 @@ impl Connection {
                             },
                             Err(error) => ProviderEvent::RequestFailed { request_id, error },
                         }
-                    }),
-                )
+                    },
+                ))
             }
             ProviderInput::SessionOpen {
                 request_id,

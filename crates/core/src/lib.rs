@@ -6,6 +6,7 @@ pub mod codec;
 pub mod connection;
 pub mod emitter;
 pub mod guard;
+pub mod limits;
 pub mod probe;
 pub mod registry;
 pub mod server;

@@ -21,6 +21,8 @@ pub struct Behaviour {
     pub ignore_interrupt: bool,
     /// `configure` never returns.
     pub hang_configure: bool,
+    /// `catalog`, `list_sessions` and `catalog_cache_key` never return.
+    pub hang_provider_requests: bool,
 }
 
 pub struct FakeProvider {
@@ -43,6 +45,7 @@ impl Provider for FakeProvider {
             Capability::PromptMessage,
             Capability::PromptSteer,
             Capability::SessionConfigure,
+            Capability::SessionList,
             Capability::Permission,
         ]
     }
@@ -58,6 +61,9 @@ impl Provider for FakeProvider {
         _: &ProviderContext,
         _: &ProviderCatalogOptions,
     ) -> Option<String> {
+        if self.behaviour.hang_provider_requests {
+            std::future::pending::<()>().await;
+        }
         None
     }
     async fn catalog(
@@ -65,7 +71,20 @@ impl Provider for FakeProvider {
         _: &ProviderContext,
         _: CatalogQuery,
     ) -> Result<ProviderCatalog, ProviderError> {
+        if self.behaviour.hang_provider_requests {
+            std::future::pending::<()>().await;
+        }
         Ok(ProviderCatalog::default())
+    }
+    async fn list_sessions(
+        &self,
+        _: &ProviderContext,
+        _: SessionsQuery,
+    ) -> Result<Vec<ProviderSessionSummary>, ProviderError> {
+        if self.behaviour.hang_provider_requests {
+            std::future::pending::<()>().await;
+        }
+        Ok(vec![])
     }
     async fn open(
         &self,
@@ -223,7 +242,7 @@ impl Host {
         };
         host.request("initialize", json!({"apiVersion": 1})).await;
         let r = host.request("provider/connect", json!({"providerId": "fake", "request": {"versions": [1],
-            "capabilities": ["prompt.message", "prompt.steer", "session.configure", "permission"]}})).await;
+            "capabilities": ["prompt.message", "prompt.steer", "session.configure", "session.list", "permission"]}})).await;
         assert_eq!(r["result"]["connectionId"], "c1");
         host
     }

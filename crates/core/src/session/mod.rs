@@ -19,34 +19,11 @@ use agent_bridge_protocol::{
 };
 use std::collections::{BTreeSet, HashSet};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
-/// How long an agent has to end a turn after an interrupt before the core ends it itself.
-pub const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
-/// Longest a provider may take to open a session (CLI start, resume, replay).
-pub const OPEN_TIMEOUT: Duration = Duration::from_secs(90);
-/// Longest one agent call (start a turn, configure, answer a permission...) may take.
-pub const CALL_TIMEOUT: Duration = Duration::from_secs(60);
-/// Longest an agent's close may take before it is dropped (which kills its processes).
-pub const CLOSE_CALL_TIMEOUT: Duration = Duration::from_secs(4);
-
-/// Runs an agent call with a time limit, turning a hang into a clear error.
-async fn bounded<T>(
-    limit: Duration,
-    what: &str,
-    fut: impl std::future::Future<Output = Result<T, ProviderError>>,
-) -> Result<T, ProviderError> {
-    match tokio::time::timeout(limit, fut).await {
-        Ok(r) => r,
-        Err(_) => Err(ProviderError::new(format!(
-            "{what} did not answer within {} s",
-            limit.as_secs()
-        ))
-        .with_code("timeout")),
-    }
-}
+use crate::limits::bounded;
+pub use crate::limits::{CALL_TIMEOUT, CLOSE_CALL_TIMEOUT, INTERRUPT_GRACE, OPEN_TIMEOUT};
 
 /// Capacity of a session's command queue.
 pub const COMMAND_QUEUE: usize = 64;
