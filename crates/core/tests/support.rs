@@ -23,6 +23,9 @@ pub struct Behaviour {
     pub hang_configure: bool,
     /// `catalog`, `list_sessions` and `catalog_cache_key` never return.
     pub hang_provider_requests: bool,
+    /// `configure` ends the native turn (as if the CLI's result arrived meanwhile) and reports
+    /// it through the sink before returning.
+    pub configure_ends_turn: bool,
 }
 
 pub struct FakeProvider {
@@ -36,6 +39,8 @@ struct FakeSession {
     behaviour: Behaviour,
     calls: Arc<Mutex<Vec<String>>>,
     sink: Option<SessionSink>,
+    /// The turn the native agent is running, as it knows it.
+    native_turn: Option<String>,
 }
 
 #[async_trait]
@@ -100,6 +105,7 @@ impl Provider for FakeProvider {
             behaviour: self.behaviour.clone(),
             calls: self.calls.clone(),
             sink: Some(sink),
+            native_turn: None,
         };
         Ok(OpenedSession::new(
             Box::new(session),
@@ -121,6 +127,7 @@ impl AgentSession for FakeSession {
         if turn.text == "refuse" {
             return Err(ProviderError::new("refused to start"));
         }
+        self.native_turn = Some(turn.turn_id.clone());
         if turn.text == "vanish" {
             self.sink = None;
         }
@@ -145,8 +152,11 @@ impl AgentSession for FakeSession {
         }
         Ok(())
     }
-    async fn steer(&mut self, _turn_id: &str, turn: TurnRequest) -> Result<(), ProviderError> {
+    async fn steer(&mut self, turn_id: &str, turn: TurnRequest) -> Result<(), ProviderError> {
         self.log(format!("steer {}", turn.text));
+        if self.native_turn.as_deref() != Some(turn_id) {
+            return Err(ProviderError::new("no active turn to steer").with_code("no_active_turn"));
+        }
         Ok(())
     }
     async fn interrupt(&mut self, turn_id: &str) -> Result<(), ProviderError> {
@@ -174,6 +184,11 @@ impl AgentSession for FakeSession {
     ) -> Result<ProviderConfigState, ProviderError> {
         if self.behaviour.hang_configure {
             std::future::pending::<()>().await;
+        }
+        if self.behaviour.configure_ends_turn {
+            if let (Some(turn), Some(sink)) = (self.native_turn.take(), &self.sink) {
+                sink.turn_ended(turn, TurnOutcome::Completed).await;
+            }
         }
         match changes.model {
             Some(Some(m)) if m == "bad" => Err(ProviderError::new("unknown model bad")),
@@ -269,6 +284,38 @@ impl Host {
         }
     }
 
+    /// Sends several `provider/send` requests in one write (so the bridge admits them all
+    /// before a session actor runs again) and returns their responses.
+    pub async fn send_all(&mut self, inputs: &[Value]) -> Vec<Value> {
+        let mut ids = vec![];
+        let mut text = String::new();
+        for input in inputs {
+            let id = self.next_id;
+            self.next_id += 1;
+            ids.push(json!(id));
+            let line = json!({"jsonrpc": "2.0", "id": id, "method": "provider/send",
+                "params": {"connectionId": "c1", "input": input}});
+            text.push_str(&format!("{line}\n"));
+        }
+        self.to_bridge.write_all(text.as_bytes()).await.unwrap();
+        let mut answers = vec![Value::Null; ids.len()];
+        let mut missing = ids.len();
+        while missing > 0 {
+            let v = self.read().await;
+            match ids
+                .iter()
+                .position(|id| v["id"] == *id && v.get("method").is_none())
+            {
+                Some(i) => {
+                    answers[i] = v;
+                    missing -= 1;
+                }
+                None => self.seen.push(v),
+            }
+        }
+        answers
+    }
+
     pub async fn send(&mut self, input: Value) -> Value {
         self.request(
             "provider/send",
@@ -328,9 +375,15 @@ impl Host {
         text: &str,
         delivery: &str,
     ) -> Value {
-        self.send(json!({"type": "session.prompt", "sessionId": session_id, "prompt": {"clientMessageId": cmid,
-            "delivery": delivery, "input": {"type": "message", "content": [{"type": "text", "text": text}]}}})).await
+        self.send(prompt_input(session_id, cmid, text, delivery))
+            .await
     }
+}
+
+/// A `session.prompt` input with a text message.
+pub fn prompt_input(session_id: &str, cmid: &str, text: &str, delivery: &str) -> Value {
+    json!({"type": "session.prompt", "sessionId": session_id, "prompt": {"clientMessageId": cmid,
+        "delivery": delivery, "input": {"type": "message", "content": [{"type": "text", "text": text}]}}})
 }
 
 pub fn kinds(events: &[Value]) -> Vec<String> {

@@ -8,7 +8,7 @@ mod turns;
 
 use crate::agent::{
     AgentEvent, AgentSession, ChildSession, CommandOutcome, OpenRequest, OpenedSession, Provider,
-    ProviderContext, SessionSink, TurnOutcome, TurnRequest,
+    ProviderContext, SessionSink, TurnOutcome, TurnRequest, SESSION_QUEUE,
 };
 use crate::emitter::Outbound;
 use crate::timeline::TimelineStore;
@@ -174,7 +174,11 @@ async fn run(
         let deadline = actor.turn.as_ref().and_then(|t| t.interrupt_deadline);
         tokio::select! {
             biased;
-            cmd = rx.recv() => match cmd {
+            cmd = rx.recv() => {
+                // What the agent already reported happened before this command: a steer that
+                // arrives after the agent ended its turn starts a new turn instead of failing.
+                actor.drain_queued_events().await;
+                match cmd {
                 Some(SessionCommand::Close { request_id, done }) => {
                     actor.close(&mut session, request_id, None).await;
                     if let Some(done) = done { let _ = done.send(()); }
@@ -185,7 +189,7 @@ async fn run(
                     actor.close(&mut session, None, None).await;
                     break;
                 }
-            },
+            }},
             ev = next_event(&mut actor.events) => match ev {
                 Some(ev) => actor.handle_agent_event(ev).await,
                 None => actor.events_ended().await,
@@ -233,6 +237,23 @@ impl Actor {
         if self.dead.is_none() {
             let error = ProviderError::new("the agent runtime stopped unexpectedly");
             self.runtime_failed(error).await;
+        }
+    }
+
+    /// Handles the agent events already queued (at most one queue's worth, so a flooding
+    /// agent cannot starve the commands).
+    async fn drain_queued_events(&mut self) {
+        for _ in 0..SESSION_QUEUE {
+            let Some(rx) = self.events.as_mut() else {
+                return;
+            };
+            match rx.try_recv() {
+                Ok(ev) => self.handle_agent_event(ev).await,
+                Err(mpsc::error::TryRecvError::Empty) => return,
+                Err(mpsc::error::TryRecvError::Disconnected) => {
+                    return self.events_ended().await;
+                }
+            }
         }
     }
 

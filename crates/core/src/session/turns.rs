@@ -77,6 +77,8 @@ impl Actor {
                 }
             };
         }
+        // No active turn: any delivery starts one. A steer that lost the race with the end of
+        // its turn is a new prompt (result `turn`), not an error.
         let turn_id = uuid::Uuid::new_v4().to_string();
         let req = TurnRequest {
             turn_id: turn_id.clone(),
