@@ -77,7 +77,7 @@ impl Actor {
             AgentEvent::Item(item) => self.emit_item(item).await,
             AgentEvent::ChildItem {
                 child_session_id,
-                mut item,
+                item,
             } => {
                 if !self.children.contains(&child_session_id) {
                     let cwd = self.cwd.clone();
@@ -90,23 +90,11 @@ impl Actor {
                     };
                     self.open_child(child).await;
                 }
-                item.normalize();
-                self.emit(ProviderEvent::TimelineItem {
-                    session_id: child_session_id,
-                    item,
-                    timestamp: None,
-                })
-                .await;
+                self.emit_child_item(&child_session_id, item).await;
             }
             AgentEvent::ChildOpened(child) => self.open_child(child).await,
             AgentEvent::ChildClosed { child_session_id } => {
-                if self.children.remove(&child_session_id) {
-                    self.emit(ProviderEvent::SessionClosed {
-                        session_id: child_session_id,
-                        error: None,
-                    })
-                    .await;
-                }
+                self.close_child(child_session_id).await
             }
             AgentEvent::TurnEnded { turn_id, outcome } => {
                 self.end_turn(Some(&turn_id), outcome).await

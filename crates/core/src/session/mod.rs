@@ -3,6 +3,7 @@
 //! Every protocol invariant of a session is enforced here, whatever the agent does.
 
 mod agent_events;
+mod children;
 mod open;
 mod turns;
 
@@ -17,13 +18,14 @@ use agent_bridge_protocol::{
     ProviderError, ProviderEvent, ProviderPermissionResponse, ProviderPrompt, Restoration,
     TimelineItem, ToolStatus, TurnState,
 };
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use crate::limits::bounded;
 pub use crate::limits::{CALL_TIMEOUT, CLOSE_CALL_TIMEOUT, INTERRUPT_GRACE, OPEN_TIMEOUT};
+pub use children::MAX_CHILDREN;
 
 /// Capacity of a session's command queue.
 pub const COMMAND_QUEUE: usize = 64;
@@ -93,7 +95,7 @@ struct Actor {
     turn: Option<ActiveTurn>,
     /// Set once the runtime died; prompts then fail.
     dead: Option<ProviderError>,
-    children: BTreeSet<String>,
+    children: children::Children,
     cwd: String,
     /// The agent's event stream; `None` once every sink is gone.
     events: Option<mpsc::Receiver<AgentEvent>>,
@@ -143,7 +145,7 @@ async fn run(
         store: TimelineStore::default(),
         turn: None,
         dead: None,
-        children: BTreeSet::new(),
+        children: children::Children::default(),
         cwd,
         events: Some(events),
         pending_command_turn: None,
@@ -354,6 +356,7 @@ impl Actor {
                 let can_stop = self.turn.is_none()
                     && self.pending_permissions().is_empty()
                     && self.store.running_tools() == 0
+                    && self.children.running_tools() == 0
                     && tokio::time::timeout(CALL_TIMEOUT, session.can_stop_runtime())
                         .await
                         .unwrap_or(false);
@@ -384,13 +387,16 @@ impl Actor {
             tracing::warn!(session = %self.session_id, "the agent did not close in time; dropping it");
         }
         self.end_turn(None, TurnOutcome::Canceled).await;
-        for child in std::mem::take(&mut self.children) {
-            self.emit(ProviderEvent::SessionClosed {
-                session_id: child,
-                error: None,
+        // Tools still running outside a turn (background work) end with the session.
+        for item in children::settle(&mut self.store, ToolStatus::Canceled, "session closed") {
+            self.emit(ProviderEvent::TimelineItem {
+                session_id: self.session_id.clone(),
+                item,
+                timestamp: None,
             })
             .await;
         }
+        self.close_children().await;
         self.emit(ProviderEvent::SessionClosed {
             session_id: self.session_id.clone(),
             error,

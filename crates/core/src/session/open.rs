@@ -71,43 +71,4 @@ impl Actor {
         .await;
         session
     }
-
-    pub(super) async fn open_child(&mut self, child: ChildSession) {
-        let ChildSession {
-            session_id,
-            title,
-            description,
-            cwd,
-            items,
-        } = child;
-        if !self.children.insert(session_id.clone()) {
-            return;
-        }
-        self.emit(ProviderEvent::SessionOpened {
-            request_id: None,
-            session_id: session_id.clone(),
-            parent_session_id: Some(self.session_id.clone()),
-            capabilities: vec![],
-            restoration: Restoration::Parent,
-            persistence: None,
-            title,
-            description,
-            cwd,
-        })
-        .await;
-        for mut item in items {
-            item.normalize();
-            self.emit(ProviderEvent::TimelineItem {
-                session_id: session_id.clone(),
-                item,
-                timestamp: None,
-            })
-            .await;
-        }
-        self.emit(ProviderEvent::SessionReady {
-            request_id: None,
-            session_id,
-        })
-        .await;
-    }
 }

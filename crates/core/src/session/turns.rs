@@ -207,7 +207,9 @@ impl Actor {
                 })
                 .await;
             }
+            self.settle_children(status, &reason).await;
         }
+        self.children.prune_settled();
         for id in self.pending_permissions() {
             self.resolve_permission(&id).await;
         }
