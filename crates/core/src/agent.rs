@@ -234,6 +234,16 @@ pub trait AgentSession: Send + 'static {
     /// `Canceled`; the core ends it itself if the agent does not within a grace period.
     async fn interrupt(&mut self, turn_id: &str) -> Result<(), ProviderError>;
 
+    /// The core ended the turn `turn_id` itself: the interrupt grace expired, the session is
+    /// closing, the runtime died, or the turn failed to start. Answer/cancel these pending
+    /// native requests natively and stop the native turn so it cannot wedge. `pending` are the
+    /// permission ids raised during that turn and still unanswered. Called (within a short time
+    /// limit) before the core settles the turn and reports each permission resolved; events
+    /// sent meanwhile are handled first. A later `TurnEnded` for this turn is ignored.
+    async fn abandon_turn(&mut self, turn_id: &str, pending: Vec<String>) {
+        let _ = (turn_id, pending);
+    }
+
     /// Answers a permission request the agent raised.
     async fn respond_permission(
         &mut self,

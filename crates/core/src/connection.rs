@@ -124,7 +124,7 @@ impl Connection {
             let pending = handle
                 .shared
                 .lock()
-                .map(|s| s.pending_permissions.contains(permission_id))
+                .map(|s| s.pending_permissions.contains_key(permission_id))
                 .unwrap_or(false);
             if !pending {
                 return Err(invalid(format!(

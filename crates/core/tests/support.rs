@@ -26,6 +26,9 @@ pub struct Behaviour {
     /// `configure` ends the native turn (as if the CLI's result arrived meanwhile) and reports
     /// it through the sink before returning.
     pub configure_ends_turn: bool,
+    /// `abandon_turn` reports a notice `abandoned:<pending ids>` (so a test sees its place in
+    /// the event order).
+    pub notice_on_abandon: bool,
 }
 
 pub struct FakeProvider {
@@ -166,6 +169,22 @@ impl AgentSession for FakeSession {
             tokio::spawn(async move { sink.turn_ended(turn_id, TurnOutcome::Canceled).await });
         }
         Ok(())
+    }
+    async fn abandon_turn(&mut self, turn_id: &str, pending: Vec<String>) {
+        self.log(format!("abandon {turn_id} {}", pending.join(",")));
+        if self.native_turn.as_deref() == Some(turn_id) {
+            self.native_turn = None;
+        }
+        if let (true, Some(sink)) = (self.behaviour.notice_on_abandon, &self.sink) {
+            let notice = ProviderNotice {
+                id: format!("abandoned:{}", pending.join(",")),
+                severity: Severity::Info,
+                title: "abandoned".into(),
+                description: None,
+                dismissed: None,
+            };
+            sink.send(AgentEvent::Notice(notice)).await;
+        }
     }
     async fn respond_permission(
         &mut self,

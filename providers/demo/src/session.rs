@@ -211,6 +211,18 @@ impl AgentSession for DemoSession {
         }
     }
 
+    async fn abandon_turn(&mut self, turn_id: &str, pending: Vec<String>) {
+        if let Some(a) = self.active.as_ref().filter(|a| a.turn_id == turn_id) {
+            a.cancel.cancel();
+        }
+        // Dropping a waiter cancels the question: the turn task stops waiting on it.
+        if let Ok(mut waiting) = self.permissions.lock() {
+            for id in &pending {
+                waiting.remove(id);
+            }
+        }
+    }
+
     async fn respond_permission(
         &mut self,
         permission_id: &str,

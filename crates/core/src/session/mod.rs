@@ -3,6 +3,7 @@
 //! Every protocol invariant of a session is enforced here, whatever the agent does.
 
 mod agent_events;
+mod calls;
 mod children;
 mod open;
 mod turns;
@@ -18,8 +19,9 @@ use agent_bridge_protocol::{
     ProviderError, ProviderEvent, ProviderPermissionResponse, ProviderPrompt, Restoration,
     TimelineItem, ToolStatus, TurnState,
 };
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
@@ -57,7 +59,8 @@ pub enum SessionCommand {
 /// State shared between the actor and admission (which runs on the transport task).
 #[derive(Debug, Default)]
 pub struct SessionShared {
-    pub pending_permissions: HashSet<String>,
+    /// Permission id -> the turn it was raised in (`None`: outside a turn).
+    pub pending_permissions: HashMap<String, Option<String>>,
     pub closing: bool,
 }
 
@@ -95,6 +98,8 @@ struct Actor {
     turn: Option<ActiveTurn>,
     /// Set once the runtime died; prompts then fail.
     dead: Option<ProviderError>,
+    /// A runtime failure reported but not yet acted on (see `settle_failure`).
+    failure: Option<ProviderError>,
     children: children::Children,
     cwd: String,
     /// The agent's event stream; `None` once every sink is gone.
@@ -145,6 +150,7 @@ async fn run(
         store: TimelineStore::default(),
         turn: None,
         dead: None,
+        failure: None,
         children: children::Children::default(),
         cwd,
         events: Some(events),
@@ -186,7 +192,10 @@ async fn run(
                     if let Some(done) = done { let _ = done.send(()); }
                     break;
                 }
-                Some(cmd) => actor.handle_command(&mut session, cmd).await,
+                Some(cmd) => {
+                    actor.settle_failure(&mut session).await;
+                    actor.handle_command(&mut session, cmd).await;
+                }
                 None => {
                     actor.close(&mut session, None, None).await;
                     break;
@@ -194,13 +203,14 @@ async fn run(
             }},
             ev = next_event(&mut actor.events) => match ev {
                 Some(ev) => actor.handle_agent_event(ev).await,
-                None => actor.events_ended().await,
+                None => actor.events_ended(),
             },
             _ = sleep_until(deadline) => {
                 tracing::warn!(session = %actor.session_id, "agent did not end the turn after interrupt; canceling it");
-                actor.end_turn(None, TurnOutcome::Canceled).await;
+                actor.abandon_and_end(&mut session, None, TurnOutcome::Canceled).await;
             }
         }
+        actor.settle_failure(&mut session).await;
     }
     // Answer anything still queued after the close.
     rx.close();
@@ -231,62 +241,6 @@ fn closed_error() -> ProviderError {
 impl Actor {
     async fn emit(&self, event: ProviderEvent) {
         self.out.event(&self.connection_id, event).await;
-    }
-
-    /// Every sink is gone: the agent can report nothing more.
-    async fn events_ended(&mut self) {
-        self.events = None;
-        if self.dead.is_none() {
-            let error = ProviderError::new("the agent runtime stopped unexpectedly");
-            self.runtime_failed(error).await;
-        }
-    }
-
-    /// Handles the agent events already queued (at most one queue's worth, so a flooding
-    /// agent cannot starve the commands).
-    async fn drain_queued_events(&mut self) {
-        for _ in 0..SESSION_QUEUE {
-            let Some(rx) = self.events.as_mut() else {
-                return;
-            };
-            match rx.try_recv() {
-                Ok(ev) => self.handle_agent_event(ev).await,
-                Err(mpsc::error::TryRecvError::Empty) => return,
-                Err(mpsc::error::TryRecvError::Disconnected) => {
-                    return self.events_ended().await;
-                }
-            }
-        }
-    }
-
-    /// Runs one agent call with a time limit while still draining the agent's events, so an
-    /// agent may wait on its CLI inside a call without filling its bounded sink.
-    async fn call<T>(
-        &mut self,
-        fut: impl std::future::Future<Output = Result<T, ProviderError>>,
-    ) -> Result<T, ProviderError> {
-        let fut = bounded(CALL_TIMEOUT, "the agent", fut);
-        tokio::pin!(fut);
-        let Some(mut rx) = self.events.take() else {
-            return fut.await;
-        };
-        let mut open = true;
-        let result = loop {
-            tokio::select! {
-                biased;
-                r = &mut fut => break r,
-                ev = rx.recv(), if open => match ev {
-                    Some(ev) => self.handle_agent_event(ev).await,
-                    None => open = false,
-                },
-            }
-        };
-        if open {
-            self.events = Some(rx);
-        } else {
-            self.events_ended().await;
-        }
-        result
     }
 
     /// Answers a command for a session that failed to open (`announced` false) or is closed.
@@ -380,6 +334,7 @@ impl Actor {
         if let Ok(mut s) = self.shared.lock() {
             s.closing = true;
         }
+        self.abandon(session, None).await;
         if tokio::time::timeout(CLOSE_CALL_TIMEOUT, session.close())
             .await
             .is_err()
@@ -387,6 +342,9 @@ impl Actor {
             tracing::warn!(session = %self.session_id, "the agent did not close in time; dropping it");
         }
         self.end_turn(None, TurnOutcome::Canceled).await;
+        for id in self.pending_permissions() {
+            self.resolve_permission(&id).await;
+        }
         // Tools still running outside a turn (background work) end with the session.
         for item in children::settle(&mut self.store, ToolStatus::Canceled, "session closed") {
             self.emit(ProviderEvent::TimelineItem {
