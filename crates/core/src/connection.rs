@@ -1,7 +1,7 @@
 //! One provider connection: its negotiated capabilities, its launch context, its sessions, and
 //! admission of `provider/send` inputs.
 
-use crate::agent::{CatalogQuery, OpenRequest, ProviderContext, SessionsQuery};
+use crate::agent::{CatalogQuery, OpenRequest, ProcessScope, ProviderContext, SessionsQuery};
 use crate::emitter::Outbound;
 use crate::registry::ProviderEntry;
 use crate::session::{prepare_session, SessionCommand, SessionHandle, SessionSpawn};
@@ -132,13 +132,17 @@ impl Connection {
                 )));
             }
         }
-        if matches!(cmd, SessionCommand::Close { .. }) {
-            if let Ok(mut s) = handle.shared.lock() {
-                s.closing = true;
-            }
-        }
         match handle.tx.clone().try_reserve_owned() {
-            Ok(permit) => Ok(Dispatch::Command(permit, cmd)),
+            Ok(permit) => {
+                if matches!(cmd, SessionCommand::Close { .. }) {
+                    // The permit is held, so the close reaches the actor even if the cancel
+                    // makes it stop (an open or a call in progress is dropped).
+                    if let Ok(mut s) = handle.shared.lock() {
+                        s.begin_close();
+                    }
+                }
+                Ok(Dispatch::Command(permit, cmd))
+            }
             Err(_) => Err(RpcError::new(
                 ErrorCode::Unavailable,
                 format!("session `{session_id}` has too many queued inputs; retry later"),
@@ -288,6 +292,10 @@ impl Connection {
                         },
                     );
                 }
+                let scope = reserved
+                    .lock()
+                    .map(|s| ProcessScope::with_token(s.cancel.clone()))
+                    .map_err(|_| invalid("session state poisoned"))?;
                 let slot = self.sessions.clone();
                 let unregister = self.sessions.clone();
                 let spawn = SessionSpawn {
@@ -302,6 +310,7 @@ impl Connection {
                         config,
                         persistence,
                         history,
+                        scope,
                     },
                     on_exit: Box::new(move |id: &str| {
                         if let Ok(mut map) = unregister.lock() {
@@ -383,19 +392,28 @@ impl Connection {
         let all = async move {
             let mut waits = Vec::new();
             for handle in handles {
+                // Reserve first, then cancel: a session whose open is canceled still finds
+                // the close queued, and answers it once its processes are gone.
+                let permit = handle.tx.clone().try_reserve_owned();
                 if let Ok(mut s) = handle.shared.lock() {
-                    s.closing = true;
+                    s.begin_close();
                 }
                 let (done, wait) = oneshot::channel();
-                if handle
-                    .tx
-                    .send(SessionCommand::Close {
-                        request_id: None,
-                        done: Some(done),
-                    })
-                    .await
-                    .is_ok()
-                {
+                let close = SessionCommand::Close {
+                    request_id: None,
+                    done: Some(done),
+                };
+                let sent = match permit {
+                    Ok(permit) => {
+                        permit.send(close);
+                        true
+                    }
+                    Err(tokio::sync::mpsc::error::TrySendError::Full(_)) => {
+                        handle.tx.send(close).await.is_ok()
+                    }
+                    Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) => false,
+                };
+                if sent {
                     waits.push(wait);
                 }
             }

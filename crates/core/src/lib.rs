@@ -9,6 +9,7 @@ pub mod guard;
 pub mod limits;
 pub mod probe;
 pub mod registry;
+pub mod scope;
 pub mod server;
 pub mod session;
 pub mod supervisor;

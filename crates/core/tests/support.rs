@@ -29,6 +29,13 @@ pub struct Behaviour {
     /// `abandon_turn` reports a notice `abandoned:<pending ids>` (so a test sees its place in
     /// the event order).
     pub notice_on_abandon: bool,
+    /// `open` streams this many history items (`h0`, `h1`, ...) through its sink first.
+    pub open_items: usize,
+    /// `open` never returns.
+    pub hang_open: bool,
+    /// `open` starts `sleep 60` (registered in the session's scope, logged as `spawned PID`)
+    /// and never returns; the process dies when the open is dropped.
+    pub spawn_in_open: bool,
 }
 
 pub struct FakeProvider {
@@ -102,6 +109,36 @@ impl Provider for FakeProvider {
     ) -> Result<OpenedSession, ProviderError> {
         if req.config.cwd == "/fail" {
             return Err(ProviderError::new("cannot open"));
+        }
+        for i in 0..self.behaviour.open_items {
+            let text = format!("history row {i} {}", "x".repeat(200));
+            if !sink
+                .item_body(
+                    format!("h{i}"),
+                    ItemBody::AssistantMessage {
+                        text,
+                        message_id: None,
+                    },
+                )
+                .await
+            {
+                return Err(ProviderError::new("the session went away while opening"));
+            }
+        }
+        if self.behaviour.spawn_in_open {
+            let child = tokio::process::Command::new("sleep")
+                .arg("60")
+                .kill_on_drop(true)
+                .spawn()
+                .expect("sleep runs");
+            let pid = child.id().expect("pid");
+            req.scope.register(pid);
+            self.calls.lock().unwrap().push(format!("spawned {pid}"));
+            std::future::pending::<()>().await;
+            drop(child);
+        }
+        if self.behaviour.hang_open {
+            std::future::pending::<()>().await;
         }
         let _ = self.sinks.send((req.session_id.clone(), sink.clone()));
         let session = FakeSession {

@@ -5,6 +5,11 @@
 use super::*;
 use crate::limits::ABANDON_TIMEOUT;
 
+/// What an agent call returns when a close of the session cancelled it.
+fn closing_error() -> ProviderError {
+    ProviderError::new("the session is closing").with_code("session_closed")
+}
+
 impl Actor {
     /// Runs one agent call with the usual time limit while still draining the agent's events,
     /// so an agent may wait on its CLI inside a call without filling its bounded sink. The call
@@ -16,8 +21,9 @@ impl Actor {
         self.call_within(CALL_TIMEOUT, "the agent", true, fut).await
     }
 
-    /// [`call`](Self::call) with its own limit. A call that is not `interruptible` runs to its
-    /// end (or limit) even when the runtime failed: the core's own clean-up calls.
+    /// [`call`](Self::call) with its own limit. An `interruptible` call is dropped when the
+    /// runtime fails or a close is admitted; one that is not runs to its end (or limit): the
+    /// core's own clean-up calls.
     pub(super) async fn call_within<T>(
         &mut self,
         limit: Duration,
@@ -28,31 +34,34 @@ impl Actor {
         if let Some(error) = self.failure.as_ref().filter(|_| interruptible) {
             return Err(error.clone());
         }
+        let cancel = self.cancel.clone();
+        if interruptible && cancel.is_cancelled() {
+            return Err(closing_error());
+        }
         let fut = bounded(limit, what, fut);
         tokio::pin!(fut);
-        let Some(mut rx) = self.events.take() else {
-            return fut.await;
-        };
-        let mut open = true;
+        let mut rx = self.events.take();
         let result = loop {
             tokio::select! {
                 biased;
+                _ = cancel.cancelled(), if interruptible => break Err(closing_error()),
                 r = &mut fut => break r,
-                ev = rx.recv(), if open => match ev {
+                ev = next_event(&mut rx) => match ev {
                     Some(ev) => {
                         self.handle_agent_event(ev).await;
                         if let Some(error) = self.failure.as_ref().filter(|_| interruptible) {
                             break Err(error.clone());
                         }
                     }
-                    None => open = false,
+                    None => {
+                        rx = None;
+                        self.events_ended();
+                    }
                 },
             }
         };
-        if open {
-            self.events = Some(rx);
-        } else {
-            self.events_ended();
+        if rx.is_some() {
+            self.events = rx;
         }
         result
     }

@@ -177,7 +177,7 @@ impl Actor {
         }
     }
 
-    async fn emit_item_to(&self, session_id: &str, item: TimelineItem) {
+    async fn emit_item_to(&mut self, session_id: &str, item: TimelineItem) {
         self.emit(ProviderEvent::TimelineItem {
             session_id: session_id.to_string(),
             item,

@@ -5,14 +5,19 @@
 mod agent_events;
 mod calls;
 mod children;
+mod close;
 mod open;
+mod spool;
 mod turns;
+
+use close::Refusal;
 
 use crate::agent::{
     AgentEvent, AgentSession, ChildSession, CommandOutcome, OpenRequest, OpenedSession, Provider,
     ProviderContext, SessionSink, TurnOutcome, TurnRequest, SESSION_QUEUE,
 };
 use crate::emitter::Outbound;
+use crate::scope::ProcessScope;
 use crate::timeline::TimelineStore;
 use agent_bridge_protocol::{
     Capability, ItemBody, PromptDelivery, PromptInput, PromptResult, ProviderConfigChanges,
@@ -24,10 +29,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
-use crate::limits::bounded;
+use crate::limits::{bounded, PROCESS_GONE_TIMEOUT};
 pub use crate::limits::{CALL_TIMEOUT, CLOSE_CALL_TIMEOUT, INTERRUPT_GRACE, OPEN_TIMEOUT};
 pub use children::MAX_CHILDREN;
+pub use spool::SPOOL_MEMORY_BYTES;
 
 /// Capacity of a session's command queue.
 pub const COMMAND_QUEUE: usize = 64;
@@ -62,6 +69,17 @@ pub struct SessionShared {
     /// Permission id -> the turn it was raised in (`None`: outside a turn).
     pub pending_permissions: HashMap<String, Option<String>>,
     pub closing: bool,
+    /// Cancelled when a close of this session (or its connection) is admitted: an open or an
+    /// agent call in progress is then dropped.
+    pub cancel: CancellationToken,
+}
+
+impl SessionShared {
+    /// A close was admitted: refuse further inputs and cancel what is in progress.
+    pub fn begin_close(&mut self) {
+        self.closing = true;
+        self.cancel.cancel();
+    }
 }
 
 /// The connection's handle on a session.
@@ -108,6 +126,11 @@ struct Actor {
     /// reported one before the core announced the turn.
     pending_command_turn: Option<String>,
     early_end: Option<TurnOutcome>,
+    /// While `Provider::open` runs, what the actor emits is held here (see `spool`).
+    spool: Option<spool::Spool>,
+    /// The processes spawned for this session; its token is the session's cancellation.
+    scope: ProcessScope,
+    cancel: CancellationToken,
 }
 
 /// Prepares a session actor: returns the handle admission uses and the actor future. Register
@@ -141,6 +164,7 @@ async fn run(
     } = spawn;
     let session_id = open.session_id.clone();
     let cwd = open.config.cwd.clone();
+    let scope = open.scope.clone();
     let (sink, events) = SessionSink::channel();
     let mut actor = Actor {
         session_id: session_id.clone(),
@@ -156,68 +180,84 @@ async fn run(
         events: Some(events),
         pending_command_turn: None,
         early_end: None,
+        spool: None,
+        cancel: scope.token(),
+        scope,
     };
-    let opened = bounded(
-        OPEN_TIMEOUT,
-        "opening the session",
-        provider.open(&ctx, open, sink),
-    )
-    .await;
-    let mut session = match opened {
-        Ok(opened) => actor.publish_open(opened, &request_id, &capabilities).await,
-        Err(error) => {
+    let session = match actor.open(provider.open(&ctx, open, sink)).await {
+        open::OpenEnd::Opened(opened) => Some(
             actor
-                .emit(ProviderEvent::RequestFailed { request_id, error })
-                .await;
-            // Commands admitted while opening still get their answers.
-            rx.close();
-            while let Some(cmd) = rx.recv().await {
-                actor.answer_unopened(cmd, false).await;
-            }
-            on_exit(&session_id);
-            return;
+                .publish_open(*opened, &request_id, &capabilities)
+                .await,
+        ),
+        open::OpenEnd::Failed(error) => {
+            actor.unopened(&mut rx, request_id, error, false).await;
+            None
+        }
+        open::OpenEnd::Canceled => {
+            let error = ProviderError::new("the session was closed while it was opening")
+                .with_code("canceled");
+            actor.unopened(&mut rx, request_id, error, true).await;
+            None
         }
     };
-    loop {
-        let deadline = actor.turn.as_ref().and_then(|t| t.interrupt_deadline);
-        tokio::select! {
-            biased;
-            cmd = rx.recv() => {
-                // What the agent already reported happened before this command: a steer that
-                // arrives after the agent ended its turn starts a new turn instead of failing.
-                actor.drain_queued_events().await;
-                match cmd {
-                Some(SessionCommand::Close { request_id, done }) => {
-                    actor.close(&mut session, request_id, None).await;
-                    if let Some(done) = done { let _ = done.send(()); }
-                    break;
-                }
-                Some(cmd) => {
-                    actor.settle_failure(&mut session).await;
-                    actor.handle_command(&mut session, cmd).await;
-                }
-                None => {
-                    actor.close(&mut session, None, None).await;
-                    break;
-                }
-            }},
-            ev = next_event(&mut actor.events) => match ev {
-                Some(ev) => actor.handle_agent_event(ev).await,
-                None => actor.events_ended(),
-            },
-            _ = sleep_until(deadline) => {
-                tracing::warn!(session = %actor.session_id, "agent did not end the turn after interrupt; canceling it");
-                actor.abandon_and_end(&mut session, None, TurnOutcome::Canceled).await;
-            }
-        }
-        actor.settle_failure(&mut session).await;
-    }
-    // Answer anything still queued after the close.
-    rx.close();
-    while let Some(cmd) = rx.recv().await {
-        actor.answer_unopened(cmd, true).await;
+    if let Some(session) = session {
+        actor.serve(session, &mut rx).await;
     }
     on_exit(&session_id);
+}
+
+impl Actor {
+    /// Handles host commands and agent events until the session closes.
+    async fn serve(
+        &mut self,
+        mut session: Box<dyn AgentSession>,
+        rx: &mut mpsc::Receiver<SessionCommand>,
+    ) {
+        loop {
+            // A runtime failure reported meanwhile (or while opening) is acted on first.
+            self.settle_failure(&mut session).await;
+            let deadline = self.turn.as_ref().and_then(|t| t.interrupt_deadline);
+            tokio::select! {
+                biased;
+                cmd = rx.recv() => {
+                    // What the agent already reported happened before this command: a steer
+                    // that arrives after the agent ended its turn starts a new turn.
+                    self.drain_queued_events().await;
+                    match cmd {
+                        Some(SessionCommand::Close { request_id, done }) => {
+                            self.close(session, request_id, done).await;
+                            break;
+                        }
+                        Some(cmd) if self.cancel.is_cancelled() => {
+                            self.refuse(cmd, Refusal::Closing).await
+                        }
+                        Some(cmd) => {
+                            self.settle_failure(&mut session).await;
+                            self.handle_command(&mut session, cmd).await;
+                        }
+                        None => {
+                            self.close(session, None, None).await;
+                            break;
+                        }
+                    }
+                }
+                ev = next_event(&mut self.events) => match ev {
+                    Some(ev) => self.handle_agent_event(ev).await,
+                    None => self.events_ended(),
+                },
+                _ = sleep_until(deadline) => {
+                    tracing::warn!(session = %self.session_id, "agent did not end the turn after interrupt; canceling it");
+                    self.abandon_and_end(&mut session, None, TurnOutcome::Canceled).await;
+                }
+            }
+        }
+        // Answer anything still queued after the close.
+        rx.close();
+        while let Some(cmd) = rx.recv().await {
+            self.refuse(cmd, Refusal::Closed).await;
+        }
+    }
 }
 
 async fn next_event(events: &mut Option<mpsc::Receiver<AgentEvent>>) -> Option<AgentEvent> {
@@ -234,49 +274,12 @@ async fn sleep_until(deadline: Option<Instant>) {
     }
 }
 
-fn closed_error() -> ProviderError {
-    ProviderError::new("the session is closed").with_code("session_closed")
-}
-
 impl Actor {
-    async fn emit(&self, event: ProviderEvent) {
-        self.out.event(&self.connection_id, event).await;
-    }
-
-    /// Answers a command for a session that failed to open (`announced` false) or is closed.
-    async fn answer_unopened(&self, cmd: SessionCommand, announced: bool) {
-        match cmd {
-            SessionCommand::Prompt(p) => {
-                if announced {
-                    // Admission refuses inputs once a close is admitted; nothing may follow
-                    // session.closed, so a prompt that raced the close is only logged.
-                    tracing::warn!(client_message_id = %p.client_message_id, "prompt for a closed session dropped");
-                } else {
-                    let error = ProviderError::new("the session failed to open")
-                        .with_code("session_not_open");
-                    self.prompt_result(p.client_message_id, PromptResult::Failed { error })
-                        .await;
-                }
-            }
-            SessionCommand::Interrupt { request_id }
-            | SessionCommand::Configure { request_id, .. }
-            | SessionCommand::CanStopRuntime { request_id } => {
-                self.emit(ProviderEvent::RequestFailed {
-                    request_id,
-                    error: closed_error(),
-                })
-                .await;
-            }
-            SessionCommand::Close { request_id, done } => {
-                if let Some(request_id) = request_id {
-                    self.emit(ProviderEvent::RequestCompleted { request_id })
-                        .await;
-                }
-                if let Some(done) = done {
-                    let _ = done.send(());
-                }
-            }
-            SessionCommand::Permission { .. } => {}
+    /// Emits one event of this session (held in the spool while the open runs).
+    async fn emit(&mut self, event: ProviderEvent) {
+        match self.spool.as_mut() {
+            Some(spool) => spool.push(event).await,
+            None => self.out.event(&self.connection_id, event).await,
         }
     }
 
@@ -322,47 +325,6 @@ impl Actor {
                 .await;
             }
             SessionCommand::Close { .. } => {}
-        }
-    }
-
-    async fn close(
-        &mut self,
-        session: &mut Box<dyn AgentSession>,
-        request_id: Option<String>,
-        error: Option<ProviderError>,
-    ) {
-        if let Ok(mut s) = self.shared.lock() {
-            s.closing = true;
-        }
-        self.abandon(session, None).await;
-        if tokio::time::timeout(CLOSE_CALL_TIMEOUT, session.close())
-            .await
-            .is_err()
-        {
-            tracing::warn!(session = %self.session_id, "the agent did not close in time; dropping it");
-        }
-        self.end_turn(None, TurnOutcome::Canceled).await;
-        for id in self.pending_permissions() {
-            self.resolve_permission(&id).await;
-        }
-        // Tools still running outside a turn (background work) end with the session.
-        for item in children::settle(&mut self.store, ToolStatus::Canceled, "session closed") {
-            self.emit(ProviderEvent::TimelineItem {
-                session_id: self.session_id.clone(),
-                item,
-                timestamp: None,
-            })
-            .await;
-        }
-        self.close_children().await;
-        self.emit(ProviderEvent::SessionClosed {
-            session_id: self.session_id.clone(),
-            error,
-        })
-        .await;
-        if let Some(request_id) = request_id {
-            self.emit(ProviderEvent::RequestCompleted { request_id })
-                .await;
         }
     }
 }

@@ -3,7 +3,7 @@
 use super::*;
 
 impl Actor {
-    pub(super) async fn prompt_result(&self, client_message_id: String, result: PromptResult) {
+    pub(super) async fn prompt_result(&mut self, client_message_id: String, result: PromptResult) {
         self.emit(ProviderEvent::SessionPromptResult {
             session_id: self.session_id.clone(),
             client_message_id,
