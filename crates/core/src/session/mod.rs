@@ -310,11 +310,13 @@ impl Actor {
                 }
             },
             SessionCommand::CanStopRuntime { request_id } => {
-                let can_stop = self.turn.is_none()
+                let idle = self.turn.is_none()
                     && self.pending_permissions().is_empty()
                     && self.store.running_tools() == 0
-                    && self.children.running_tools() == 0
-                    && tokio::time::timeout(CALL_TIMEOUT, session.can_stop_runtime())
+                    && self.children.running_tools() == 0;
+                let can_stop = idle
+                    && self
+                        .call(async { Ok(session.can_stop_runtime().await) })
                         .await
                         .unwrap_or(false);
                 self.emit(ProviderEvent::SessionCanStopRuntime {
