@@ -11,7 +11,8 @@
 //! - `AgentSession` methods may wait on the CLI (an answer to a request, say), within a time
 //!   limit the core enforces (60 s; a hang becomes a clear error). While a method runs the core
 //!   keeps draining the sink, so reporting events from inside a method, or from a reader task
-//!   the method waits on, cannot deadlock.
+//!   the method waits on, cannot deadlock. A method (and `Provider::open`) is dropped when a
+//!   close of the session is admitted, so keep them cancel-safe.
 //! - Do not wait for a whole turn inside `start_turn`: start it and return. Report progress from
 //!   a task of your own (e.g. the CLI's stdout reader) through the sink, which is bounded: a slow
 //!   host slows the agent down instead of growing a queue.
@@ -19,9 +20,15 @@
 //!   sending [`AgentEvent::TurnEnded`] with that id. Ends for a turn that is not the active one
 //!   are ignored, so a stale `result` after an interrupt is harmless.
 //! - When the CLI dies, send [`AgentEvent::RuntimeFailed`]; the core fails the active turn.
-//! - Events sent while `Provider::open` runs are published after `session.ready`; keep them few
-//!   (the sink holds [`SESSION_QUEUE`]).
+//! - Events sent while `Provider::open` runs (a replayed history, say) are drained as they come
+//!   and published in order after `session.opened` + `session.config` and before
+//!   `session.ready`; any number is fine (the core spools them, memory-bounded). A `Config`
+//!   sent then is superseded by [`OpenedSession::config`]; of `Commands` only the newest counts.
+//! - Register every process spawned for a session in [`OpenRequest::scope`]: a close is
+//!   answered only once they are gone (the core drops the session, or the open, first).
+//! - When the core ends a turn itself it calls [`AgentSession::abandon_turn`] first.
 
+pub use crate::scope::ProcessScope;
 use crate::supervisor::LaunchOverride;
 use agent_bridge_protocol::{
     Capability, HistoryMode, ItemBody, ProviderAvailability, ProviderCatalog,
@@ -78,6 +85,10 @@ pub struct OpenRequest {
     pub config: ProviderSessionConfig,
     pub persistence: Option<ProviderPersistence>,
     pub history: HistoryMode,
+    /// Register here the pid of every process spawned for this session: a close (even one
+    /// that cancels this open) is answered only once they are gone. Its token is cancelled
+    /// when a close of the session is admitted.
+    pub scope: ProcessScope,
 }
 
 /// What a provider returns from a successful open.
@@ -242,6 +253,16 @@ pub trait AgentSession: Send + 'static {
     /// Asks the native agent to stop the active turn. The agent then ends the turn as
     /// `Canceled`; the core ends it itself if the agent does not within a grace period.
     async fn interrupt(&mut self, turn_id: &str) -> Result<(), ProviderError>;
+
+    /// The core ended the turn `turn_id` itself: the interrupt grace expired, the session is
+    /// closing, the runtime died, or the turn failed to start. Answer/cancel these pending
+    /// native requests natively and stop the native turn so it cannot wedge. `pending` are the
+    /// permission ids raised during that turn and still unanswered. Called (within a short time
+    /// limit) before the core settles the turn and reports each permission resolved; events
+    /// sent meanwhile are handled first. A later `TurnEnded` for this turn is ignored.
+    async fn abandon_turn(&mut self, turn_id: &str, pending: Vec<String>) {
+        let _ = (turn_id, pending);
+    }
 
     /// Answers a permission request the agent raised.
     async fn respond_permission(

@@ -1,7 +1,7 @@
 //! One provider connection: its negotiated capabilities, its launch context, its sessions, and
 //! admission of `provider/send` inputs.
 
-use crate::agent::{CatalogQuery, OpenRequest, ProviderContext, SessionsQuery};
+use crate::agent::{CatalogQuery, OpenRequest, ProcessScope, ProviderContext, SessionsQuery};
 use crate::emitter::Outbound;
 use crate::registry::ProviderEntry;
 use crate::session::{prepare_session, SessionCommand, SessionHandle, SessionSpawn};
@@ -13,9 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::oneshot;
 
-/// How long closing a connection may take before its sessions are abandoned (their processes
-/// are then killed when dropped).
-pub const CLOSE_TIMEOUT: Duration = Duration::from_millis(3100);
+pub use crate::limits::CLOSE_TIMEOUT;
+use crate::limits::{timeout_error, CATALOG_TIMEOUT, SESSIONS_TIMEOUT};
 
 pub struct Connection {
     pub id: String,
@@ -125,7 +124,7 @@ impl Connection {
             let pending = handle
                 .shared
                 .lock()
-                .map(|s| s.pending_permissions.contains(permission_id))
+                .map(|s| s.pending_permissions.contains_key(permission_id))
                 .unwrap_or(false);
             if !pending {
                 return Err(invalid(format!(
@@ -133,13 +132,17 @@ impl Connection {
                 )));
             }
         }
-        if matches!(cmd, SessionCommand::Close { .. }) {
-            if let Ok(mut s) = handle.shared.lock() {
-                s.closing = true;
-            }
-        }
         match handle.tx.clone().try_reserve_owned() {
-            Ok(permit) => Ok(Dispatch::Command(permit, cmd)),
+            Ok(permit) => {
+                if matches!(cmd, SessionCommand::Close { .. }) {
+                    // The permit is held, so the close reaches the actor even if the cancel
+                    // makes it stop (an open or a call in progress is dropped).
+                    if let Ok(mut s) = handle.shared.lock() {
+                        s.begin_close();
+                    }
+                }
+                Ok(Dispatch::Command(permit, cmd))
+            }
             Err(_) => Err(RpcError::new(
                 ErrorCode::Unavailable,
                 format!("session `{session_id}` has too many queued inputs; retry later"),
@@ -147,8 +150,15 @@ impl Connection {
         }
     }
 
-    /// A provider-level request answered by one event from a task of its own.
-    fn provider_task<F, Fut>(&self, request_id: String, work: F) -> Dispatch
+    /// A provider-level request answered by one event from a task of its own, within `limit`
+    /// (on expiry: `request.failed` with code `timeout`).
+    fn provider_task<F, Fut>(
+        &self,
+        request_id: String,
+        limit: Duration,
+        what: &'static str,
+        work: F,
+    ) -> Dispatch
     where
         F: FnOnce(Arc<dyn crate::agent::Provider>, ProviderContext, String) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = ProviderEvent> + Send + 'static,
@@ -158,7 +168,14 @@ impl Connection {
         let out = self.out.clone();
         let conn = self.id.clone();
         Dispatch::Task(Box::pin(async move {
-            let event = work(provider, ctx, request_id).await;
+            let work = work(provider, ctx, request_id.clone());
+            let event = match tokio::time::timeout(limit, work).await {
+                Ok(event) => event,
+                Err(_) => ProviderEvent::RequestFailed {
+                    request_id,
+                    error: timeout_error(what, limit),
+                },
+            };
             out.event(&conn, event).await;
         }))
     }
@@ -194,8 +211,12 @@ impl Connection {
                     cwd,
                     provider_options: provider_options.unwrap_or_default(),
                 };
-                Ok(
-                    self.provider_task(request_id, move |provider, ctx, request_id| async move {
+                let limit = CATALOG_TIMEOUT;
+                Ok(self.provider_task(
+                    request_id,
+                    limit,
+                    "the catalog",
+                    move |provider, ctx, request_id| async move {
                         match provider.catalog(&ctx, query).await {
                             Ok(catalog) => ProviderEvent::Catalog {
                                 request_id,
@@ -203,8 +224,8 @@ impl Connection {
                             },
                             Err(error) => ProviderEvent::RequestFailed { request_id, error },
                         }
-                    }),
-                )
+                    },
+                ))
             }
             ProviderInput::Sessions {
                 request_id,
@@ -220,8 +241,12 @@ impl Connection {
                     limit: limit.map(|l| l.get()),
                     provider_options: provider_options.unwrap_or_default(),
                 };
-                Ok(
-                    self.provider_task(request_id, move |provider, ctx, request_id| async move {
+                let limit = SESSIONS_TIMEOUT;
+                Ok(self.provider_task(
+                    request_id,
+                    limit,
+                    "the session list",
+                    move |provider, ctx, request_id| async move {
                         match provider.list_sessions(&ctx, query).await {
                             Ok(sessions) => ProviderEvent::Sessions {
                                 request_id,
@@ -229,8 +254,8 @@ impl Connection {
                             },
                             Err(error) => ProviderEvent::RequestFailed { request_id, error },
                         }
-                    }),
-                )
+                    },
+                ))
             }
             ProviderInput::SessionOpen {
                 request_id,
@@ -267,6 +292,10 @@ impl Connection {
                         },
                     );
                 }
+                let scope = reserved
+                    .lock()
+                    .map(|s| ProcessScope::with_token(s.cancel.clone()))
+                    .map_err(|_| invalid("session state poisoned"))?;
                 let slot = self.sessions.clone();
                 let unregister = self.sessions.clone();
                 let spawn = SessionSpawn {
@@ -281,6 +310,7 @@ impl Connection {
                         config,
                         persistence,
                         history,
+                        scope,
                     },
                     on_exit: Box::new(move |id: &str| {
                         if let Ok(mut map) = unregister.lock() {
@@ -362,19 +392,28 @@ impl Connection {
         let all = async move {
             let mut waits = Vec::new();
             for handle in handles {
+                // Reserve first, then cancel: a session whose open is canceled still finds
+                // the close queued, and answers it once its processes are gone.
+                let permit = handle.tx.clone().try_reserve_owned();
                 if let Ok(mut s) = handle.shared.lock() {
-                    s.closing = true;
+                    s.begin_close();
                 }
                 let (done, wait) = oneshot::channel();
-                if handle
-                    .tx
-                    .send(SessionCommand::Close {
-                        request_id: None,
-                        done: Some(done),
-                    })
-                    .await
-                    .is_ok()
-                {
+                let close = SessionCommand::Close {
+                    request_id: None,
+                    done: Some(done),
+                };
+                let sent = match permit {
+                    Ok(permit) => {
+                        permit.send(close);
+                        true
+                    }
+                    Err(tokio::sync::mpsc::error::TrySendError::Full(_)) => {
+                        handle.tx.send(close).await.is_ok()
+                    }
+                    Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) => false,
+                };
+                if sent {
                     waits.push(wait);
                 }
             }

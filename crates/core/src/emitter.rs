@@ -65,20 +65,41 @@ impl Outbound {
     }
 
     /// Emits one `provider/event`, normalizing what Paseo's schema requires.
-    pub async fn event(&self, connection_id: &str, mut event: ProviderEvent) {
-        if let ProviderEvent::TimelineItem { item, .. } = &mut event {
-            item.normalize();
+    pub async fn event(&self, connection_id: &str, event: ProviderEvent) {
+        if let Some(line) = render_event(connection_id, event) {
+            self.send_raw(line).await;
         }
-        // Serialized straight from borrowed parts: no intermediate JSON tree per event.
-        let line = EventLine {
-            jsonrpc: "2.0",
-            method: METHOD_EVENT,
-            params: EventParams {
-                connection_id,
-                event: &event,
-            },
-        };
-        self.send_line(&line).await;
+    }
+
+    /// Writes a line made by [`render_event`].
+    pub async fn send_raw(&self, line: String) {
+        if self.tx.send(line).await.is_err() {
+            tracing::debug!("stdout writer is gone; dropping a message");
+        }
+    }
+}
+
+/// The `provider/event` line of `event` (normalized as Paseo's schema requires), to write
+/// later with [`Outbound::send_raw`]; `None` (logged) if it cannot be serialized.
+pub fn render_event(connection_id: &str, mut event: ProviderEvent) -> Option<String> {
+    if let ProviderEvent::TimelineItem { item, .. } = &mut event {
+        item.normalize();
+    }
+    // Serialized straight from borrowed parts: no intermediate JSON tree per event.
+    let line = EventLine {
+        jsonrpc: "2.0",
+        method: METHOD_EVENT,
+        params: EventParams {
+            connection_id,
+            event: &event,
+        },
+    };
+    match serde_json::to_string(&line) {
+        Ok(line) => Some(line),
+        Err(e) => {
+            tracing::error!("could not serialize an outgoing event: {e}");
+            None
+        }
     }
 }
 

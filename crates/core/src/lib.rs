@@ -7,11 +7,13 @@ pub mod codec;
 pub mod connection;
 pub mod emitter;
 pub mod guard;
+pub mod limits;
 pub mod probe;
 #[cfg(target_os = "linux")]
 mod proctree;
 pub mod registry;
 pub mod rpc;
+pub mod scope;
 pub mod server;
 pub mod session;
 pub mod supervisor;

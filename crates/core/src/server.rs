@@ -23,8 +23,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
-/// Default limit for an availability probe when the host gives none.
-pub const AVAILABILITY_TIMEOUT: Duration = Duration::from_secs(10);
+pub use crate::limits::AVAILABILITY_TIMEOUT;
+use crate::limits::CATALOG_CACHE_KEY_TIMEOUT;
 
 /// Static configuration of a bridge server.
 pub struct ServerConfig {
@@ -93,7 +93,7 @@ where
     tracing::info!(?reason, "shutting down");
     let closing: Vec<Arc<Connection>> = state.connections.drain().map(|(_, c)| c).collect();
     let all = futures_util::future::join_all(closing.iter().map(|c| c.close()));
-    if tokio::time::timeout(crate::connection::CLOSE_TIMEOUT, all)
+    if tokio::time::timeout(crate::limits::CLOSE_TIMEOUT, all)
         .await
         .is_err()
     {
@@ -363,10 +363,18 @@ impl State {
             METHOD_CATALOG_CACHE_KEY,
             params,
             |entry, ctx, params: CatalogCacheKeyParams| async move {
-                let key = entry
-                    .provider
-                    .catalog_cache_key(&ctx, &params.options)
-                    .await;
+                let probe = entry.provider.catalog_cache_key(&ctx, &params.options);
+                let key = match tokio::time::timeout(CATALOG_CACHE_KEY_TIMEOUT, probe).await {
+                    Ok(key) => key,
+                    Err(_) => {
+                        tracing::warn!(
+                            provider = %entry.descriptor.id,
+                            "the catalog cache key did not come within {} s; answering no caching",
+                            CATALOG_CACHE_KEY_TIMEOUT.as_secs()
+                        );
+                        None
+                    }
+                };
                 serde_json::json!({ "key": key })
             },
         );

@@ -21,6 +21,21 @@ pub struct Behaviour {
     pub ignore_interrupt: bool,
     /// `configure` never returns.
     pub hang_configure: bool,
+    /// `catalog`, `list_sessions` and `catalog_cache_key` never return.
+    pub hang_provider_requests: bool,
+    /// `configure` ends the native turn (as if the CLI's result arrived meanwhile) and reports
+    /// it through the sink before returning.
+    pub configure_ends_turn: bool,
+    /// `abandon_turn` reports a notice `abandoned:<pending ids>` (so a test sees its place in
+    /// the event order).
+    pub notice_on_abandon: bool,
+    /// `open` streams this many history items (`h0`, `h1`, ...) through its sink first.
+    pub open_items: usize,
+    /// `open` never returns.
+    pub hang_open: bool,
+    /// `open` starts `sleep 60` (registered in the session's scope, logged as `spawned PID`)
+    /// and never returns; the process dies when the open is dropped.
+    pub spawn_in_open: bool,
 }
 
 pub struct FakeProvider {
@@ -34,6 +49,8 @@ struct FakeSession {
     behaviour: Behaviour,
     calls: Arc<Mutex<Vec<String>>>,
     sink: Option<SessionSink>,
+    /// The turn the native agent is running, as it knows it.
+    native_turn: Option<String>,
 }
 
 #[async_trait]
@@ -43,6 +60,7 @@ impl Provider for FakeProvider {
             Capability::PromptMessage,
             Capability::PromptSteer,
             Capability::SessionConfigure,
+            Capability::SessionList,
             Capability::Permission,
         ]
     }
@@ -58,6 +76,9 @@ impl Provider for FakeProvider {
         _: &ProviderContext,
         _: &ProviderCatalogOptions,
     ) -> Option<String> {
+        if self.behaviour.hang_provider_requests {
+            std::future::pending::<()>().await;
+        }
         None
     }
     async fn catalog(
@@ -65,7 +86,20 @@ impl Provider for FakeProvider {
         _: &ProviderContext,
         _: CatalogQuery,
     ) -> Result<ProviderCatalog, ProviderError> {
+        if self.behaviour.hang_provider_requests {
+            std::future::pending::<()>().await;
+        }
         Ok(ProviderCatalog::default())
+    }
+    async fn list_sessions(
+        &self,
+        _: &ProviderContext,
+        _: SessionsQuery,
+    ) -> Result<Vec<ProviderSessionSummary>, ProviderError> {
+        if self.behaviour.hang_provider_requests {
+            std::future::pending::<()>().await;
+        }
+        Ok(vec![])
     }
     async fn open(
         &self,
@@ -76,11 +110,42 @@ impl Provider for FakeProvider {
         if req.config.cwd == "/fail" {
             return Err(ProviderError::new("cannot open"));
         }
+        for i in 0..self.behaviour.open_items {
+            let text = format!("history row {i} {}", "x".repeat(200));
+            if !sink
+                .item_body(
+                    format!("h{i}"),
+                    ItemBody::AssistantMessage {
+                        text,
+                        message_id: None,
+                    },
+                )
+                .await
+            {
+                return Err(ProviderError::new("the session went away while opening"));
+            }
+        }
+        if self.behaviour.spawn_in_open {
+            let child = tokio::process::Command::new("sleep")
+                .arg("60")
+                .kill_on_drop(true)
+                .spawn()
+                .expect("sleep runs");
+            let pid = child.id().expect("pid");
+            req.scope.register(pid);
+            self.calls.lock().unwrap().push(format!("spawned {pid}"));
+            std::future::pending::<()>().await;
+            drop(child);
+        }
+        if self.behaviour.hang_open {
+            std::future::pending::<()>().await;
+        }
         let _ = self.sinks.send((req.session_id.clone(), sink.clone()));
         let session = FakeSession {
             behaviour: self.behaviour.clone(),
             calls: self.calls.clone(),
             sink: Some(sink),
+            native_turn: None,
         };
         Ok(OpenedSession::new(
             Box::new(session),
@@ -102,6 +167,7 @@ impl AgentSession for FakeSession {
         if turn.text == "refuse" {
             return Err(ProviderError::new("refused to start"));
         }
+        self.native_turn = Some(turn.turn_id.clone());
         if turn.text == "vanish" {
             self.sink = None;
         }
@@ -126,8 +192,11 @@ impl AgentSession for FakeSession {
         }
         Ok(())
     }
-    async fn steer(&mut self, _turn_id: &str, turn: TurnRequest) -> Result<(), ProviderError> {
+    async fn steer(&mut self, turn_id: &str, turn: TurnRequest) -> Result<(), ProviderError> {
         self.log(format!("steer {}", turn.text));
+        if self.native_turn.as_deref() != Some(turn_id) {
+            return Err(ProviderError::new("no active turn to steer").with_code("no_active_turn"));
+        }
         Ok(())
     }
     async fn interrupt(&mut self, turn_id: &str) -> Result<(), ProviderError> {
@@ -137,6 +206,22 @@ impl AgentSession for FakeSession {
             tokio::spawn(async move { sink.turn_ended(turn_id, TurnOutcome::Canceled).await });
         }
         Ok(())
+    }
+    async fn abandon_turn(&mut self, turn_id: &str, pending: Vec<String>) {
+        self.log(format!("abandon {turn_id} {}", pending.join(",")));
+        if self.native_turn.as_deref() == Some(turn_id) {
+            self.native_turn = None;
+        }
+        if let (true, Some(sink)) = (self.behaviour.notice_on_abandon, &self.sink) {
+            let notice = ProviderNotice {
+                id: format!("abandoned:{}", pending.join(",")),
+                severity: Severity::Info,
+                title: "abandoned".into(),
+                description: None,
+                dismissed: None,
+            };
+            sink.send(AgentEvent::Notice(notice)).await;
+        }
     }
     async fn respond_permission(
         &mut self,
@@ -155,6 +240,11 @@ impl AgentSession for FakeSession {
     ) -> Result<ProviderConfigState, ProviderError> {
         if self.behaviour.hang_configure {
             std::future::pending::<()>().await;
+        }
+        if self.behaviour.configure_ends_turn {
+            if let (Some(turn), Some(sink)) = (self.native_turn.take(), &self.sink) {
+                sink.turn_ended(turn, TurnOutcome::Completed).await;
+            }
         }
         match changes.model {
             Some(Some(m)) if m == "bad" => Err(ProviderError::new("unknown model bad")),
@@ -226,7 +316,7 @@ impl Host {
         };
         host.request("initialize", json!({"apiVersion": 1})).await;
         let r = host.request("provider/connect", json!({"providerId": "fake", "request": {"versions": [1],
-            "capabilities": ["prompt.message", "prompt.steer", "session.configure", "permission"]}})).await;
+            "capabilities": ["prompt.message", "prompt.steer", "session.configure", "session.list", "permission"]}})).await;
         assert_eq!(r["result"]["connectionId"], "c1");
         host
     }
@@ -251,6 +341,38 @@ impl Host {
             }
             self.seen.push(v);
         }
+    }
+
+    /// Sends several `provider/send` requests in one write (so the bridge admits them all
+    /// before a session actor runs again) and returns their responses.
+    pub async fn send_all(&mut self, inputs: &[Value]) -> Vec<Value> {
+        let mut ids = vec![];
+        let mut text = String::new();
+        for input in inputs {
+            let id = self.next_id;
+            self.next_id += 1;
+            ids.push(json!(id));
+            let line = json!({"jsonrpc": "2.0", "id": id, "method": "provider/send",
+                "params": {"connectionId": "c1", "input": input}});
+            text.push_str(&format!("{line}\n"));
+        }
+        self.to_bridge.write_all(text.as_bytes()).await.unwrap();
+        let mut answers = vec![Value::Null; ids.len()];
+        let mut missing = ids.len();
+        while missing > 0 {
+            let v = self.read().await;
+            match ids
+                .iter()
+                .position(|id| v["id"] == *id && v.get("method").is_none())
+            {
+                Some(i) => {
+                    answers[i] = v;
+                    missing -= 1;
+                }
+                None => self.seen.push(v),
+            }
+        }
+        answers
     }
 
     pub async fn send(&mut self, input: Value) -> Value {
@@ -312,9 +434,15 @@ impl Host {
         text: &str,
         delivery: &str,
     ) -> Value {
-        self.send(json!({"type": "session.prompt", "sessionId": session_id, "prompt": {"clientMessageId": cmid,
-            "delivery": delivery, "input": {"type": "message", "content": [{"type": "text", "text": text}]}}})).await
+        self.send(prompt_input(session_id, cmid, text, delivery))
+            .await
     }
+}
+
+/// A `session.prompt` input with a text message.
+pub fn prompt_input(session_id: &str, cmid: &str, text: &str, delivery: &str) -> Value {
+    json!({"type": "session.prompt", "sessionId": session_id, "prompt": {"clientMessageId": cmid,
+        "delivery": delivery, "input": {"type": "message", "content": [{"type": "text", "text": text}]}}})
 }
 
 pub fn kinds(events: &[Value]) -> Vec<String> {

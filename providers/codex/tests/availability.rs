@@ -103,6 +103,7 @@ async fn an_app_server_that_dies_at_start_fails_the_open_with_its_stderr() {
             cwd: dir.path().display().to_string(),
             ..Default::default()
         },
+        scope: Default::default(),
         persistence: None,
         history: HistoryMode::Skip,
     };

@@ -127,6 +127,7 @@ impl Provider for DemoProvider {
             config,
             persistence,
             history,
+            scope,
         } = request;
         let demo_config = DemoConfig::from_open(&config)?;
         if !std::path::Path::new(&config.cwd).is_dir() {
@@ -172,7 +173,8 @@ impl Provider for DemoProvider {
             config.env.clone(),
             if persist { data_dir } else { None },
             stored,
-        );
+        )
+        .with_scope(scope);
         let mut opened = OpenedSession::new(Box::new(session), demo_config.state());
         opened.persistence = session_persistence;
         opened.title = title;

@@ -4,7 +4,9 @@ use crate::catalog::DemoConfig;
 use crate::script::Script;
 use crate::store::{self, StoredSession};
 use crate::turn::{run_turn, PendingPermissions, TurnContext};
-use agent_bridge_core::{AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnRequest};
+use agent_bridge_core::{
+    AgentEvent, AgentSession, CommandOutcome, ProcessScope, SessionSink, TurnRequest,
+};
 use agent_bridge_protocol::{
     ItemBody, ProviderConfigChanges, ProviderConfigState, ProviderError, ProviderNotice,
     ProviderPermissionResponse, Severity, TimelineItem,
@@ -34,6 +36,8 @@ pub struct DemoSession {
     pub(crate) record: Arc<Mutex<Vec<TimelineItem>>>,
     pub(crate) permissions: PendingPermissions,
     pub(crate) running_tools: Arc<Mutex<usize>>,
+    /// Where the shell tools' pids are registered, so a close waits until they are gone.
+    scope: ProcessScope,
     active: Option<Active>,
     turns: u32,
 }
@@ -59,9 +63,16 @@ impl DemoSession {
             record: Arc::new(Mutex::new(Vec::new())),
             permissions: Arc::new(Mutex::new(Default::default())),
             running_tools: Arc::new(Mutex::new(0)),
+            scope: ProcessScope::default(),
             active: None,
             turns: 0,
         }
+    }
+
+    /// Registers the shell tools' processes in the session's scope.
+    pub(crate) fn with_scope(mut self, scope: ProcessScope) -> Self {
+        self.scope = scope;
+        self
     }
 
     /// Moves what finished turns produced into the stored transcript and writes it.
@@ -103,6 +114,7 @@ impl DemoSession {
             permissions: self.permissions.clone(),
             record: self.record.clone(),
             running_tools: self.running_tools.clone(),
+            scope: self.scope.clone(),
         };
         let task = tokio::spawn(run_turn(ctx, Script::parse(&text)));
         if let Some(old) = self.active.replace(Active {
@@ -208,6 +220,18 @@ impl AgentSession for DemoSession {
                 Ok(())
             }
             _ => Ok(()),
+        }
+    }
+
+    async fn abandon_turn(&mut self, turn_id: &str, pending: Vec<String>) {
+        if let Some(a) = self.active.as_ref().filter(|a| a.turn_id == turn_id) {
+            a.cancel.cancel();
+        }
+        // Dropping a waiter cancels the question: the turn task stops waiting on it.
+        if let Ok(mut waiting) = self.permissions.lock() {
+            for id in &pending {
+                waiting.remove(id);
+            }
         }
     }
 

@@ -2,6 +2,7 @@
 
 use agent_bridge_core::codec::Line;
 use agent_bridge_core::supervisor::{ManagedChild, SpawnError, SpawnSpec};
+use agent_bridge_core::ProcessScope;
 use std::collections::BTreeMap;
 use tokio_util::sync::CancellationToken;
 
@@ -21,14 +22,15 @@ pub enum ShellError {
     Wait(std::io::Error),
 }
 
-/// Runs `sh -c CMD` (stderr merged into stdout) in `cwd`. `Ok(None)` when canceled (the
-/// process group is killed).
+/// Runs `sh -c CMD` (stderr merged into stdout) in `cwd`, its pid registered in the session's
+/// `scope`. `Ok(None)` when canceled (the process group is killed).
 pub async fn run_shell(
     command: &str,
     cwd: &str,
     base_env: Option<BTreeMap<String, String>>,
     env: &BTreeMap<String, String>,
     cancel: &CancellationToken,
+    scope: &ProcessScope,
 ) -> Result<Option<ShellRun>, ShellError> {
     let spec = SpawnSpec {
         program: "sh".into(),
@@ -39,6 +41,9 @@ pub async fn run_shell(
         env_remove: vec![],
     };
     let mut child = ManagedChild::spawn(&spec)?;
+    if let Some(pid) = child.pid() {
+        scope.register(pid);
+    }
     drop(child.take_stdin());
     let mut lines = child.take_stdout_lines();
     let mut output = String::new();

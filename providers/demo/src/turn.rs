@@ -4,7 +4,7 @@
 use crate::catalog::DemoConfig;
 use crate::script::{Script, SLOW_WORDS, SLOW_WORD_MS};
 use crate::shell::run_shell;
-use agent_bridge_core::{AgentEvent, SessionSink, TurnOutcome};
+use agent_bridge_core::{AgentEvent, ProcessScope, SessionSink, TurnOutcome};
 use agent_bridge_protocol::{
     ItemBody, PermissionBehavior, PermissionKind, ProviderError, ProviderPermissionAction,
     ProviderPermissionRequest, ProviderPermissionResponse, ProviderUsage, TimelineItem, ToolCall,
@@ -34,6 +34,7 @@ pub struct TurnContext {
     /// Every item the turn produced, for the transcript.
     pub record: Arc<Mutex<Vec<TimelineItem>>>,
     pub running_tools: Arc<Mutex<usize>>,
+    pub scope: ProcessScope,
 }
 
 enum Stop {
@@ -267,6 +268,7 @@ async fn tool(ctx: &mut TurnContext, command: &str) -> Result<ToolResult, Stop> 
         ctx.base_env.clone(),
         &ctx.env,
         &ctx.cancel,
+        &ctx.scope,
     )
     .await;
     if let Ok(mut n) = ctx.running_tools.lock() {

@@ -6,7 +6,24 @@ impl Actor {
     pub(super) fn pending_permissions(&self) -> Vec<String> {
         match self.shared.lock() {
             Ok(s) => {
-                let mut v: Vec<String> = s.pending_permissions.iter().cloned().collect();
+                let mut v: Vec<String> = s.pending_permissions.keys().cloned().collect();
+                v.sort();
+                v
+            }
+            Err(_) => vec![],
+        }
+    }
+
+    /// The pending permissions raised during the turn `turn_id`.
+    pub(super) fn pending_for(&self, turn_id: &str) -> Vec<String> {
+        match self.shared.lock() {
+            Ok(s) => {
+                let mut v: Vec<String> = s
+                    .pending_permissions
+                    .iter()
+                    .filter(|(_, turn)| turn.as_deref() == Some(turn_id))
+                    .map(|(id, _)| id.clone())
+                    .collect();
                 v.sort();
                 v
             }
@@ -17,7 +34,7 @@ impl Actor {
     pub(super) fn take_pending(&self, id: &str) -> bool {
         self.shared
             .lock()
-            .map(|mut s| s.pending_permissions.remove(id))
+            .map(|mut s| s.pending_permissions.remove(id).is_some())
             .unwrap_or(false)
     }
 
@@ -77,7 +94,7 @@ impl Actor {
             AgentEvent::Item(item) => self.emit_item(item).await,
             AgentEvent::ChildItem {
                 child_session_id,
-                mut item,
+                item,
             } => {
                 if !self.children.contains(&child_session_id) {
                     let cwd = self.cwd.clone();
@@ -90,23 +107,11 @@ impl Actor {
                     };
                     self.open_child(child).await;
                 }
-                item.normalize();
-                self.emit(ProviderEvent::TimelineItem {
-                    session_id: child_session_id,
-                    item,
-                    timestamp: None,
-                })
-                .await;
+                self.emit_child_item(&child_session_id, item).await;
             }
             AgentEvent::ChildOpened(child) => self.open_child(child).await,
             AgentEvent::ChildClosed { child_session_id } => {
-                if self.children.remove(&child_session_id) {
-                    self.emit(ProviderEvent::SessionClosed {
-                        session_id: child_session_id,
-                        error: None,
-                    })
-                    .await;
-                }
+                self.close_child(child_session_id).await
             }
             AgentEvent::TurnEnded { turn_id, outcome } => {
                 self.end_turn(Some(&turn_id), outcome).await
@@ -135,10 +140,24 @@ impl Actor {
                 .await
             }
             AgentEvent::Permission(request) => {
+                // Bound to the turn it is raised in (or the command turn about to start).
+                let turn = self
+                    .turn
+                    .as_ref()
+                    .map(|t| t.id.clone())
+                    .or_else(|| self.pending_command_turn.clone());
                 let fresh = self
                     .shared
                     .lock()
-                    .map(|mut s| s.pending_permissions.insert(request.id.clone()))
+                    .map(
+                        |mut s| match s.pending_permissions.entry(request.id.clone()) {
+                            std::collections::hash_map::Entry::Occupied(_) => false,
+                            std::collections::hash_map::Entry::Vacant(slot) => {
+                                slot.insert(turn);
+                                true
+                            }
+                        },
+                    )
                     .unwrap_or(false);
                 if fresh {
                     self.emit(ProviderEvent::SessionPermission {
@@ -165,7 +184,7 @@ impl Actor {
                 })
                 .await
             }
-            AgentEvent::RuntimeFailed(error) => self.runtime_failed(error).await,
+            AgentEvent::RuntimeFailed(error) => self.note_failure(error),
         }
     }
 }

@@ -3,50 +3,38 @@
 //! Every protocol invariant of a session is enforced here, whatever the agent does.
 
 mod agent_events;
+mod calls;
+mod children;
+mod close;
 mod open;
+mod spool;
 mod turns;
+
+use close::Refusal;
 
 use crate::agent::{
     AgentEvent, AgentSession, ChildSession, CommandOutcome, OpenRequest, OpenedSession, Provider,
-    ProviderContext, SessionSink, TurnOutcome, TurnRequest,
+    ProviderContext, SessionSink, TurnOutcome, TurnRequest, SESSION_QUEUE,
 };
 use crate::emitter::Outbound;
+use crate::scope::ProcessScope;
 use crate::timeline::TimelineStore;
 use agent_bridge_protocol::{
     Capability, ItemBody, PromptDelivery, PromptInput, PromptResult, ProviderConfigChanges,
     ProviderError, ProviderEvent, ProviderPermissionResponse, ProviderPrompt, Restoration,
     TimelineItem, ToolStatus, TurnState,
 };
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
-/// How long an agent has to end a turn after an interrupt before the core ends it itself.
-pub const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
-/// Longest a provider may take to open a session (CLI start, resume, replay).
-pub const OPEN_TIMEOUT: Duration = Duration::from_secs(90);
-/// Longest one agent call (start a turn, configure, answer a permission...) may take.
-pub const CALL_TIMEOUT: Duration = Duration::from_secs(60);
-/// Longest an agent's close may take before it is dropped (which kills its processes).
-pub const CLOSE_CALL_TIMEOUT: Duration = Duration::from_secs(4);
-
-/// Runs an agent call with a time limit, turning a hang into a clear error.
-async fn bounded<T>(
-    limit: Duration,
-    what: &str,
-    fut: impl std::future::Future<Output = Result<T, ProviderError>>,
-) -> Result<T, ProviderError> {
-    match tokio::time::timeout(limit, fut).await {
-        Ok(r) => r,
-        Err(_) => Err(ProviderError::new(format!(
-            "{what} did not answer within {} s",
-            limit.as_secs()
-        ))
-        .with_code("timeout")),
-    }
-}
+use crate::limits::{bounded, PROCESS_GONE_TIMEOUT};
+pub use crate::limits::{CALL_TIMEOUT, CLOSE_CALL_TIMEOUT, INTERRUPT_GRACE, OPEN_TIMEOUT};
+pub use children::MAX_CHILDREN;
+pub use spool::SPOOL_MEMORY_BYTES;
 
 /// Capacity of a session's command queue.
 pub const COMMAND_QUEUE: usize = 64;
@@ -78,8 +66,20 @@ pub enum SessionCommand {
 /// State shared between the actor and admission (which runs on the transport task).
 #[derive(Debug, Default)]
 pub struct SessionShared {
-    pub pending_permissions: HashSet<String>,
+    /// Permission id -> the turn it was raised in (`None`: outside a turn).
+    pub pending_permissions: HashMap<String, Option<String>>,
     pub closing: bool,
+    /// Cancelled when a close of this session (or its connection) is admitted: an open or an
+    /// agent call in progress is then dropped.
+    pub cancel: CancellationToken,
+}
+
+impl SessionShared {
+    /// A close was admitted: refuse further inputs and cancel what is in progress.
+    pub fn begin_close(&mut self) {
+        self.closing = true;
+        self.cancel.cancel();
+    }
 }
 
 /// The connection's handle on a session.
@@ -116,7 +116,9 @@ struct Actor {
     turn: Option<ActiveTurn>,
     /// Set once the runtime died; prompts then fail.
     dead: Option<ProviderError>,
-    children: BTreeSet<String>,
+    /// A runtime failure reported but not yet acted on (see `settle_failure`).
+    failure: Option<ProviderError>,
+    children: children::Children,
     cwd: String,
     /// The agent's event stream; `None` once every sink is gone.
     events: Option<mpsc::Receiver<AgentEvent>>,
@@ -124,6 +126,11 @@ struct Actor {
     /// reported one before the core announced the turn.
     pending_command_turn: Option<String>,
     early_end: Option<TurnOutcome>,
+    /// While `Provider::open` runs, what the actor emits is held here (see `spool`).
+    spool: Option<spool::Spool>,
+    /// The processes spawned for this session; its token is the session's cancellation.
+    scope: ProcessScope,
+    cancel: CancellationToken,
 }
 
 /// Prepares a session actor: returns the handle admission uses and the actor future. Register
@@ -157,6 +164,7 @@ async fn run(
     } = spawn;
     let session_id = open.session_id.clone();
     let cwd = open.config.cwd.clone();
+    let scope = open.scope.clone();
     let (sink, events) = SessionSink::channel();
     let mut actor = Actor {
         session_id: session_id.clone(),
@@ -166,65 +174,90 @@ async fn run(
         store: TimelineStore::default(),
         turn: None,
         dead: None,
-        children: BTreeSet::new(),
+        failure: None,
+        children: children::Children::default(),
         cwd,
         events: Some(events),
         pending_command_turn: None,
         early_end: None,
+        spool: None,
+        cancel: scope.token(),
+        scope,
     };
-    let opened = bounded(
-        OPEN_TIMEOUT,
-        "opening the session",
-        provider.open(&ctx, open, sink),
-    )
-    .await;
-    let mut session = match opened {
-        Ok(opened) => actor.publish_open(opened, &request_id, &capabilities).await,
-        Err(error) => {
+    let session = match actor.open(provider.open(&ctx, open, sink)).await {
+        open::OpenEnd::Opened(opened) => Some(
             actor
-                .emit(ProviderEvent::RequestFailed { request_id, error })
-                .await;
-            // Commands admitted while opening still get their answers.
-            rx.close();
-            while let Some(cmd) = rx.recv().await {
-                actor.answer_unopened(cmd, false).await;
-            }
-            on_exit(&session_id);
-            return;
+                .publish_open(*opened, &request_id, &capabilities)
+                .await,
+        ),
+        open::OpenEnd::Failed(error) => {
+            actor.unopened(&mut rx, request_id, error, false).await;
+            None
+        }
+        open::OpenEnd::Canceled => {
+            let error = ProviderError::new("the session was closed while it was opening")
+                .with_code("canceled");
+            actor.unopened(&mut rx, request_id, error, true).await;
+            None
         }
     };
-    loop {
-        let deadline = actor.turn.as_ref().and_then(|t| t.interrupt_deadline);
-        tokio::select! {
-            biased;
-            cmd = rx.recv() => match cmd {
-                Some(SessionCommand::Close { request_id, done }) => {
-                    actor.close(&mut session, request_id, None).await;
-                    if let Some(done) = done { let _ = done.send(()); }
-                    break;
-                }
-                Some(cmd) => actor.handle_command(&mut session, cmd).await,
-                None => {
-                    actor.close(&mut session, None, None).await;
-                    break;
-                }
-            },
-            ev = next_event(&mut actor.events) => match ev {
-                Some(ev) => actor.handle_agent_event(ev).await,
-                None => actor.events_ended().await,
-            },
-            _ = sleep_until(deadline) => {
-                tracing::warn!(session = %actor.session_id, "agent did not end the turn after interrupt; canceling it");
-                actor.end_turn(None, TurnOutcome::Canceled).await;
-            }
-        }
-    }
-    // Answer anything still queued after the close.
-    rx.close();
-    while let Some(cmd) = rx.recv().await {
-        actor.answer_unopened(cmd, true).await;
+    if let Some(session) = session {
+        actor.serve(session, &mut rx).await;
     }
     on_exit(&session_id);
+}
+
+impl Actor {
+    /// Handles host commands and agent events until the session closes.
+    async fn serve(
+        &mut self,
+        mut session: Box<dyn AgentSession>,
+        rx: &mut mpsc::Receiver<SessionCommand>,
+    ) {
+        loop {
+            // A runtime failure reported meanwhile (or while opening) is acted on first.
+            self.settle_failure(&mut session).await;
+            let deadline = self.turn.as_ref().and_then(|t| t.interrupt_deadline);
+            tokio::select! {
+                biased;
+                cmd = rx.recv() => {
+                    // What the agent already reported happened before this command: a steer
+                    // that arrives after the agent ended its turn starts a new turn.
+                    self.drain_queued_events().await;
+                    match cmd {
+                        Some(SessionCommand::Close { request_id, done }) => {
+                            self.close(session, request_id, done).await;
+                            break;
+                        }
+                        Some(cmd) if self.cancel.is_cancelled() => {
+                            self.refuse(cmd, Refusal::Closing).await
+                        }
+                        Some(cmd) => {
+                            self.settle_failure(&mut session).await;
+                            self.handle_command(&mut session, cmd).await;
+                        }
+                        None => {
+                            self.close(session, None, None).await;
+                            break;
+                        }
+                    }
+                }
+                ev = next_event(&mut self.events) => match ev {
+                    Some(ev) => self.handle_agent_event(ev).await,
+                    None => self.events_ended(),
+                },
+                _ = sleep_until(deadline) => {
+                    tracing::warn!(session = %self.session_id, "agent did not end the turn after interrupt; canceling it");
+                    self.abandon_and_end(&mut session, None, TurnOutcome::Canceled).await;
+                }
+            }
+        }
+        // Answer anything still queued after the close.
+        rx.close();
+        while let Some(cmd) = rx.recv().await {
+            self.refuse(cmd, Refusal::Closed).await;
+        }
+    }
 }
 
 async fn next_event(events: &mut Option<mpsc::Receiver<AgentEvent>>) -> Option<AgentEvent> {
@@ -241,88 +274,12 @@ async fn sleep_until(deadline: Option<Instant>) {
     }
 }
 
-fn closed_error() -> ProviderError {
-    ProviderError::new("the session is closed").with_code("session_closed")
-}
-
 impl Actor {
-    async fn emit(&self, event: ProviderEvent) {
-        self.out.event(&self.connection_id, event).await;
-    }
-
-    /// Every sink is gone: the agent can report nothing more.
-    async fn events_ended(&mut self) {
-        self.events = None;
-        if self.dead.is_none() {
-            let error = ProviderError::new("the agent runtime stopped unexpectedly");
-            self.runtime_failed(error).await;
-        }
-    }
-
-    /// Runs one agent call with a time limit while still draining the agent's events, so an
-    /// agent may wait on its CLI inside a call without filling its bounded sink.
-    async fn call<T>(
-        &mut self,
-        fut: impl std::future::Future<Output = Result<T, ProviderError>>,
-    ) -> Result<T, ProviderError> {
-        let fut = bounded(CALL_TIMEOUT, "the agent", fut);
-        tokio::pin!(fut);
-        let Some(mut rx) = self.events.take() else {
-            return fut.await;
-        };
-        let mut open = true;
-        let result = loop {
-            tokio::select! {
-                biased;
-                r = &mut fut => break r,
-                ev = rx.recv(), if open => match ev {
-                    Some(ev) => self.handle_agent_event(ev).await,
-                    None => open = false,
-                },
-            }
-        };
-        if open {
-            self.events = Some(rx);
-        } else {
-            self.events_ended().await;
-        }
-        result
-    }
-
-    /// Answers a command for a session that failed to open (`announced` false) or is closed.
-    async fn answer_unopened(&self, cmd: SessionCommand, announced: bool) {
-        match cmd {
-            SessionCommand::Prompt(p) => {
-                if announced {
-                    // Admission refuses inputs once a close is admitted; nothing may follow
-                    // session.closed, so a prompt that raced the close is only logged.
-                    tracing::warn!(client_message_id = %p.client_message_id, "prompt for a closed session dropped");
-                } else {
-                    let error = ProviderError::new("the session failed to open")
-                        .with_code("session_not_open");
-                    self.prompt_result(p.client_message_id, PromptResult::Failed { error })
-                        .await;
-                }
-            }
-            SessionCommand::Interrupt { request_id }
-            | SessionCommand::Configure { request_id, .. }
-            | SessionCommand::CanStopRuntime { request_id } => {
-                self.emit(ProviderEvent::RequestFailed {
-                    request_id,
-                    error: closed_error(),
-                })
-                .await;
-            }
-            SessionCommand::Close { request_id, done } => {
-                if let Some(request_id) = request_id {
-                    self.emit(ProviderEvent::RequestCompleted { request_id })
-                        .await;
-                }
-                if let Some(done) = done {
-                    let _ = done.send(());
-                }
-            }
-            SessionCommand::Permission { .. } => {}
+    /// Emits one event of this session (held in the spool while the open runs).
+    async fn emit(&mut self, event: ProviderEvent) {
+        match self.spool.as_mut() {
+            Some(spool) => spool.push(event).await,
+            None => self.out.event(&self.connection_id, event).await,
         }
     }
 
@@ -353,10 +310,13 @@ impl Actor {
                 }
             },
             SessionCommand::CanStopRuntime { request_id } => {
-                let can_stop = self.turn.is_none()
+                let idle = self.turn.is_none()
                     && self.pending_permissions().is_empty()
                     && self.store.running_tools() == 0
-                    && tokio::time::timeout(CALL_TIMEOUT, session.can_stop_runtime())
+                    && self.children.running_tools() == 0;
+                let can_stop = idle
+                    && self
+                        .call(async { Ok(session.can_stop_runtime().await) })
                         .await
                         .unwrap_or(false);
                 self.emit(ProviderEvent::SessionCanStopRuntime {
@@ -367,40 +327,6 @@ impl Actor {
                 .await;
             }
             SessionCommand::Close { .. } => {}
-        }
-    }
-
-    async fn close(
-        &mut self,
-        session: &mut Box<dyn AgentSession>,
-        request_id: Option<String>,
-        error: Option<ProviderError>,
-    ) {
-        if let Ok(mut s) = self.shared.lock() {
-            s.closing = true;
-        }
-        if tokio::time::timeout(CLOSE_CALL_TIMEOUT, session.close())
-            .await
-            .is_err()
-        {
-            tracing::warn!(session = %self.session_id, "the agent did not close in time; dropping it");
-        }
-        self.end_turn(None, TurnOutcome::Canceled).await;
-        for child in std::mem::take(&mut self.children) {
-            self.emit(ProviderEvent::SessionClosed {
-                session_id: child,
-                error: None,
-            })
-            .await;
-        }
-        self.emit(ProviderEvent::SessionClosed {
-            session_id: self.session_id.clone(),
-            error,
-        })
-        .await;
-        if let Some(request_id) = request_id {
-            self.emit(ProviderEvent::RequestCompleted { request_id })
-                .await;
         }
     }
 }

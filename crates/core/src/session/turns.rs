@@ -3,7 +3,7 @@
 use super::*;
 
 impl Actor {
-    pub(super) async fn prompt_result(&self, client_message_id: String, result: PromptResult) {
+    pub(super) async fn prompt_result(&mut self, client_message_id: String, result: PromptResult) {
         self.emit(ProviderEvent::SessionPromptResult {
             session_id: self.session_id.clone(),
             client_message_id,
@@ -39,7 +39,7 @@ impl Actor {
                 self.resolve_permission(&id).await;
             }
         }
-        if let Some(error) = &self.dead {
+        if let Some(error) = self.dead.as_ref().or(self.failure.as_ref()) {
             let error = ProviderError::new(format!(
                 "the agent runtime is not running: {}",
                 error.message
@@ -77,6 +77,8 @@ impl Actor {
                 }
             };
         }
+        // No active turn: any delivery starts one. A steer that lost the race with the end of
+        // its turn is a new prompt (result `turn`), not an error.
         let turn_id = uuid::Uuid::new_v4().to_string();
         let req = TurnRequest {
             turn_id: turn_id.clone(),
@@ -112,7 +114,7 @@ impl Actor {
                     .await;
                 self.start_turn_events(cmid, turn_id.clone()).await;
                 if let Err(error) = self.call(session.start_turn(req)).await {
-                    self.end_turn(Some(&turn_id), TurnOutcome::Failed(error))
+                    self.abandon_and_end(session, Some(&turn_id), TurnOutcome::Failed(error))
                         .await;
                 }
             }
@@ -205,8 +207,10 @@ impl Actor {
                 })
                 .await;
             }
+            self.settle_children(status, &reason).await;
         }
-        for id in self.pending_permissions() {
+        self.children.prune_settled();
+        for id in self.pending_for(&turn_id) {
             self.resolve_permission(&id).await;
         }
         self.store.prune_settled();
@@ -220,16 +224,22 @@ impl Actor {
         .await;
     }
 
-    pub(super) async fn runtime_failed(&mut self, error: ProviderError) {
+    /// The runtime died: the active turn is abandoned and fails, every pending permission is
+    /// resolved, later prompts fail.
+    pub(super) async fn runtime_failed(
+        &mut self,
+        session: &mut Box<dyn AgentSession>,
+        error: ProviderError,
+    ) {
         if self.dead.is_some() {
             return;
         }
-        self.end_turn(None, TurnOutcome::Failed(error.clone()))
+        self.dead = Some(error.clone());
+        self.abandon_and_end(session, None, TurnOutcome::Failed(error.clone()))
             .await;
         for id in self.pending_permissions() {
             self.resolve_permission(&id).await;
         }
-        self.dead = Some(error.clone());
         self.emit(ProviderEvent::SessionRuntimeFailed {
             session_id: self.session_id.clone(),
             error,

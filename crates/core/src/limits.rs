@@ -1,0 +1,53 @@
+//! Every time limit the core enforces, in one place. A limit turns a hang (of a provider, an
+//! agent call or a process) into a clear answer: a `request.failed` with code `timeout`, a
+//! canceled turn, or a dropped (and so killed) process.
+
+use agent_bridge_protocol::ProviderError;
+use std::time::Duration;
+
+/// Default limit for an availability probe when the host gives none.
+pub const AVAILABILITY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest `provider/catalogCacheKey` may take; on expiry the key is `null` (no caching).
+pub const CATALOG_CACHE_KEY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest a `catalog` request may take.
+pub const CATALOG_TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest a `sessions` (session list) request may take.
+pub const SESSIONS_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Longest a provider may take to open a session (CLI start, resume, replay).
+pub const OPEN_TIMEOUT: Duration = Duration::from_secs(90);
+/// Longest one agent call (start a turn, configure, answer a permission...) may take.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long an agent has to end a turn after an interrupt before the core ends it itself.
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
+/// Longest `AgentSession::abandon_turn` may take before the core settles the turn anyway.
+pub const ABANDON_TIMEOUT: Duration = Duration::from_secs(2);
+/// Longest an agent's close may take before it is dropped (which kills its processes).
+pub const CLOSE_CALL_TIMEOUT: Duration = Duration::from_secs(4);
+/// How long a closed session waits for the processes its provider spawned to be gone.
+pub const PROCESS_GONE_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long closing a connection may take before its sessions are abandoned (their processes
+/// are then killed when dropped).
+pub const CLOSE_TIMEOUT: Duration = Duration::from_millis(3100);
+
+/// The error of something that did not answer within `limit`.
+pub fn timeout_error(what: &str, limit: Duration) -> ProviderError {
+    let amount = if limit.as_secs() > 0 {
+        format!("{} s", limit.as_secs())
+    } else {
+        format!("{} ms", limit.as_millis())
+    };
+    ProviderError::new(format!("{what} did not answer within {amount}")).with_code("timeout")
+}
+
+/// Runs `fut` with a time limit, turning a hang into [`timeout_error`].
+pub async fn bounded<T>(
+    limit: Duration,
+    what: &str,
+    fut: impl std::future::Future<Output = Result<T, ProviderError>>,
+) -> Result<T, ProviderError> {
+    match tokio::time::timeout(limit, fut).await {
+        Ok(r) => r,
+        Err(_) => Err(timeout_error(what, limit)),
+    }
+}
