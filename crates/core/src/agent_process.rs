@@ -149,6 +149,14 @@ impl AgentProcess {
         options
     }
 
+    /// Registers the process in a session's scope: a close of that session is answered only
+    /// once it is gone.
+    pub fn register(&self, scope: &crate::scope::ProcessScope) {
+        if let Some(pid) = self.pid {
+            scope.register(pid);
+        }
+    }
+
     pub fn label(&self) -> &str {
         &self.label
     }

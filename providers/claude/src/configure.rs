@@ -167,6 +167,7 @@ impl ClaudeSession {
             &opts,
             Some(info.sink.clone()),
         )?;
+        fresh.process.register(&info.scope);
         if let Err(e) = initialize(&fresh.channel).await {
             return Err(startup_error(&mut fresh, "restart for a thinking change", e).await);
         }

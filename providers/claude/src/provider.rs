@@ -354,6 +354,7 @@ impl Provider for ClaudeProvider {
         let (runtime, answer, applied) = self
             .session_runtime(&request.session_id, &start, &sink)
             .await?;
+        runtime.process.register(&request.scope);
         // The next session here opens warm: a fresh spare like this one (never resuming).
         let mut next = start;
         next.opts.resume = None;
@@ -394,6 +395,7 @@ impl Provider for ClaudeProvider {
                     env: request.config.env.clone(),
                     opts,
                     sink,
+                    scope: request.scope.clone(),
                 },
             }),
             config,

@@ -201,6 +201,8 @@ pub struct RespawnInfo {
     pub env: BTreeMap<String, String>,
     pub opts: LaunchOptions,
     pub sink: SessionSink,
+    /// The session's process scope (a respawned CLI joins it).
+    pub scope: agent_bridge_core::ProcessScope,
 }
 
 /// `initialize` first: the CLI answers with its commands and models.

@@ -7,6 +7,7 @@ use agent_bridge_core::agent_process::AgentProcess;
 use agent_bridge_core::probe;
 use agent_bridge_core::rpc::{Inbound, JsonRpc, PeerError, PeerHandle};
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnError, SpawnSpec};
+use agent_bridge_core::ProcessScope;
 use agent_bridge_protocol::ProviderError;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -88,6 +89,7 @@ impl AppServer {
 pub async fn start(
     spec: &SpawnSpec,
     inbound: Arc<dyn Inbound>,
+    scope: Option<&ProcessScope>,
 ) -> Result<AppServer, ProviderError> {
     let (process, rpc) = AgentProcess::spawn_peer(
         spec,
@@ -97,6 +99,9 @@ pub async fn start(
         SETUP_TIMEOUT,
     )
     .map_err(spawn_error)?;
+    if let Some(scope) = scope {
+        process.register(scope);
+    }
     let server = AppServer { rpc, process };
     let params = json!({
         "clientInfo": {

@@ -153,7 +153,7 @@ impl Provider for CodexProvider {
     ) -> Result<ProviderCatalog, ProviderError> {
         let cwd = query.cwd.clone();
         let spec = launch::app_server_spec(&ctx.launch, cwd.as_deref(), &Default::default());
-        let mut server = launch::start(&spec, Arc::new(Discard)).await?;
+        let mut server = launch::start(&spec, Arc::new(Discard), None).await?;
         let listed = fetch_models(&server.rpc).await;
         let defaults = read_defaults(&server.rpc, cwd.as_deref()).await;
         server.shutdown().await;
@@ -187,7 +187,7 @@ impl Provider for CodexProvider {
         query: SessionsQuery,
     ) -> Result<Vec<ProviderSessionSummary>, ProviderError> {
         let spec = launch::app_server_spec(&ctx.launch, query.cwd.as_deref(), &Default::default());
-        let mut server = launch::start(&spec, Arc::new(Discard)).await?;
+        let mut server = launch::start(&spec, Arc::new(Discard), None).await?;
         let params = ThreadListParams {
             limit: Some(query.limit.unwrap_or(50).min(200)),
             cwd: query.cwd.clone(),
@@ -225,7 +225,7 @@ impl Provider for CodexProvider {
         // The reader feeds the sink from the start: nothing the CLI says waits in a queue.
         let shared = events::shared(Normalizer::unbound(&request.session_id, &cfg.cwd));
         let handler = SessionEvents::new(shared.clone(), sink.clone());
-        let server = launch::start(&spec, Arc::new(handler)).await?;
+        let server = launch::start(&spec, Arc::new(handler), Some(&request.scope)).await?;
         let stderr = || server.process.stderr_tail();
         let listed = fetch_models(&server.rpc).await.unwrap_or_else(|e| {
             tracing::warn!("model/list failed: {e}");
