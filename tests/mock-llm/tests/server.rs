@@ -328,4 +328,10 @@ async fn scripts_via_api_and_control_endpoint() {
     );
     assert_eq!(log[0]["family"], "anthropic");
     assert_eq!(log[0]["reply"], "error:529");
+
+    s.write_all(b"POST /_mock/clear HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n")
+        .await
+        .unwrap();
+    assert_eq!(read_response(&mut s).await.status, 200);
+    assert!(mock.requests().is_empty(), "the log was cleared");
 }
