@@ -17,6 +17,7 @@ pub mod provider;
 pub mod reader;
 pub mod session;
 pub mod transcript;
+pub mod transcript_peek;
 pub mod warm;
 pub mod wire;
 
