@@ -11,6 +11,7 @@ pub mod configure;
 pub mod control;
 pub mod launch;
 pub mod list;
+pub mod mcp_file;
 pub mod normalize;
 pub mod permissions;
 pub mod provider;

@@ -3,6 +3,7 @@
 use crate::catalog::{self, CliModel};
 use crate::control::{ControlChannel, ControlError};
 use crate::launch::LaunchOptions;
+use crate::mcp_file::McpConfigFile;
 use crate::normalize::{Mode, Normalizer};
 use crate::permissions::{self, PendingPermission};
 use crate::reader::{EventTarget, Reader};
@@ -86,6 +87,8 @@ pub struct Runtime {
     stop: watch::Sender<bool>,
     writer: tokio::task::JoinHandle<()>,
     reader: tokio::task::JoinHandle<()>,
+    /// The private file the CLI reads its MCP servers from; removed with the runtime.
+    mcp_config: Option<McpConfigFile>,
 }
 
 /// Spawns the CLI for `opts` and starts its reader; events go to `sink` (none for a spare or
@@ -97,7 +100,15 @@ pub fn spawn_runtime(
     opts: &LaunchOptions,
     sink: Option<SessionSink>,
 ) -> Result<Runtime, ProviderError> {
-    let spec = opts.spec(launch, env);
+    let mcp_config = opts
+        .mcp_config()
+        .map(|json| McpConfigFile::write(&json))
+        .transpose()
+        .map_err(|e| {
+            ProviderError::new(format!("cannot write the MCP config file: {e}"))
+                .with_code("mcp_config")
+        })?;
+    let spec = opts.spec(launch, env, mcp_config.as_ref().map(McpConfigFile::path));
     let mut child = ManagedChild::spawn(&spec).map_err(|e| {
         let code = match e {
             agent_bridge_core::supervisor::SpawnError::NotFound { .. } => "cli_missing",
@@ -151,6 +162,7 @@ pub fn spawn_runtime(
         stop,
         writer,
         reader,
+        mcp_config,
     })
 }
 
@@ -164,6 +176,7 @@ impl Runtime {
         self.channel.close();
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut self.writer).await;
         self.child.lock().await.shutdown_after_stdin_closed().await;
+        self.mcp_config = None;
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut self.reader).await;
         self.reader.abort();
     }

@@ -303,7 +303,7 @@ pub fn run(
         ..Default::default()
     };
     // The very command line the bridge runs for that config.
-    let spec = LaunchOptions::from_config(&config, &herm.env).spec(&launch, &BTreeMap::new());
+    let spec = LaunchOptions::from_config(&config, &herm.env).spec(&launch, &BTreeMap::new(), None);
 
     progress(&format!(
         "cold opens, bridge (spares off) vs claude {version} direct"
