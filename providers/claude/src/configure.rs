@@ -166,7 +166,8 @@ impl ClaudeSession {
             &info.env,
             &opts,
             Some(info.sink.clone()),
-        )?;
+        )
+        .await?;
         if let Err(e) = initialize(&fresh.channel).await {
             return Err(startup_error(&mut fresh, "restart for a thinking change", e).await);
         }

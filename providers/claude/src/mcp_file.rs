@@ -36,6 +36,18 @@ impl McpConfigFile {
         Ok(McpConfigFile { path, _dir: dir })
     }
 
+    /// [`McpConfigFile::write`] on a blocking thread (for async callers).
+    pub async fn create(json: String) -> io::Result<McpConfigFile> {
+        tokio::task::spawn_blocking(move || McpConfigFile::write(&json))
+            .await
+            .map_err(io::Error::other)?
+    }
+
+    /// Removes the file and its directory on a blocking thread.
+    pub async fn remove(self) {
+        let _ = tokio::task::spawn_blocking(move || drop(self)).await;
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -93,21 +93,20 @@ pub struct Runtime {
 
 /// Spawns the CLI for `opts` and starts its reader; events go to `sink` (none for a spare or
 /// a catalog probe: its events are dropped).
-pub fn spawn_runtime(
+pub async fn spawn_runtime(
     session_id: &str,
     launch: &LaunchOverride,
     env: &BTreeMap<String, String>,
     opts: &LaunchOptions,
     sink: Option<SessionSink>,
 ) -> Result<Runtime, ProviderError> {
-    let mcp_config = opts
-        .mcp_config()
-        .map(|json| McpConfigFile::write(&json))
-        .transpose()
-        .map_err(|e| {
+    let mcp_config = match opts.mcp_config() {
+        None => None,
+        Some(json) => Some(McpConfigFile::create(json).await.map_err(|e| {
             ProviderError::new(format!("cannot write the MCP config file: {e}"))
                 .with_code("mcp_config")
-        })?;
+        })?),
+    };
     let spec = opts.spec(launch, env, mcp_config.as_ref().map(McpConfigFile::path));
     let mut child = ManagedChild::spawn(&spec).map_err(|e| {
         let code = match e {
@@ -176,7 +175,9 @@ impl Runtime {
         self.channel.close();
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut self.writer).await;
         self.child.lock().await.shutdown_after_stdin_closed().await;
-        self.mcp_config = None;
+        if let Some(file) = self.mcp_config.take() {
+            file.remove().await;
+        }
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut self.reader).await;
         self.reader.abort();
     }

@@ -93,7 +93,8 @@ pub struct Spare {
 impl Spare {
     /// Starts a process and waits for its `initialize` answer.
     pub async fn start(start: &SpareStart) -> Result<Spare, ProviderError> {
-        let mut runtime = spawn_runtime("spare", &start.launch, &start.env, &start.opts, None)?;
+        let mut runtime =
+            spawn_runtime("spare", &start.launch, &start.env, &start.opts, None).await?;
         match initialize(&runtime.channel).await {
             Ok(init) => Ok(Spare { runtime, init }),
             Err(e) => Err(startup_error(&mut runtime, "initialize", e).await),
