@@ -1,7 +1,9 @@
 //! The session's MCP server config as a private file: its `env` values and HTTP `headers`
 //! are secrets, and a command line is readable by any local user (`/proc/PID/cmdline`). The
 //! JSON goes into a 0600 file in a fresh 0700 directory; `--mcp-config <path>` names it. The
-//! runtime of the CLI owns it: it is removed when that CLI stops or its runtime is dropped.
+//! runtime of the CLI owns it and removes it once the CLI answered `initialize` (claude
+//! 2.1.197 reads it while starting and keeps the servers in memory: status and reconnects
+//! work without it), or else when that CLI stops or its runtime is dropped.
 
 use std::fs::{OpenOptions, Permissions};
 use std::io::{self, Write};

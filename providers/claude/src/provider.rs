@@ -84,6 +84,7 @@ impl ClaudeProvider {
         let (answer, applied) = tokio::join!(initialize(&runtime.channel), settings(&runtime));
         match answer {
             Ok(answer) => {
+                runtime.release_mcp_config().await;
                 let ms = spawned.elapsed().as_secs_f64() * 1e3;
                 tracing::debug!(session = %session_id, "claude started and answered in {ms:.1} ms");
                 Ok((runtime, answer, applied.ok()))

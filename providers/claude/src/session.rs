@@ -87,7 +87,8 @@ pub struct Runtime {
     stop: watch::Sender<bool>,
     writer: tokio::task::JoinHandle<()>,
     reader: tokio::task::JoinHandle<()>,
-    /// The private file the CLI reads its MCP servers from; removed with the runtime.
+    /// The private file the CLI reads its MCP servers from; removed once it answered
+    /// `initialize`, else with the runtime.
     mcp_config: Option<McpConfigFile>,
 }
 
@@ -175,11 +176,18 @@ impl Runtime {
         self.channel.close();
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut self.writer).await;
         self.child.lock().await.shutdown_after_stdin_closed().await;
+        self.release_mcp_config().await;
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut self.reader).await;
+        self.reader.abort();
+    }
+
+    /// Removes the MCP config file: the CLI read it while starting (it has answered
+    /// `initialize`) and keeps the servers in memory, so the secrets do not stay on disk
+    /// for the session's life, nor after a bridge that dies without cleaning up.
+    pub async fn release_mcp_config(&mut self) {
         if let Some(file) = self.mcp_config.take() {
             file.remove().await;
         }
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), &mut self.reader).await;
-        self.reader.abort();
     }
 
     /// Immediate stop without waiting (SIGKILL to the group): a dropped runtime never leaves its

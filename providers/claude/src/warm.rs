@@ -96,7 +96,10 @@ impl Spare {
         let mut runtime =
             spawn_runtime("spare", &start.launch, &start.env, &start.opts, None).await?;
         match initialize(&runtime.channel).await {
-            Ok(init) => Ok(Spare { runtime, init }),
+            Ok(init) => {
+                runtime.release_mcp_config().await;
+                Ok(Spare { runtime, init })
+            }
             Err(e) => Err(startup_error(&mut runtime, "initialize", e).await),
         }
     }
