@@ -166,11 +166,13 @@ impl ClaudeSession {
             &info.env,
             &opts,
             Some(info.sink.clone()),
-        )?;
+        )
+        .await?;
         fresh.process.register(&info.scope);
         if let Err(e) = initialize(&fresh.channel).await {
             return Err(startup_error(&mut fresh, "restart for a thinking change", e).await);
         }
+        fresh.release_mcp_config().await;
         if let Ok(mut s) = fresh.shared.lock() {
             s.config.models = models;
         }

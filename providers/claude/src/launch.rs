@@ -6,6 +6,7 @@ use agent_bridge_core::supervisor::{LaunchOverride, SpawnError, SpawnSpec};
 use agent_bridge_protocol::{McpServerConfig, ProviderSessionConfig};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::Duration;
 
 /// The oldest Claude Code this provider drives (control protocol with `initialize` models,
@@ -57,8 +58,10 @@ impl LaunchOptions {
         }
     }
 
-    /// The CLI arguments (after the launch's own prefix).
-    pub fn args(&self) -> Vec<String> {
+    /// The CLI arguments (after the launch's own prefix). The MCP servers' config holds
+    /// secrets and is never one: `mcp_file` is the private file it was written to (see
+    /// [`crate::mcp_file`]); without one no MCP server is passed.
+    pub fn args(&self, mcp_file: Option<&Path>) -> Vec<String> {
         let mut args: Vec<String> = [
             "-p",
             "--input-format",
@@ -90,8 +93,9 @@ impl LaunchOptions {
         if let Some(prompt) = &self.system_prompt {
             args.push(format!("--append-system-prompt={prompt}"));
         }
-        if !self.mcp_servers.is_empty() {
-            args.push(format!("--mcp-config={}", mcp_config(&self.mcp_servers)));
+        if let Some(file) = mcp_file.filter(|_| !self.mcp_servers.is_empty()) {
+            args.push("--mcp-config".into());
+            args.push(file.display().to_string());
         }
         if !self.denied_tools.is_empty() {
             args.push(format!("--disallowedTools={}", self.denied_tools.join(",")));
@@ -102,9 +106,20 @@ impl LaunchOptions {
         args
     }
 
-    pub fn spec(&self, launch: &LaunchOverride, env: &BTreeMap<String, String>) -> SpawnSpec {
+    /// The MCP servers' config JSON (`--mcp-config`), when the session has servers.
+    pub fn mcp_config(&self) -> Option<String> {
+        (!self.mcp_servers.is_empty()).then(|| mcp_config(&self.mcp_servers))
+    }
+
+    /// The spawn of the CLI; `mcp_file` as for [`LaunchOptions::args`].
+    pub fn spec(
+        &self,
+        launch: &LaunchOverride,
+        env: &BTreeMap<String, String>,
+        mcp_file: Option<&Path>,
+    ) -> SpawnSpec {
         launch
-            .spec(DEFAULT_PROGRAM, self.args())
+            .spec(DEFAULT_PROGRAM, self.args(mcp_file))
             .cwd(&self.cwd)
             .envs(env)
     }
@@ -211,10 +226,33 @@ mod tests {
             resume: Some("-dash".into()),
             ..LaunchOptions::default()
         };
-        let args = opts.args();
+        let args = opts.args(None);
         assert!(args.contains(&"--resume=-dash".to_string()));
         assert!(args.contains(&"--model=sonnet".to_string()));
         assert!(args.contains(&"--permission-mode=plan".to_string()));
         assert!(args.contains(&"--permission-prompt-tool".to_string()));
+    }
+
+    #[test]
+    fn mcp_secrets_stay_off_the_command_line() {
+        let servers: BTreeMap<String, McpServerConfig> = serde_json::from_value(json!({
+            "tools": {"type": "stdio", "command": "srv", "env": {"TOKEN": "SECRET-env"}},
+            "web": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "SECRET-header"}}
+        }))
+        .expect("servers");
+        let opts = LaunchOptions {
+            mcp_servers: servers,
+            ..LaunchOptions::default()
+        };
+        let config = opts.mcp_config().expect("a config");
+        assert!(config.contains("SECRET-env") && config.contains("SECRET-header"));
+        let args = opts.args(Some(Path::new("/private/mcp.json")));
+        assert!(args.iter().all(|a| !a.contains("SECRET")), "{args:?}");
+        let at = args.iter().position(|a| a == "--mcp-config").expect("flag");
+        assert_eq!(
+            args.get(at + 1).map(String::as_str),
+            Some("/private/mcp.json")
+        );
+        assert!(LaunchOptions::default().mcp_config().is_none());
     }
 }

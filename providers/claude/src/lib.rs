@@ -12,12 +12,14 @@ pub mod control;
 pub mod dialect;
 pub mod launch;
 pub mod list;
+pub mod mcp_file;
 pub mod normalize;
 pub mod permissions;
 pub mod provider;
 pub mod reader;
 pub mod session;
 pub mod transcript;
+pub mod transcript_peek;
 pub mod warm;
 pub mod wire;
 

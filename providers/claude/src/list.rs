@@ -4,11 +4,15 @@
 use crate::normalize::is_noise;
 use crate::reader::persistence;
 use crate::transcript;
+use crate::transcript_peek;
 use agent_bridge_protocol::{prompt_preview, ProviderSessionSummary};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Sessions listed when the query sets no limit.
+pub const DEFAULT_LIMIT: usize = 50;
 
 /// What one transcript says about its session.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -51,10 +55,11 @@ fn prompt_text(entry: &Value) -> Option<String> {
     (!text.trim().is_empty() && !is_noise(&text)).then_some(text)
 }
 
-/// Reads a transcript's title and prompts; `None` for sidechain files and files without any
-/// prompt.
+/// Reads a transcript's title and prompts from its head and tail only (see
+/// [`transcript_peek`]); `None` for unreadable and sidechain files and files without any
+/// prompt there.
 pub fn inspect(path: &Path) -> Option<TranscriptInfo> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let peek = transcript_peek::peek(path, |e| prompt_text(e).is_some()).ok()?;
     let mut info = TranscriptInfo {
         session_id: path.file_stem()?.to_string_lossy().to_string(),
         ..TranscriptInfo::default()
@@ -63,13 +68,16 @@ pub fn inspect(path: &Path) -> Option<TranscriptInfo> {
     let mut ai_title = None;
     let mut summary = None;
     let mut last_prompt_entry = None;
-    for (i, line) in text.lines().enumerate() {
-        let Ok(entry) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        if i == 0 && entry.get("isSidechain").and_then(Value::as_bool) == Some(true) {
-            return None;
-        }
+    if peek
+        .head
+        .first()
+        .and_then(|e| e.get("isSidechain"))
+        .and_then(Value::as_bool)
+        == Some(true)
+    {
+        return None;
+    }
+    for entry in peek.head.iter().chain(&peek.tail) {
         if info.cwd.is_none() {
             info.cwd = entry.get("cwd").and_then(Value::as_str).map(str::to_string);
         }
@@ -86,7 +94,7 @@ pub fn inspect(path: &Path) -> Option<TranscriptInfo> {
         if let Some(p) = s("lastPrompt") {
             last_prompt_entry = Some(p);
         }
-        if let Some(p) = prompt_text(&entry) {
+        if let Some(p) = prompt_text(entry) {
             if info.first_prompt.is_none() {
                 info.first_prompt = Some(p.clone());
             }
@@ -129,7 +137,8 @@ pub fn rfc3339(t: SystemTime) -> String {
     )
 }
 
-/// Lists sessions for `cwd` (every project when `None`), newest first.
+/// Lists sessions for `cwd` (every project when `None`), newest first: at most `limit`
+/// ([`DEFAULT_LIMIT`] when `None`), each read at its head and tail only.
 pub fn list_sessions(
     env: &BTreeMap<String, String>,
     cwd: Option<&str>,
@@ -159,11 +168,15 @@ pub fn list_sessions(
         .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
         .collect();
     files.sort_by_key(|f| std::cmp::Reverse(f.0));
+    let limit = limit.unwrap_or(DEFAULT_LIMIT);
     let needle = query
         .map(str::to_lowercase)
         .filter(|q| !q.trim().is_empty());
     let mut out = Vec::new();
     for (mtime, path) in files {
+        if out.len() >= limit {
+            break;
+        }
         let Some(info) = inspect(&path) else { continue };
         if let Some(q) = &needle {
             let hay = [&info.title, &info.first_prompt, &info.last_prompt]
@@ -190,12 +203,13 @@ pub fn list_sessions(
             first_prompt_preview: info.first_prompt.as_deref().map(prompt_preview),
             last_prompt_preview: info.last_prompt.as_deref().map(prompt_preview),
         });
-        if limit.is_some_and(|l| out.len() >= l) {
-            break;
-        }
     }
     out
 }
+
+#[cfg(test)]
+#[path = "list_tests.rs"]
+mod bounded_tests;
 
 #[cfg(test)]
 mod tests {

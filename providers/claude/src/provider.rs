@@ -97,11 +97,13 @@ impl ClaudeProvider {
             &start.env,
             &start.opts,
             Some(sink.clone()),
-        )?;
+        )
+        .await?;
         // Both requests at once (the CLI answers them in order): no extra round trip.
         let (answer, applied) = tokio::join!(initialize(&runtime.channel), settings(&runtime));
         match answer {
             Ok(answer) => {
+                runtime.release_mcp_config().await;
                 let ms = spawned.elapsed().as_secs_f64() * 1e3;
                 tracing::debug!(session = %session_id, "claude started and answered in {ms:.1} ms");
                 Ok((runtime, answer, applied.ok()))
@@ -247,13 +249,18 @@ impl Provider for ClaudeProvider {
         ctx: &ProviderContext,
         query: CatalogQuery,
     ) -> Result<ProviderCatalog, ProviderError> {
-        let Some(cwd) = query.cwd.filter(|c| std::path::Path::new(c).is_dir()) else {
+        let cwd = match query.cwd {
+            Some(c) if tokio::fs::metadata(&c).await.is_ok_and(|m| m.is_dir()) => Some(c),
+            _ => None,
+        };
+        let Some(cwd) = cwd else {
             let opts = LaunchOptions {
                 cwd: std::env::temp_dir().display().to_string(),
                 mode: catalog::DEFAULT_MODE.into(),
                 ..LaunchOptions::default()
             };
-            let mut runtime = spawn_runtime("catalog", &ctx.launch, &BTreeMap::new(), &opts, None)?;
+            let mut runtime =
+                spawn_runtime("catalog", &ctx.launch, &BTreeMap::new(), &opts, None).await?;
             let answer = match initialize(&runtime.channel).await {
                 Ok(a) => a,
                 Err(e) => return Err(startup_error(&mut runtime, "initialize", e).await),
@@ -323,17 +330,16 @@ impl Provider for ClaudeProvider {
             opts.resume = Some(id.clone());
             if request.history == HistoryMode::Replay {
                 let projects = transcript::projects_dir(&env);
-                match projects.and_then(|p| transcript::find_transcript(&p, &opts.cwd, id)) {
-                    Some(path) => {
-                        let sid = request.session_id.clone();
-                        let cwd = opts.cwd.clone();
-                        let (items, kids) = tokio::task::spawn_blocking(move || {
-                            transcript::read_history(&path, &sid, &cwd)
-                        })
-                        .await
-                        .map_err(|e| {
-                            ProviderError::new(format!("reading the transcript failed: {e}"))
-                        })?;
+                let (sid, cwd, native) = (request.session_id.clone(), opts.cwd.clone(), id.clone());
+                // Finding the transcript walks folders: off the runtime, like reading it.
+                let history = tokio::task::spawn_blocking(move || {
+                    let path = transcript::find_transcript(&projects?, &cwd, &native)?;
+                    Some(transcript::read_history(&path, &sid, &cwd))
+                })
+                .await
+                .map_err(|e| ProviderError::new(format!("reading the transcript failed: {e}")))?;
+                match history {
+                    Some((items, kids)) => {
                         replay = items;
                         children = kids;
                     }

@@ -4,6 +4,7 @@ use crate::catalog::{self, CliModel};
 use crate::control::{ControlChannel, ControlError};
 use crate::dialect::ControlDialect;
 use crate::launch::LaunchOptions;
+use crate::mcp_file::McpConfigFile;
 use crate::normalize::{Mode, Normalizer};
 use crate::permissions::{self, PendingPermission};
 use crate::reader::{EventTarget, Reader, LABEL};
@@ -88,18 +89,28 @@ pub struct Runtime {
     /// The session's bounded event sink (the reader sends into it too); none for a spare.
     pub events: EventTarget,
     stop: watch::Sender<bool>,
+    /// The private file the CLI reads its MCP servers from; removed once it answered
+    /// `initialize`, else with the runtime.
+    mcp_config: Option<McpConfigFile>,
 }
 
 /// Spawns the CLI for `opts` and starts its reader; events go to `sink` (none for a spare or
 /// a catalog probe: its events are dropped).
-pub fn spawn_runtime(
+pub async fn spawn_runtime(
     session_id: &str,
     launch: &LaunchOverride,
     env: &BTreeMap<String, String>,
     opts: &LaunchOptions,
     sink: Option<SessionSink>,
 ) -> Result<Runtime, ProviderError> {
-    let spec = opts.spec(launch, env);
+    let mcp_config = match opts.mcp_config() {
+        None => None,
+        Some(json) => Some(McpConfigFile::create(json).await.map_err(|e| {
+            ProviderError::new(format!("cannot write the MCP config file: {e}"))
+                .with_code("mcp_config")
+        })?),
+    };
+    let spec = opts.spec(launch, env, mcp_config.as_ref().map(McpConfigFile::path));
     let (process, io) = AgentProcess::spawn(&spec, LABEL).map_err(|e| {
         let code = match e {
             SpawnError::NotFound { .. } => "cli_missing",
@@ -148,6 +159,7 @@ pub fn spawn_runtime(
         process,
         events,
         stop,
+        mcp_config,
     })
 }
 
@@ -165,6 +177,16 @@ impl Runtime {
         self.mark_closing();
         self.channel.close().await;
         self.process.stop().await;
+        self.release_mcp_config().await;
+    }
+
+    /// Removes the MCP config file: the CLI read it while starting (it has answered
+    /// `initialize`) and keeps the servers in memory, so the secrets do not stay on disk
+    /// for the session's life, nor after a bridge that dies without cleaning up.
+    pub async fn release_mcp_config(&mut self) {
+        if let Some(file) = self.mcp_config.take() {
+            file.remove().await;
+        }
     }
 
     /// Immediate stop without waiting (SIGKILL to the group): a dropped runtime never leaves its

@@ -42,11 +42,21 @@ pub struct SpareKey {
     base_env: Option<BTreeMap<String, String>>,
     env: BTreeMap<String, String>,
     env_remove: Vec<String>,
+    /// A digest of the MCP servers' config (it is passed in a file, not in `args`).
+    mcp_config: Option<u64>,
 }
 
 impl SpareKey {
-    pub fn of(spec: &SpawnSpec) -> Self {
+    /// The key of `spec` (spawned without an MCP config file) with the MCP config `mcp`.
+    pub fn of(spec: &SpawnSpec, mcp: Option<&str>) -> Self {
+        use std::hash::{Hash, Hasher};
+        let mcp_config = mcp.map(|json| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            json.hash(&mut h);
+            h.finish()
+        });
         SpareKey {
+            mcp_config,
             program: spec.program.clone(),
             args: spec.args.clone(),
             cwd: spec.cwd.clone(),
@@ -68,7 +78,8 @@ pub struct SpareStart {
 
 impl SpareStart {
     pub fn key(&self) -> SpareKey {
-        SpareKey::of(&self.opts.spec(&self.launch, &self.env))
+        let spec = self.opts.spec(&self.launch, &self.env, None);
+        SpareKey::of(&spec, self.opts.mcp_config().as_deref())
     }
 }
 
@@ -82,9 +93,13 @@ pub struct Spare {
 impl Spare {
     /// Starts a process and waits for its `initialize` answer.
     pub async fn start(start: &SpareStart) -> Result<Spare, ProviderError> {
-        let mut runtime = spawn_runtime("spare", &start.launch, &start.env, &start.opts, None)?;
+        let mut runtime =
+            spawn_runtime("spare", &start.launch, &start.env, &start.opts, None).await?;
         match initialize(&runtime.channel).await {
-            Ok(init) => Ok(Spare { runtime, init }),
+            Ok(init) => {
+                runtime.release_mcp_config().await;
+                Ok(Spare { runtime, init })
+            }
             Err(e) => Err(startup_error(&mut runtime, "initialize", e).await),
         }
     }

@@ -97,6 +97,29 @@ fn any_difference_in_the_spawn_is_another_key() {
     v.launch.env = Some(BTreeMap::new());
     variants.push(v);
     variants.push(start_in(&launch, Path::new("/other")));
+    // MCP servers are passed in a file, not on the command line: still another key.
+    let mut v = base.clone();
+    v.opts.mcp_servers.insert(
+        "tools".into(),
+        agent_bridge_protocol::McpServerConfig::Stdio {
+            command: "srv".into(),
+            args: None,
+            env: None,
+            always_load: None,
+        },
+    );
+    let mut w = v.clone();
+    w.opts.mcp_servers.insert(
+        "more".into(),
+        agent_bridge_protocol::McpServerConfig::Stdio {
+            command: "srv2".into(),
+            args: None,
+            env: None,
+            always_load: None,
+        },
+    );
+    assert_ne!(v.key(), w.key());
+    variants.push(v);
     for v in variants {
         assert_ne!(base.key(), v.key(), "{:?}", v.opts);
     }

@@ -64,6 +64,7 @@ async fn an_answer_behind_a_full_sink_arrives_once_the_sink_drains() {
         &options(dir.path()),
         Some(sink),
     )
+    .await
     .expect("spawn the stand-in");
     let channel = runtime.channel.clone();
     let call = tokio::spawn(async move { initialize(&channel).await });
@@ -88,6 +89,7 @@ async fn shutdown_with_a_full_sink_completes_and_stops_the_cli() {
         &options(dir.path()),
         Some(sink),
     )
+    .await
     .expect("spawn the stand-in");
     let _ = runtime
         .channel

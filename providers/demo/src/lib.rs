@@ -130,7 +130,10 @@ impl Provider for DemoProvider {
             scope,
         } = request;
         let demo_config = DemoConfig::from_open(&config)?;
-        if !std::path::Path::new(&config.cwd).is_dir() {
+        if !tokio::fs::metadata(&config.cwd)
+            .await
+            .is_ok_and(|m| m.is_dir())
+        {
             return Err(ProviderError::new(format!(
                 "cwd `{}` is not a directory",
                 config.cwd

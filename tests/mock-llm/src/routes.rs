@@ -68,13 +68,18 @@ pub(crate) fn handle(shared: &Arc<Shared>, req: Request) -> Response<Answer> {
     }
 }
 
-/// `GET /_mock/requests` (the log as JSON) and `POST /_mock/script` (push a script), for
-/// driving a hand-started mock. Not recorded.
+/// `GET /_mock/requests` (the log as JSON), `POST /_mock/clear` (empty the log: a long run
+/// against a hand-started mock would otherwise keep every request body) and `POST
+/// /_mock/script` (push a script), for driving a hand-started mock. Not recorded.
 fn control(shared: &Arc<Shared>, req: &Request) -> Option<Response<Answer>> {
     let (status, body) = match (req.method.as_str(), req.path()) {
         ("GET", "/_mock/requests") => {
             let log = lock(&shared.requests).clone();
             (200, serde_json::to_vec(&log).unwrap_or_default())
+        }
+        ("POST", "/_mock/clear") => {
+            lock(&shared.requests).clear();
+            (200, br#"{"ok":true}"#.to_vec())
         }
         ("POST", "/_mock/script") => match Script::from_json(&String::from_utf8_lossy(&req.body)) {
             Ok(script) => {

@@ -226,4 +226,9 @@ async fn scripts_via_api_and_control_endpoint() {
     );
     assert_eq!(log[0]["family"], "anthropic");
     assert_eq!(log[0]["reply"], "error:529");
+
+    s.send(b"POST /_mock/clear HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n")
+        .await;
+    assert_eq!(s.response().await.status, 200);
+    assert!(mock.requests().is_empty(), "the log was cleared");
 }

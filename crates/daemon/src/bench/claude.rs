@@ -12,6 +12,8 @@
 //!   resolve a few milliseconds;
 //! - a warm open: a matching spare ready (see the provider's `warm` module).
 
+#[path = "claude_long.rs"]
+mod claude_long;
 #[path = "claude_report.rs"]
 mod claude_report;
 
@@ -64,11 +66,18 @@ pub struct ClaudeArgs {
     /// mock-llm`).
     #[arg(long)]
     pub mock_llm: Option<PathBuf>,
+    /// Instead of the other figures: the bridge's memory over one long session, each turn
+    /// running a shell tool with a few KB of output.
+    #[arg(long, requires = "claude")]
+    pub long_session: bool,
+    /// Turns of that session (its RSS is read after turn 100 and after the last).
+    #[arg(long, default_value_t = 1000)]
+    pub long_turns: usize,
 }
 
 /// The pinned claude: `--claude-bin`, `$AGENT_BRIDGE_CLI_BIN`, `$AGENT_BRIDGE_CLI_CACHE`, or
 /// `.cache/clis` under the plugin dir, the current dir or the checkout this binary was built in.
-fn locate_claude(
+pub(super) fn locate_claude(
     args: &ClaudeArgs,
     plugin_dir: Option<&Path>,
     exe: &Path,
@@ -100,7 +109,7 @@ fn locate_claude(
         .ok_or_else(|| anyhow!("the pinned claude is not installed (run tests/clis/install.sh or pass --claude-bin)"))
 }
 
-fn locate_mock(args: &ClaudeArgs, exe: &Path) -> anyhow::Result<PathBuf> {
+pub(super) fn locate_mock(args: &ClaudeArgs, exe: &Path) -> anyhow::Result<PathBuf> {
     if let Some(bin) = &args.mock_llm {
         return Ok(bin.clone());
     }
@@ -110,7 +119,7 @@ fn locate_mock(args: &ClaudeArgs, exe: &Path) -> anyhow::Result<PathBuf> {
         .ok_or_else(|| anyhow!("mock-llm not found next to this binary: cargo build --release -p mock-llm (or pass --mock-llm)"))
 }
 
-fn cli_version(claude: &Path) -> String {
+pub(super) fn cli_version(claude: &Path) -> String {
     std::process::Command::new(claude)
         .arg("--version")
         .output()
@@ -121,7 +130,7 @@ fn cli_version(claude: &Path) -> String {
 }
 
 /// A bridge connected to the Claude provider with the hermetic launch; returns the connection.
-fn connect(b: &mut Bridge, provider: &str, launch: &Value) -> anyhow::Result<String> {
+pub(super) fn connect(b: &mut Bridge, provider: &str, launch: &Value) -> anyhow::Result<String> {
     let params = json!({ "apiVersion": 1, "host": { "name": "agent-bridge bench", "version": env!("CARGO_PKG_VERSION") } });
     b.call(METHOD_INITIALIZE, params)?;
     let request = json!({ "versions": [1], "capabilities": ["prompt.message", "permission"], "launch": launch });
@@ -146,13 +155,24 @@ fn send(b: &mut Bridge, connection: &str, input: Value) -> anyhow::Result<Instan
 
 /// Opens a session (request id = session id) and returns send -> `session.ready`.
 fn open(b: &mut Bridge, connection: &str, sid: &str, cwd: &str) -> anyhow::Result<Duration> {
+    let config = ProviderSessionConfig {
+        cwd: cwd.to_string(),
+        ..Default::default()
+    };
+    open_with(b, connection, sid, config)
+}
+
+/// [`open`] with a whole config.
+pub(super) fn open_with(
+    b: &mut Bridge,
+    connection: &str,
+    sid: &str,
+    config: ProviderSessionConfig,
+) -> anyhow::Result<Duration> {
     let input = ProviderInput::SessionOpen {
         request_id: sid.to_string(),
         session_id: sid.to_string(),
-        config: ProviderSessionConfig {
-            cwd: cwd.to_string(),
-            ..Default::default()
-        },
+        config,
         persistence: None,
         history: HistoryMode::Skip,
     };
@@ -170,12 +190,22 @@ fn close(b: &mut Bridge, connection: &str, sid: &str) -> anyhow::Result<()> {
 
 /// One turn through the bridge: prompt written -> `session.turn` end read.
 fn bridge_turn(b: &mut Bridge, connection: &str, sid: &str) -> anyhow::Result<Duration> {
+    prompt_turn(b, connection, sid, PROMPT)
+}
+
+/// [`bridge_turn`] with another prompt.
+pub(super) fn prompt_turn(
+    b: &mut Bridge,
+    connection: &str,
+    sid: &str,
+    text: &str,
+) -> anyhow::Result<Duration> {
     b.state().tallies.insert(sid.to_string(), Tally::new(0));
     let prompt = ProviderPrompt {
         client_message_id: format!("bench-{}", super::bridge::unix_nanos()),
         delivery: PromptDelivery::Auto,
         input: PromptInput::Message {
-            content: vec![ProviderContent::text(PROMPT)],
+            content: vec![ProviderContent::text(text)],
         },
         output_schema: None,
         clear_pending_permissions: None,
@@ -247,6 +277,17 @@ pub fn run(
     let claude = locate_claude(args, dir.as_deref(), &exe)?;
     let version = cli_version(&claude);
     let mock_bin = locate_mock(args, &exe)?;
+    if args.long_session {
+        let setup = claude_long::Setup {
+            exe: &exe,
+            plugin_dir: dir.as_deref(),
+            provider: &provider,
+            claude: &claude,
+            version,
+            mock_bin: &mock_bin,
+        };
+        return claude_long::run(args, json_out, setup);
+    }
     let mock = MockServer::start(&mock_bin)?;
     let herm = Hermetic::new(&mock_bin, &mock.url, &claude)?;
     let cwd = herm.workdir.display().to_string();
@@ -263,7 +304,7 @@ pub fn run(
         ..Default::default()
     };
     // The very command line the bridge runs for that config.
-    let spec = LaunchOptions::from_config(&config, &herm.env).spec(&launch, &BTreeMap::new());
+    let spec = LaunchOptions::from_config(&config, &herm.env).spec(&launch, &BTreeMap::new(), None);
 
     progress(&format!(
         "cold opens, bridge (spares off) vs claude {version} direct"
@@ -409,6 +450,8 @@ mod tests {
             claude_opens: 1,
             claude_bin: Some(PathBuf::from("/opt/claude")),
             mock_llm: None,
+            long_session: false,
+            long_turns: 1,
         };
         let found = locate_claude(&args, None, Path::new("/x/target/release/agent-bridge"));
         assert_eq!(found.ok(), Some(PathBuf::from("/opt/claude")));

@@ -50,6 +50,58 @@ impl MockServer {
     }
 }
 
+impl MockServer {
+    /// One request to the mock's control endpoints; returns the status and the body.
+    fn control(&self, method: &str, path: &str) -> anyhow::Result<(u16, String)> {
+        use std::io::Read;
+        let addr = self
+            .url
+            .strip_prefix("http://")
+            .ok_or_else(|| anyhow!("not an http URL: {}", self.url))?;
+        let mut stream = std::net::TcpStream::connect(addr)
+            .with_context(|| format!("connecting to the mock at {addr}"))?;
+        stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nhost: mock\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+        );
+        stream.write_all(head.as_bytes())?;
+        let mut response = String::new();
+        stream.read_to_string(&mut response)?;
+        let status = response
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| anyhow!("no HTTP status from the mock"))?;
+        let body = response
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_string())
+            .unwrap_or_default();
+        Ok((status, body))
+    }
+
+    /// Empties the mock's request log (`POST /_mock/clear`): it keeps every request body,
+    /// and a long session resends its whole conversation with each request.
+    pub fn clear_log(&self) -> anyhow::Result<()> {
+        match self.control("POST", "/_mock/clear")? {
+            (200, _) => Ok(()),
+            (status, _) => bail!("the mock refused to clear its log: {status}"),
+        }
+    }
+
+    /// What the mock answered to each logged request (`text`, `tool-call:Bash`, ...).
+    pub fn replies(&self) -> anyhow::Result<Vec<String>> {
+        let (status, body) = self.control("GET", "/_mock/requests")?;
+        if status != 200 {
+            bail!("the mock did not list its requests: {status}");
+        }
+        let log: Vec<Value> = serde_json::from_str(&body).context("the mock's request log")?;
+        Ok(log
+            .iter()
+            .filter_map(|r| r["reply"].as_str().map(str::to_string))
+            .collect())
+    }
+}
+
 impl Drop for MockServer {
     fn drop(&mut self) {
         let _ = self.child.kill();

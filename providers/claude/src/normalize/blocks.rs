@@ -32,6 +32,21 @@ pub(super) struct Messages {
     current: HashMap<Option<String>, String>,
 }
 
+impl Messages {
+    /// Blocks and open streams held.
+    pub(super) fn retained(&self) -> usize {
+        self.blocks.values().map(Vec::len).sum::<usize>() + self.current.len()
+    }
+
+    /// Keeps only the messages being streamed in the contexts `keep` accepts; every other
+    /// message is whole already (a later line names a new message id).
+    pub(super) fn retain_streaming(&mut self, keep: impl Fn(&Option<String>) -> bool) {
+        self.current.retain(|ctx, _| keep(ctx));
+        let live: std::collections::HashSet<&String> = self.current.values().collect();
+        self.blocks.retain(|id, _| live.contains(id));
+    }
+}
+
 fn text_item(message_id: &str, ordinal: usize, kind: Kind, text: &str) -> Option<TimelineItem> {
     if text.is_empty() {
         return None;

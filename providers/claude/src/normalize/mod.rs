@@ -7,11 +7,14 @@
 //! todo list is one row per (sub-)session, compactions are `compaction:<n>`.
 
 mod blocks;
+mod prune;
 pub mod result;
 mod subagent;
 mod system;
 pub mod tools;
 
+#[cfg(test)]
+mod prune_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -23,7 +26,7 @@ use agent_bridge_protocol::{
     ItemBody, ProviderUsage, SubAgentAction, TimelineItem, ToolCall, ToolCallDetail,
 };
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 /// Whether messages come from a live process or a transcript being replayed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,7 +105,8 @@ pub struct Normalizer {
     interrupted: bool,
     /// Between the start of a CLI run (init, a request, output) and its `result`.
     run_active: bool,
-    background: BTreeSet<String>,
+    /// Background tasks still running: task id -> the tool call that started it.
+    background: BTreeMap<String, Option<String>>,
     /// Prompt tokens of the last main-thread request, and its output so far.
     context_prompt: u64,
     context_output: u64,
@@ -123,7 +127,7 @@ impl Normalizer {
             swallow_summary: false,
             interrupted: false,
             run_active: false,
-            background: BTreeSet::new(),
+            background: BTreeMap::new(),
             context_prompt: 0,
             context_output: 0,
             context_max: None,
@@ -202,6 +206,7 @@ impl Normalizer {
                     self.cancel_running(&mut out);
                 }
                 self.interrupted = false;
+                self.prune_settled();
                 out.push(NormEvent::RunEnded { outcome, usage });
             }
             CliMessage::ControlRequest(_)

@@ -74,7 +74,7 @@ impl Normalizer {
             }
             "task_started" => {
                 if let Some(id) = &sys.task_id {
-                    self.background.insert(id.clone());
+                    self.background.insert(id.clone(), sys.tool_use_id.clone());
                 }
             }
             "task_notification" => {
