@@ -385,6 +385,20 @@ impl AgentSession for ClaudeSession {
             .map_err(control_error)
     }
 
+    /// The core ended the turn itself: deny its pending tool permissions natively (so the
+    /// CLI is not left waiting on them) and interrupt the run.
+    async fn abandon_turn(&mut self, turn_id: &str, pending: Vec<String>) {
+        for id in pending {
+            let deny = ProviderPermissionResponse::deny("The turn was ended by agent-bridge");
+            if let Err(e) = self.respond_permission(&id, deny).await {
+                tracing::debug!("abandoned permission {id}: {e}");
+            }
+        }
+        if let Err(e) = self.interrupt(turn_id).await {
+            tracing::warn!("interrupting an abandoned claude turn failed: {e}");
+        }
+    }
+
     async fn respond_permission(
         &mut self,
         permission_id: &str,

@@ -162,6 +162,15 @@ impl AgentSession for CodexSession {
         result
     }
 
+    /// The core ended the turn itself: cancel its approvals natively and stop the native
+    /// turn, so the thread cannot stay wedged on an unanswered approval.
+    async fn abandon_turn(&mut self, turn_id: &str, pending: Vec<String>) {
+        tracing::debug!(turn_id, ?pending, "codex turn abandoned by the core");
+        if let Err(e) = self.interrupt(turn_id).await {
+            tracing::warn!("interrupting an abandoned codex turn failed: {e}");
+        }
+    }
+
     async fn respond_permission(
         &mut self,
         permission_id: &str,
