@@ -6,6 +6,7 @@ use common::*;
 use mock_llm::ScriptReply;
 use serde_json::{json, Value};
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sub_agent_gets_a_child_session_live_and_after_resume() {
     let Some(rig) = rig().await else { return };
@@ -86,6 +87,7 @@ async fn sub_agent_gets_a_child_session_live_and_after_resume() {
     rig.report("sub-agent");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plan_approval_is_a_plan_permission_that_switches_mode() {
     let Some(rig) = rig().await else { return };

@@ -9,6 +9,7 @@ use mock_llm::ScriptReply;
 use serde_json::{json, Value};
 use std::time::Duration;
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cli_killed_mid_turn_fails_that_turn_only_and_leaves_no_orphan() {
     let Some(rig) = rig().await else { return };
@@ -67,6 +68,7 @@ async fn cli_killed_mid_turn_fails_that_turn_only_and_leaves_no_orphan() {
     rig.report("kill-9-mid-turn");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn api_error_fails_the_turn_with_the_cli_message() {
     let Some(rig) = rig().await else { return };

@@ -10,6 +10,7 @@ use mock_llm::ScriptReply;
 use serde_json::{json, Value};
 use std::time::Duration;
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compact_command_runs_as_a_turn_with_a_compaction_row() {
     let Some(rig) = rig().await else { return };
@@ -55,6 +56,7 @@ async fn compact_command_runs_as_a_turn_with_a_compaction_row() {
     rig.report("compact-command");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn catalog_lists_the_cli_models_and_the_four_modes() {
     let Some(rig) = rig().await else { return };
@@ -90,6 +92,7 @@ async fn catalog_lists_the_cli_models_and_the_four_modes() {
     rig.report("catalog");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn availability_reports_missing_incompatible_and_available() {
     let Some(claude) = mock_llm::require_cli("claude") else {
@@ -133,6 +136,7 @@ async fn availability_reports_missing_incompatible_and_available() {
     report(SPEC.cli, &claude, "availability");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn background_shell_blocks_runtime_release_until_it_finishes() {
     let Some(rig) = rig().await else { return };
@@ -167,6 +171,7 @@ async fn background_shell_blocks_runtime_release_until_it_finishes() {
     rig.report("background-shell");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deny_with_interrupt_stops_the_turn_and_clear_pending_denies() {
     let Some(rig) = rig().await else { return };

@@ -8,6 +8,7 @@ use agent_bridge_conformance::input;
 use common::*;
 use serde_json::{json, Value};
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resume_in_a_fresh_bridge_replays_the_transcript_then_continues() {
     let Some(rig) = rig().await else { return };
@@ -87,6 +88,7 @@ async fn resume_in_a_fresh_bridge_replays_the_transcript_then_continues() {
     rig.report("resume-replay");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn session_list_shows_paseo_and_outside_sessions_with_previews() {
     let Some(rig) = rig().await else { return };

@@ -7,6 +7,7 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_turn_streams_a_reply_with_usage_and_persistence() {
     let Some(rig) = rig().await else { return };
@@ -58,6 +59,7 @@ async fn text_turn_streams_a_reply_with_usage_and_persistence() {
     rig.report("text-turn");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shell_tool_runs_in_bypass_permissions() {
     let Some(rig) = rig().await else { return };
@@ -98,6 +100,7 @@ async fn shell_tool_runs_in_bypass_permissions() {
     rig.report("shell-bypass");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn permission_allowed_runs_the_command_and_denied_fails_the_tool() {
     let Some(rig) = rig().await else { return };
@@ -153,6 +156,7 @@ async fn permission_allowed_runs_the_command_and_denied_fails_the_tool() {
     rig.report("permission-allow-deny");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn image_prompt_reaches_the_model_and_close_leaves_no_process() {
     let Some(rig) = rig().await else { return };

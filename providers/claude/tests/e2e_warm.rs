@@ -31,6 +31,7 @@ fn pids(found: &[ProcInfo]) -> Vec<i32> {
     found.iter().map(|p| p.pid).collect()
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn second_open_is_served_by_the_spare_and_no_spare_outlives_the_bridge() {
     let Some(rig) = rig().await else { return };
@@ -112,6 +113,7 @@ async fn second_open_is_served_by_the_spare_and_no_spare_outlives_the_bridge() {
     rig.report("warm-open");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn catalog_in_a_cwd_leaves_a_spare_for_the_first_open_there() {
     let Some(rig) = rig().await else { return };
@@ -141,6 +143,7 @@ async fn catalog_in_a_cwd_leaves_a_spare_for_the_first_open_there() {
     rig.report("warm-open-after-catalog");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_bridge_leaves_no_spare() {
     let Some(rig) = rig().await else { return };

@@ -9,6 +9,7 @@ use common::*;
 use mock_llm::{Script, ScriptReply};
 use serde_json::{json, Value};
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn availability_finds_codex_on_path_and_reports_it_missing_otherwise() {
     let Some(rig) = rig().await else { return };
@@ -61,6 +62,7 @@ async fn availability_finds_codex_on_path_and_reports_it_missing_otherwise() {
     rig.report("availability");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn catalog_lists_models_with_efforts_and_the_four_modes() {
     let Some(rig) = rig().await else { return };
@@ -101,6 +103,7 @@ async fn catalog_lists_models_with_efforts_and_the_four_modes() {
     rig.report("catalog");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_api_error_fails_the_turn_with_the_cli_message_and_the_session_goes_on() {
     let Some(rig) = rig().await else { return };

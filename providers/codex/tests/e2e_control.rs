@@ -9,6 +9,7 @@ use common::*;
 use serde_json::{json, Value};
 use std::time::Duration;
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn interrupt_cancels_the_turn_and_the_next_turn_works() {
     let Some(rig) = rig().await else { return };
@@ -38,6 +39,7 @@ async fn interrupt_cancels_the_turn_and_the_next_turn_works() {
     rig.report("interrupt-then-turn");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn steering_adds_input_to_the_running_turn() {
     let Some(rig) = rig().await else { return };
@@ -63,6 +65,7 @@ async fn steering_adds_input_to_the_running_turn() {
     rig.report("steer");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn model_and_effort_change_apply_to_the_next_turn() {
     let Some(rig) = rig().await else { return };
@@ -143,6 +146,7 @@ async fn model_and_effort_change_apply_to_the_next_turn() {
     rig.report("model-change");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_mid_turn_fails_the_turn_and_leaves_no_process() {
     let Some(rig) = rig().await else { return };

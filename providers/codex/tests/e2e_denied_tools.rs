@@ -16,6 +16,7 @@ fn servers() -> Value {
     json!({"sess": stdio(&["echo", "ping"], None, json!({}))})
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn denied_tools_are_gone_from_the_model_request_and_the_rest_are_named_in_a_notice() {
     let Some(rig) = rig().await else { return };
@@ -97,6 +98,7 @@ async fn denied_tools_are_gone_from_the_model_request_and_the_rest_are_named_in_
     rig.report("denied-tools");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_denial_that_codex_fully_enforces_opens_without_a_notice_and_binds_sub_agents() {
     let Some(rig) = rig().await else { return };

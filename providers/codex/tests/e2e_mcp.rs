@@ -10,6 +10,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
 use std::path::Path;
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_users_config_servers_stay_next_to_the_sessions_servers() {
     let Some(rig) = rig().await else { return };
@@ -37,6 +38,7 @@ async fn the_users_config_servers_stay_next_to_the_sessions_servers() {
     rig.report("mcp-user-and-session-servers");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_secrets_reach_the_servers_but_no_command_line() {
     let Some(rig) = rig().await else { return };

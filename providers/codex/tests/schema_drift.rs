@@ -123,6 +123,7 @@ fn methods_of(dir: &Path, file: &str) -> BTreeSet<String> {
         .collect()
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[test]
 fn the_installed_cli_still_speaks_every_pinned_name() {
     let Some(codex) = mock_llm::require_cli("codex") else {

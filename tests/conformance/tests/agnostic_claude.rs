@@ -24,6 +24,7 @@ async fn rig() -> Option<AgentRig> {
     AgentRig::start_in(SPEC, options, |cli, env| SPEC.launch(cli, env)).await
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn open_prompt_completes() {
     let Some(rig) = rig().await else { return };
@@ -31,6 +32,7 @@ async fn open_prompt_completes() {
     rig.report("agnostic-turn");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn interrupt_cancels_a_running_turn() {
     let Some(rig) = rig().await else { return };
@@ -38,6 +40,7 @@ async fn interrupt_cancels_a_running_turn() {
     rig.report("agnostic-interrupt");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn close_during_a_turn() {
     let Some(rig) = rig().await else { return };
@@ -45,6 +48,7 @@ async fn close_during_a_turn() {
     rig.report("agnostic-close-during-turn");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn provider_close_during_a_turn() {
     let Some(rig) = rig().await else { return };
@@ -52,6 +56,7 @@ async fn provider_close_during_a_turn() {
     rig.report("agnostic-provider-close");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn close_during_open() {
     let Some(rig) = rig().await else { return };

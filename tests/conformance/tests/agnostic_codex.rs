@@ -23,6 +23,7 @@ async fn rig() -> Option<AgentRig> {
     AgentRig::start(SPEC).await
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn open_prompt_completes() {
     let Some(rig) = rig().await else { return };
@@ -30,6 +31,7 @@ async fn open_prompt_completes() {
     rig.report("agnostic-turn");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn interrupt_cancels_a_running_turn() {
     let Some(rig) = rig().await else { return };
@@ -37,6 +39,7 @@ async fn interrupt_cancels_a_running_turn() {
     rig.report("agnostic-interrupt");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn close_during_a_turn() {
     let Some(rig) = rig().await else { return };
@@ -44,6 +47,7 @@ async fn close_during_a_turn() {
     rig.report("agnostic-close-during-turn");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn provider_close_during_a_turn() {
     let Some(rig) = rig().await else { return };
@@ -51,6 +55,7 @@ async fn provider_close_during_a_turn() {
     rig.report("agnostic-provider-close");
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn close_during_open() {
     let Some(rig) = rig().await else { return };

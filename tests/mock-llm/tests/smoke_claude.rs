@@ -16,6 +16,7 @@ fn result_text(run: &common::CliRun) -> String {
     last["result"].as_str().unwrap_or_default().to_string()
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test]
 async fn claude_text_turn() {
     let Some(cli) = require_cli("claude") else {
@@ -37,6 +38,7 @@ async fn claude_text_turn() {
     report("claude", &cli, "say-hi", &run);
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test]
 async fn claude_shell_tool_turn() {
     let Some(cli) = require_cli("claude") else {

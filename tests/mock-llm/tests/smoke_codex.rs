@@ -16,6 +16,7 @@ fn agent_text(run: &common::CliRun) -> String {
         .to_string()
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test]
 async fn codex_text_turn() {
     let Some(cli) = require_cli("codex") else {
@@ -42,6 +43,7 @@ async fn codex_text_turn() {
     report("codex", &cli, "say-hi", &run);
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test]
 async fn codex_shell_tool_turn() {
     let Some(cli) = require_cli("codex") else {

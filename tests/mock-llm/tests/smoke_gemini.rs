@@ -30,6 +30,7 @@ fn assert_gemini_requests(mock: &MockLlm) {
     }
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test]
 async fn gemini_text_turn() {
     let Some(cli) = require_cli("gemini") else {
@@ -54,6 +55,7 @@ async fn gemini_text_turn() {
     report("gemini", &cli, "say-hi", &run);
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test]
 async fn gemini_shell_tool_turn() {
     let Some(cli) = require_cli("gemini") else {

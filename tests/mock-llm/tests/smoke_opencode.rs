@@ -32,6 +32,7 @@ fn assert_opencode_requests(mock: &MockLlm) {
     }
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test]
 async fn opencode_text_turn() {
     let Some(cli) = require_cli("opencode") else {
@@ -47,6 +48,7 @@ async fn opencode_text_turn() {
     report("opencode", &cli, "say-hi", &run);
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test]
 async fn opencode_shell_tool_turn() {
     let Some(cli) = require_cli("opencode") else {

@@ -25,6 +25,7 @@ fn assert_qwen_requests(mock: &MockLlm) {
     }
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test]
 async fn qwen_text_turn() {
     let Some(cli) = require_cli("qwen") else {
@@ -49,6 +50,7 @@ async fn qwen_text_turn() {
     report("qwen", &cli, "say-hi", &run);
 }
 
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test]
 async fn qwen_shell_tool_turn() {
     let Some(cli) = require_cli("qwen") else {
