@@ -111,16 +111,24 @@ async fn a_denial_that_codex_fully_enforces_opens_without_a_notice_and_binds_sub
     let run = rig.run_turn("s-sub", "delegate this").await;
     assert_eq!(run.state(), "completed", "{:?}", run.end);
 
-    let requests = rig.mock.model_requests();
-    let sub = requests
-        .iter()
-        .find(|r| {
+    // The sub-agent runs on its own: its request may reach the mock after the parent's turn.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let sub = loop {
+        let found = rig.mock.model_requests().into_iter().find(|r| {
             r.body["input"]
                 .as_array()
                 .and_then(|items| items.last())
                 .is_some_and(|last| last.to_string().contains("say hi from the sub-agent"))
-        })
-        .expect("the sub-agent's own request");
+        });
+        match found {
+            Some(r) => break r,
+            None if std::time::Instant::now() < deadline => {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await
+            }
+            None => panic!("the sub-agent's own request never reached the model"),
+        }
+    };
+    let sub = &sub;
     let offered = offered_tools(sub);
     assert!(!offered.is_empty(), "the sub-agent is offered tools");
     assert!(

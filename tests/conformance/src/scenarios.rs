@@ -132,9 +132,9 @@ pub async fn provider_close_during_a_turn(b: &Bridge) {
 }
 
 /// `session.close` right after `session.open`, before `session.ready`: the close is answered
-/// with `request.completed` once no process is left, `session.closed` is emitted and nothing
-/// for the session follows it; the open gets exactly one answer (`request.failed`, or
-/// `session.ready` before `session.closed` when the bridge finished it first). With `cli`, the close is sent once a process of that
+/// with `request.completed` once no process is left; the open gets exactly one answer —
+/// `request.failed` (canceled: no event announces the session), or `session.ready` then
+/// `session.closed` when the bridge finished it first — and nothing for the session follows. With `cli`, the close is sent once a process of that
 /// CLI runs under the bridge (the open is under way); without, at once.
 pub async fn close_during_open(b: &Bridge, cli: Option<&Path>) {
     let sid = "agn-open-close";
@@ -162,27 +162,35 @@ pub async fn close_during_open(b: &Bridge, cli: Option<&Path>) {
     };
     assert_no_processes(b, &recorded, "when the close during open is answered");
     assert!(answer.is("request.completed"), "{answer}");
-    let closed = b.wait(sid, "session.closed", |_| true).await;
     let open_answer = match b.host.wait_answer(&open_rid, STEP).await {
         Ok(answer) => answer,
         Err(e) => panic!("the open is answered: {e:#}\nstderr:\n{}", b.host.stderr()),
     };
-    // Either the close canceled the open (it fails), or the bridge had finished it before it
-    // read the close (ready, then closed).
-    assert!(
-        open_answer.is("request.failed")
-            || (open_answer.is("session.ready") && open_answer.seq < closed.seq),
-        "the open fails, or was ready before session.closed: {open_answer} / {closed}"
-    );
-    // Nothing late: no event of the session after session.closed, no process started again.
+    // Either the close canceled the open (it fails; the session was never announced, so no
+    // session.closed), or the bridge had finished it before it read the close (ready, then
+    // closed).
+    let last = if open_answer.is("request.failed") {
+        let opened = b.host.session_events(sid);
+        assert!(
+            opened.is_empty(),
+            "a canceled open announced its session: {opened:?}"
+        );
+        answer.seq
+    } else {
+        assert!(open_answer.is("session.ready"), "{open_answer}");
+        let closed = b.wait(sid, "session.closed", |_| true).await;
+        assert!(open_answer.seq < closed.seq, "{open_answer} / {closed}");
+        closed.seq
+    };
+    // Nothing late: no event of the session after that, no process started again.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let late: Vec<Event> = b
         .host
         .session_events(sid)
         .into_iter()
-        .filter(|e| e.seq > closed.seq)
+        .filter(|e| e.seq > last)
         .collect();
-    assert!(late.is_empty(), "events after session.closed: {late:?}");
+    assert!(late.is_empty(), "events after the close: {late:?}");
     assert_no_processes(b, &recorded, "after the close during open");
     b.host.assert_invariants();
 }

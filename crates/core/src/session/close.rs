@@ -70,8 +70,9 @@ impl Actor {
     }
 
     /// The open failed (`canceled` false) or a close canceled it: waits until the provider's
-    /// processes are gone, answers the open, then every queued command. A close that canceled
-    /// the open gets `session.closed` before its answer.
+    /// processes are gone, answers the open (`request.failed`), then every queued command. No
+    /// `session.closed` follows: the session was never announced, so there is nothing to close
+    /// (the close itself is answered `request.completed`).
     pub(super) async fn unopened(
         &mut self,
         rx: &mut mpsc::Receiver<SessionCommand>,
@@ -87,18 +88,10 @@ impl Actor {
             .await;
         // Commands admitted while opening still get their answers.
         rx.close();
-        let mut announced = false;
         while let Some(cmd) = rx.recv().await {
             match cmd {
-                SessionCommand::Close { request_id, done } if canceled && !announced => {
-                    announced = true;
-                    self.emit(ProviderEvent::SessionClosed {
-                        session_id: self.session_id.clone(),
-                        error: None,
-                    })
-                    .await;
-                    self.refuse(SessionCommand::Close { request_id, done }, Refusal::Closed)
-                        .await;
+                close @ SessionCommand::Close { .. } if canceled => {
+                    self.refuse(close, Refusal::Closed).await
                 }
                 cmd => self.refuse(cmd, Refusal::NotOpen).await,
             }
