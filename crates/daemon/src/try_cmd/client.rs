@@ -2,25 +2,22 @@
 //! with numeric ids, responses matched to them, and `provider/event` notifications delivered in
 //! order on a channel. No rendering here.
 
-use agent_bridge_protocol::jsonrpc::RpcError;
+use agent_bridge_core::codec::{BoundedLineCodec, MAX_LINE};
+use agent_bridge_core::rpc::{Inbound as PeerInbound, JsonRpc, Peer, PeerHandle, PeerOptions};
 use agent_bridge_protocol::wire::{EventNotification, SendParams, METHOD_EVENT, METHOD_SEND};
 use agent_bridge_protocol::ProviderInput;
 use anyhow::{anyhow, Context};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::{json, Value};
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
+use serde_json::Value;
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, oneshot};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc;
+use tokio_util::codec::FramedRead;
 
 /// How long a request may wait for its answer.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-
-type Answer = Result<Value, RpcError>;
-type Pending = Arc<Mutex<HashMap<i64, oneshot::Sender<Answer>>>>;
 
 /// What the bridge sent besides responses.
 #[derive(Debug)]
@@ -30,39 +27,42 @@ pub enum Inbound {
     Malformed(String),
 }
 
-/// A connected host. Cheap to share behind an `Arc`.
+/// A connected host over the core's JSON-RPC peer (the same peer the bridge uses towards
+/// agents, in the standard JSON-RPC 2.0 dialect). Cheap to share behind an `Arc`.
 pub struct Client {
-    writer: tokio::sync::Mutex<Box<dyn AsyncWrite + Unpin + Send>>,
-    next_id: AtomicI64,
-    pending: Pending,
+    peer: PeerHandle,
+}
+
+/// Hands the bridge's notifications to the session, in order.
+struct Events(mpsc::Sender<Inbound>);
+
+#[async_trait::async_trait]
+impl PeerInbound for Events {
+    async fn notification(&self, _peer: &PeerHandle, method: String, params: Value) {
+        let inbound = classify(&method, params);
+        let _ = self.0.send(inbound).await;
+    }
 }
 
 impl Client {
-    /// Starts the reader task; events arrive on the returned channel, which closes when the
-    /// bridge's output ends.
+    /// Starts the peer; events arrive on the returned channel, which closes when the bridge's
+    /// output ends.
     pub fn start<R, W>(reader: R, writer: W) -> (Arc<Client>, mpsc::Receiver<Inbound>)
     where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let pending: Pending = Arc::default();
         let (tx, rx) = mpsc::channel(256);
-        tokio::spawn(read_loop(reader, pending.clone(), tx));
-        let client = Client {
-            writer: tokio::sync::Mutex::new(Box::new(writer)),
-            next_id: AtomicI64::new(1),
-            pending,
-        };
-        (Arc::new(client), rx)
-    }
-
-    async fn write(&self, message: &Value) -> anyhow::Result<()> {
-        let mut line = serde_json::to_vec(message)?;
-        line.push(b'\n');
-        let mut w = self.writer.lock().await;
-        w.write_all(&line).await?;
-        w.flush().await?;
-        Ok(())
+        let mut options = PeerOptions::new("agent-bridge");
+        options.call_timeout = REQUEST_TIMEOUT;
+        let peer = Peer::start(
+            FramedRead::new(reader, BoundedLineCodec::new(MAX_LINE)),
+            writer,
+            Arc::new(JsonRpc::v2()),
+            Arc::new(Events(tx)),
+            options,
+        );
+        (Arc::new(Client { peer }), rx)
     }
 
     /// Sends a request and waits for its result.
@@ -71,37 +71,23 @@ impl Client {
         method: &str,
         params: P,
     ) -> anyhow::Result<T> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
-        if let Ok(mut p) = self.pending.lock() {
-            p.insert(id, tx);
-        }
-        let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-        self.write(&message)
-            .await
-            .with_context(|| format!("sending `{method}` to the bridge"))?;
-        let answer = match tokio::time::timeout(REQUEST_TIMEOUT, rx).await {
-            Ok(Ok(answer)) => answer,
-            Ok(Err(_)) => return Err(anyhow!("the bridge stopped before answering `{method}`")),
-            Err(_) => {
-                if let Ok(mut p) = self.pending.lock() {
-                    p.remove(&id);
-                }
-                return Err(anyhow!(
-                    "`{method}` got no answer within {} s",
-                    REQUEST_TIMEOUT.as_secs()
-                ));
-            }
-        };
-        let value = answer.map_err(|e| anyhow!("`{method}` was refused: {e}"))?;
+        let params = serde_json::to_value(params)
+            .with_context(|| format!("encoding the params of `{method}`"))?;
+        let value = self.peer.call(method, params).await.map_err(|e| match e.rpc() {
+            Some(error) => anyhow!("`{method}` was refused: {error}"),
+            None => anyhow!("{e}"),
+        })?;
         serde_json::from_value(value)
             .with_context(|| format!("the answer to `{method}` has an unexpected shape"))
     }
 
     /// Sends a notification (no answer).
     pub async fn notify<P: Serialize>(&self, method: &str, params: P) -> anyhow::Result<()> {
-        self.write(&json!({ "jsonrpc": "2.0", "method": method, "params": params }))
+        let params = serde_json::to_value(params)?;
+        self.peer
+            .notify(method, Some(&params))
             .await
+            .map_err(|e| anyhow!("{e}"))
     }
 
     /// `provider/send`: admission only; results arrive as events.
@@ -115,91 +101,61 @@ impl Client {
     }
 }
 
-async fn read_loop<R: AsyncRead + Unpin>(reader: R, pending: Pending, tx: mpsc::Sender<Inbound>) {
-    let mut lines = BufReader::with_capacity(64 * 1024, reader).lines();
-    loop {
-        let line = match lines.next_line().await {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(e) => {
-                let _ = tx
-                    .send(Inbound::Malformed(format!(
-                        "reading the bridge failed: {e}"
-                    )))
-                    .await;
-                break;
-            }
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let inbound = match classify(&line) {
-            Ok(Message::Event(n)) => Inbound::Event(n),
-            Ok(Message::Answer(id, answer)) => {
-                let waiter = pending.lock().ok().and_then(|mut p| p.remove(&id));
-                if let Some(waiter) = waiter {
-                    let _ = waiter.send(answer);
-                }
-                continue;
-            }
-            Err(problem) => Inbound::Malformed(problem),
-        };
-        if tx.send(inbound).await.is_err() {
-            break;
-        }
+/// A notification of the bridge: an event, or something this client cannot read.
+fn classify(method: &str, params: Value) -> Inbound {
+    if method != METHOD_EVENT {
+        return Inbound::Malformed(format!("the bridge sent an unknown notification `{method}`"));
     }
-    // Dropping the waiters tells every open request that no answer will come.
-    if let Ok(mut p) = pending.lock() {
-        p.clear();
+    match serde_json::from_value(params) {
+        Ok(n) => Inbound::Event(Box::new(n)),
+        Err(e) => Inbound::Malformed(format!(
+            "the bridge wrote an event this client cannot read: {e}"
+        )),
     }
-}
-
-enum Message {
-    Event(Box<EventNotification>),
-    Answer(i64, Answer),
-}
-
-fn classify(line: &str) -> Result<Message, String> {
-    let value: Value =
-        serde_json::from_str(line).map_err(|e| format!("the bridge wrote a non-JSON line: {e}"))?;
-    if value.get("method").and_then(Value::as_str) == Some(METHOD_EVENT) {
-        let params = value.get("params").cloned().unwrap_or(Value::Null);
-        return serde_json::from_value(params)
-            .map(|n| Message::Event(Box::new(n)))
-            .map_err(|e| format!("the bridge wrote an event this client cannot read: {e}"));
-    }
-    let Some(id) = value.get("id").and_then(Value::as_i64) else {
-        let error = value.get("error").map(Value::to_string).unwrap_or_default();
-        return Err(format!(
-            "the bridge wrote a message without a request id {error}"
-        ));
-    };
-    let answer = match value.get("error") {
-        Some(error) => Err(serde_json::from_value::<RpcError>(error.clone())
-            .map_err(|e| format!("malformed error object: {e}"))?),
-        None => Ok(value.get("result").cloned().unwrap_or(Value::Null)),
-    };
-    Ok(Message::Answer(id, answer))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
-    fn classifies_answers_events_and_garbage() {
-        let ok = classify(r#"{"jsonrpc":"2.0","id":3,"result":null}"#);
-        assert!(matches!(ok, Ok(Message::Answer(3, Ok(Value::Null)))));
-        let err = classify(r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"bad"}}"#);
-        assert!(matches!(err, Ok(Message::Answer(4, Err(e))) if e.code == -32602));
+    fn classifies_events_and_garbage() {
         let event = classify(
-            r#"{"jsonrpc":"2.0","method":"provider/event","params":{"connectionId":"c1","event":{"type":"session.ready","sessionId":"s"}}}"#,
+            METHOD_EVENT,
+            json!({"connectionId": "c1", "event": {"type": "session.ready", "sessionId": "s"}}),
         );
-        assert!(matches!(event, Ok(Message::Event(n)) if n.connection_id == "c1"));
-        assert!(classify("not json").is_err());
-        assert!(
-            classify(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#)
-                .is_err()
-        );
+        assert!(matches!(event, Inbound::Event(n) if n.connection_id == "c1"));
+        assert!(matches!(
+            classify(METHOD_EVENT, json!({"nope": 1})),
+            Inbound::Malformed(_)
+        ));
+        assert!(matches!(classify("other", json!({})), Inbound::Malformed(_)));
+    }
+
+    #[tokio::test]
+    async fn requests_are_answered_and_events_delivered_over_the_core_peer() {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(ours);
+        let (client, mut events) = Client::start(read, write);
+        let (their_read, mut their_write) = tokio::io::split(theirs);
+        let bridge = tokio::spawn(async move {
+            let mut lines = BufReader::new(their_read).lines();
+            let line = lines.next_line().await.unwrap().unwrap();
+            let req: Value = serde_json::from_str(&line).unwrap();
+            let event = json!({"jsonrpc": "2.0", "method": METHOD_EVENT, "params":
+                {"connectionId": "c1", "event": {"type": "session.ready", "sessionId": "s"}}});
+            let answer = json!({"jsonrpc": "2.0", "id": req["id"], "result": {"ok": true}});
+            let out = format!("{event}\n{answer}\n");
+            their_write.write_all(out.as_bytes()).await.unwrap();
+            req
+        });
+        let answer: Value = client.request("initialize", json!({"x": 1})).await.unwrap();
+        assert_eq!(answer, json!({"ok": true}));
+        let req = bridge.await.unwrap();
+        assert_eq!(req["method"], "initialize");
+        assert_eq!(req["jsonrpc"], "2.0");
+        assert!(matches!(events.recv().await, Some(Inbound::Event(_))));
     }
 }
