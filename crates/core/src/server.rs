@@ -417,11 +417,14 @@ impl State {
         if let Some(conn) = self.connections.get(connection_id) {
             return Ok(conn.clone());
         }
-        // Ids are handed out in sequence, so an id below the next one was closed.
+        // Ids are handed out in sequence, so an id below the next one was closed — but only
+        // an id spelled exactly as one was issued (`c1`, never `c01` or `c+1`).
         let issued = connection_id
             .strip_prefix('c')
             .and_then(|n| n.parse::<u64>().ok())
-            .is_some_and(|n| n >= 1 && n < self.next_connection);
+            .is_some_and(|n| {
+                n >= 1 && n < self.next_connection && format!("c{n}") == connection_id
+            });
         if issued {
             return Err(RpcError::new(
                 ErrorCode::Unavailable,

@@ -198,6 +198,13 @@ async fn provider_close_closes_every_session_and_the_connection() {
         -32002,
         "send on a closed connection",
     );
+    // An id that was never issued is unknown, not closed, however it is spelled.
+    let never = format!("c0{}", d.conn.trim_start_matches('c'));
+    assert_code(
+        d.host.send(&never, input::catalog("never")).await,
+        -32602,
+        "send on a connection id that was never issued",
+    );
     let (conn2, _) = d
         .host
         .connect(DEMO, &DEMO_CAPS, None)

@@ -73,10 +73,14 @@ impl Client {
     ) -> anyhow::Result<T> {
         let params = serde_json::to_value(params)
             .with_context(|| format!("encoding the params of `{method}`"))?;
-        let value = self.peer.call(method, params).await.map_err(|e| match e.rpc() {
-            Some(error) => anyhow!("`{method}` was refused: {error}"),
-            None => anyhow!("{e}"),
-        })?;
+        let value = self
+            .peer
+            .call(method, params)
+            .await
+            .map_err(|e| match e.rpc() {
+                Some(error) => anyhow!("`{method}` was refused: {error}"),
+                None => anyhow!("{e}"),
+            })?;
         serde_json::from_value(value)
             .with_context(|| format!("the answer to `{method}` has an unexpected shape"))
     }
@@ -104,7 +108,9 @@ impl Client {
 /// A notification of the bridge: an event, or something this client cannot read.
 fn classify(method: &str, params: Value) -> Inbound {
     if method != METHOD_EVENT {
-        return Inbound::Malformed(format!("the bridge sent an unknown notification `{method}`"));
+        return Inbound::Malformed(format!(
+            "the bridge sent an unknown notification `{method}`"
+        ));
     }
     match serde_json::from_value(params) {
         Ok(n) => Inbound::Event(Box::new(n)),
@@ -130,7 +136,10 @@ mod tests {
             classify(METHOD_EVENT, json!({"nope": 1})),
             Inbound::Malformed(_)
         ));
-        assert!(matches!(classify("other", json!({})), Inbound::Malformed(_)));
+        assert!(matches!(
+            classify("other", json!({})),
+            Inbound::Malformed(_)
+        ));
     }
 
     #[tokio::test]
