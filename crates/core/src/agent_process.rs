@@ -170,18 +170,9 @@ impl AgentProcess {
         self.stderr.text()
     }
 
-    /// A shareable handle on the stderr tail.
-    pub fn stderr_handle(&self) -> StderrTail {
-        self.stderr.clone()
-    }
-
     /// Marks the coming exit as asked for (the session is closing).
     pub fn expect_exit(&self) {
         self.expected.store(true, Ordering::SeqCst);
-    }
-
-    pub fn exit_expected(&self) -> bool {
-        self.expected.load(Ordering::SeqCst)
     }
 
     /// The exit, once the process is gone.

@@ -211,10 +211,9 @@ impl Connection {
                     cwd,
                     provider_options: provider_options.unwrap_or_default(),
                 };
-                let limit = CATALOG_TIMEOUT;
                 Ok(self.provider_task(
                     request_id,
-                    limit,
+                    CATALOG_TIMEOUT,
                     "the catalog",
                     move |provider, ctx, request_id| async move {
                         match provider.catalog(&ctx, query).await {
@@ -241,10 +240,9 @@ impl Connection {
                     limit: limit.map(|l| l.get()),
                     provider_options: provider_options.unwrap_or_default(),
                 };
-                let limit = SESSIONS_TIMEOUT;
                 Ok(self.provider_task(
                     request_id,
-                    limit,
+                    SESSIONS_TIMEOUT,
                     "the session list",
                     move |provider, ctx, request_id| async move {
                         match provider.list_sessions(&ctx, query).await {

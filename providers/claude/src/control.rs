@@ -32,7 +32,7 @@ impl ControlError {
                 message: error.message,
             },
             PeerError::Timeout { .. } => ControlError::Timeout(subtype.to_string()),
-            PeerError::Closed { .. } | PeerError::Cancelled { .. } => ControlError::Gone,
+            PeerError::Closed { .. } => ControlError::Gone,
         }
     }
 }

@@ -56,7 +56,6 @@ pub fn call_error(e: PeerError, stderr: &str) -> ProviderError {
         PeerError::Rpc { .. } => "codex_error",
         PeerError::Closed { .. } => "runtime_exited",
         PeerError::Timeout { .. } => "timeout",
-        PeerError::Cancelled { .. } => "canceled",
     };
     ProviderError::new(e.to_string())
         .with_code(code)

@@ -62,15 +62,6 @@ impl Responder {
         }
     }
 
-    /// The request's id, as the agent sent it.
-    pub fn id(&self) -> &Value {
-        &self.id
-    }
-
-    pub fn method(&self) -> &str {
-        &self.method
-    }
-
     /// Takes the request over: the caller answers it later with [`PeerHandle::respond_to`]
     /// (by id), and owns the duty to answer. Returns the id.
     pub fn detach(mut self) -> Value {

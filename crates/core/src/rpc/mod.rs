@@ -27,8 +27,6 @@ pub use agent_bridge_protocol::jsonrpc::RpcError;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 /// `-32603`: an internal error (a request the handler dropped unanswered, say).
 pub const INTERNAL_ERROR: i64 = -32603;
-/// `-32800`: the request was cancelled (LSP/ACP convention).
-pub const REQUEST_CANCELLED: i64 = -32800;
 
 /// Builds an error object.
 pub fn rpc_error(code: i64, message: impl Into<String>) -> RpcError {

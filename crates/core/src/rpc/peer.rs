@@ -66,8 +66,6 @@ pub enum PeerError {
         method: String,
         limit: Duration,
     },
-    #[error("`{method}` was cancelled before {peer} answered")]
-    Cancelled { peer: String, method: String },
 }
 
 impl PeerError {
@@ -75,9 +73,7 @@ impl PeerError {
     pub fn rpc(&self) -> Option<&RpcError> {
         match self {
             PeerError::Rpc { error, .. } => Some(error),
-            PeerError::Closed { .. } | PeerError::Timeout { .. } | PeerError::Cancelled { .. } => {
-                None
-            }
+            PeerError::Closed { .. } | PeerError::Timeout { .. } => None,
         }
     }
 }
