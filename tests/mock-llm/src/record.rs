@@ -51,6 +51,12 @@ pub struct RecordedRequest {
     pub seq: usize,
     /// Milliseconds since the mock started, when the request arrived.
     pub at_ms: u64,
+    /// Wall-clock time the whole request had arrived, in microseconds since the Unix epoch
+    /// (a benchmark lines it up with its own clock).
+    pub at_unix_us: u64,
+    /// Wall-clock time the answer's last byte was handed to the connection (or the client
+    /// hung up on it), microseconds since the Unix epoch; `None` while it is being sent.
+    pub done_unix_us: Option<u64>,
     pub method: String,
     /// The request target as sent (path + query, `host:port` for CONNECT, absolute URI for
     /// proxy requests).
@@ -66,6 +72,14 @@ pub struct RecordedRequest {
     pub reply: String,
     /// True when the client went away before the (streamed) answer was complete.
     pub client_disconnected: bool,
+}
+
+/// Microseconds since the Unix epoch, now.
+pub fn unix_micros() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as u64)
+        .unwrap_or_default()
 }
 
 impl RecordedRequest {

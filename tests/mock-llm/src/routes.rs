@@ -2,7 +2,7 @@
 
 use crate::conversation::{extract, Conversation};
 use crate::http::{closing, event_stream, respond, respond_with, Answer, Request};
-use crate::record::{body_value, header_map, Family, RecordedRequest};
+use crate::record::{body_value, header_map, unix_micros, Family, RecordedRequest};
 use crate::reply::Reply;
 use crate::script::Script;
 use crate::server::{lock, Shared};
@@ -102,6 +102,8 @@ fn record(shared: &Shared, req: &Request, family: Family) -> usize {
     log.push(RecordedRequest {
         seq,
         at_ms: shared.started.elapsed().as_millis() as u64,
+        at_unix_us: unix_micros(),
+        done_unix_us: None,
         method: req.method.clone(),
         path: req.target.clone(),
         headers: header_map(&req.headers),
@@ -122,6 +124,7 @@ fn finish(shared: &Shared, seq: usize, reply: String, disconnected: bool) {
     if let Some(entry) = log.get_mut(seq).filter(|e| e.seq == seq) {
         entry.reply = reply;
         entry.client_disconnected = disconnected;
+        entry.done_unix_us = Some(unix_micros());
         tracing::info!(
             family = %entry.family,
             method = %entry.method,

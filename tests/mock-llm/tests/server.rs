@@ -109,6 +109,15 @@ async fn every_family_over_one_keep_alive_connection() {
     assert_eq!(log[2].reply, "tool-call:bash");
     assert_eq!(log[3].reply, "json");
     assert_eq!(log[1].tool_names(), ["exec_command"]);
+    // Every answer was sent completely: each entry has its end, after its arrival and before
+    // the next request's (one connection, one request at a time).
+    for pair in log.windows(2) {
+        let done = pair[0].done_unix_us.expect("answer end stamped");
+        assert!(
+            pair[0].at_unix_us <= done && done <= pair[1].at_unix_us,
+            "{pair:?}"
+        );
+    }
     mock.shutdown().await;
 }
 

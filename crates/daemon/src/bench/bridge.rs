@@ -336,6 +336,12 @@ fn absorb_event(state: &mut State, event: ProviderEvent, nanos: i128, at: Instan
             session_id, item, ..
         } => {
             let Some(i) = bench_index(&item.id) else {
+                // A real agent's reply: the turn's first assistant text.
+                if let (ItemBody::AssistantMessage { .. }, Some(t)) =
+                    (&item.body, state.tallies.get_mut(&session_id))
+                {
+                    t.first_item.get_or_insert(at);
+                }
                 return false;
             };
             if let ItemBody::AssistantMessage { text, .. } = &item.body {

@@ -16,11 +16,16 @@
 mod claude_long;
 #[path = "claude_report.rs"]
 mod claude_report;
+#[path = "claude_turns.rs"]
+mod claude_turns;
 
 use super::bridge::{Bridge, Tally};
 use super::claude_cli::{cli_start_times, DirectCli, Hermetic, MockServer};
+use super::compare::format_comparison;
+use super::proc_tree;
 use super::report::{format_table, Verdict};
 use super::stats::Dist;
+use super::turn_phases::TurnStamps;
 use crate::plugin;
 use agent_bridge_claude::launch::LaunchOptions;
 use agent_bridge_core::supervisor::LaunchOverride;
@@ -29,7 +34,7 @@ use agent_bridge_protocol::{
     HistoryMode, PromptDelivery, PromptInput, ProviderContent, ProviderInput, ProviderPrompt,
     ProviderSessionConfig, TurnState,
 };
-use anyhow::{anyhow, bail, Context};
+use anyhow::{anyhow, bail};
 use clap::Args;
 use claude_report::{ClaudeReport, NOTES};
 use serde_json::{json, Value};
@@ -40,12 +45,10 @@ use std::time::{Duration, Instant};
 
 /// Time for a new spare to start and initialize before the next warm open is measured.
 const SPARE_SETTLE: Duration = Duration::from_millis(2500);
-/// Turns of each kind before the measured ones.
-const WARMUP_TURNS: usize = 3;
-const STEP: Duration = Duration::from_secs(60);
+pub(super) const STEP: Duration = Duration::from_secs(60);
 /// Longest wait for a closed session's CLI to exit before the next measurement.
 const CLOSE_SETTLE: Duration = Duration::from_secs(5);
-const PROMPT: &str = "say hi";
+pub(super) const PROMPT: &str = "say hi";
 
 #[derive(Debug, Args)]
 pub struct ClaudeArgs {
@@ -59,6 +62,12 @@ pub struct ClaudeArgs {
     /// Samples of each open measurement (a CLI start varies by a few hundred ms).
     #[arg(long, default_value_t = 15)]
     pub claude_opens: usize,
+    /// Rounds of the turn comparison (each starts all three ways afresh).
+    #[arg(long, default_value_t = 3)]
+    pub claude_rounds: usize,
+    /// Zed's claude-agent-acp (default: next to the claude executable).
+    #[arg(long)]
+    pub claude_acp_bin: Option<PathBuf>,
     /// The claude executable (default: the pinned one in `.cache/clis`).
     #[arg(long)]
     pub claude_bin: Option<PathBuf>,
@@ -107,6 +116,30 @@ pub(super) fn locate_claude(
         .map(|d| d.join("claude"))
         .find(|p| p.is_file())
         .ok_or_else(|| anyhow!("the pinned claude is not installed (run tests/clis/install.sh or pass --claude-bin)"))
+}
+
+/// claude-agent-acp: `--claude-acp-bin`, or the one installed beside `claude`.
+fn locate_claude_acp(args: &ClaudeArgs, claude: &Path) -> anyhow::Result<PathBuf> {
+    if let Some(bin) = &args.claude_acp_bin {
+        return Ok(bin.clone());
+    }
+    claude
+        .parent()
+        .map(|d| d.join("claude-agent-acp"))
+        .filter(|p| p.exists())
+        .ok_or_else(|| anyhow!("claude-agent-acp is not installed beside {} (run tests/clis/install.sh or pass --claude-acp-bin)", claude.display()))
+}
+
+/// claude-agent-acp's version, from the `package.json` of the package its bin links to.
+fn claude_acp_version(bin: &Path) -> String {
+    let package = std::fs::canonicalize(bin)
+        .ok()
+        .and_then(|p| p.parent()?.parent().map(|d| d.join("package.json")));
+    package
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .and_then(|v| v["version"].as_str().map(str::to_string))
+        .unwrap_or_else(|| "unknown".into())
 }
 
 pub(super) fn locate_mock(args: &ClaudeArgs, exe: &Path) -> anyhow::Result<PathBuf> {
@@ -188,18 +221,14 @@ fn close(b: &mut Bridge, connection: &str, sid: &str) -> anyhow::Result<()> {
     send(b, connection, input).map(|_| ())
 }
 
-/// One turn through the bridge: prompt written -> `session.turn` end read.
-fn bridge_turn(b: &mut Bridge, connection: &str, sid: &str) -> anyhow::Result<Duration> {
-    prompt_turn(b, connection, sid, PROMPT)
-}
-
-/// [`bridge_turn`] with another prompt.
+/// One prompt through the bridge: written -> `session.turn` end read, with the first
+/// assistant item between.
 pub(super) fn prompt_turn(
     b: &mut Bridge,
     connection: &str,
     sid: &str,
     text: &str,
-) -> anyhow::Result<Duration> {
+) -> anyhow::Result<TurnStamps> {
     b.state().tallies.insert(sid.to_string(), Tally::new(0));
     let prompt = ProviderPrompt {
         client_message_id: format!("bench-{}", super::bridge::unix_nanos()),
@@ -215,37 +244,27 @@ pub(super) fn prompt_turn(
         prompt,
     };
     let sent = send(b, connection, serde_json::to_value(input)?)?;
-    let (state, at) = b.wait(STEP, "the turn end", |s| {
-        s.tallies.get(sid).and_then(|t| t.end)
+    let (state, end, first_output) = b.wait(STEP, "the turn end", |s| {
+        let t = s.tallies.get(sid)?;
+        t.end.map(|(state, at)| (state, at, t.first_item))
     })?;
     if state != TurnState::Completed {
         bail!("a bench turn ended {state:?}");
     }
-    Ok(at.saturating_duration_since(sent))
+    Ok(TurnStamps {
+        sent,
+        first_output,
+        end,
+    })
 }
 
 /// Waits (up to [`CLOSE_SETTLE`]) until `pid` has no child process left, so a closing CLI does
 /// not compete with the next measurement.
 fn wait_no_children(pid: u32) {
     let deadline = Instant::now() + CLOSE_SETTLE;
-    while Instant::now() < deadline && has_children(pid) {
+    while Instant::now() < deadline && proc_tree::has_children(pid) {
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-fn has_children(pid: u32) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    entries.flatten().any(|e| {
-        std::fs::read_to_string(e.path().join("stat"))
-            .ok()
-            .and_then(|stat| {
-                let rest = stat.get(stat.rfind(')')? + 1..)?;
-                rest.split_whitespace().nth(1)?.parse::<u32>().ok()
-            })
-            == Some(pid)
-    })
 }
 
 fn nanos(d: Duration) -> i64 {
@@ -310,7 +329,7 @@ pub fn run(
         "cold opens, bridge (spares off) vs claude {version} direct"
     ));
     let log = herm.root.join("cold-bridge.log");
-    let launcher = herm.no_spare_launcher(&exe, &log)?;
+    let launcher = herm.no_spare_launcher(&exe, Some(&log))?;
     let mut cold = Bridge::spawn(&launcher, dir.as_deref())?;
     let cold_conn = connect(&mut cold, &provider, &launch_value)?;
     let (mut open_bridge, mut to_init, mut to_system) = (Vec::new(), Vec::new(), Vec::new());
@@ -369,44 +388,42 @@ pub fn run(
         open_warm.push(nanos(open(&mut warm, &conn, &format!("warm{i}"), &cwd)?));
         close(&mut warm, &conn, &format!("warm{}", i - 1))?;
     }
-    let sid = format!("warm{}", args.claude_opens);
-
-    progress(&format!(
-        "{} turns each, bridge and direct, interleaved",
-        args.claude_turns
-    ));
-    let (mut cli, _) = DirectCli::spawn(&spec)?;
-    cli.initialize(STEP).context("the direct claude")?;
-    // Let the spare started by the last open and the last closed CLI settle first.
+    // The spare this bridge holds now (started by the last open): its whole tree's memory.
     std::thread::sleep(SPARE_SETTLE);
-    for _ in 0..WARMUP_TURNS {
-        bridge_turn(&mut warm, &conn, &sid)?;
-        cli.turn(PROMPT, STEP)?;
-    }
-    let (mut via_bridge, mut direct, mut diffs) = (Vec::new(), Vec::new(), Vec::new());
-    for i in 0..args.claude_turns {
-        let (b, d) = if i % 2 == 0 {
-            let b = bridge_turn(&mut warm, &conn, &sid)?;
-            (b, cli.turn(PROMPT, STEP)?)
-        } else {
-            let d = cli.turn(PROMPT, STEP)?;
-            (bridge_turn(&mut warm, &conn, &sid)?, d)
-        };
-        via_bridge.push(nanos(b));
-        direct.push(nanos(d));
-        diffs.push(nanos(b) - nanos(d));
-    }
-    drop(cli);
+    let spare = proc_tree::memory(&proc_tree::newest_child_tree(warm.pid));
     if let Err(e) = warm.shutdown(Duration::from_secs(10)) {
         eprintln!("warning: {e:#}");
     }
 
+    let acp_program = locate_claude_acp(args, &claude)?;
+    let mut acp_env = herm.env.clone();
+    acp_env.insert(
+        "CLAUDE_CODE_EXECUTABLE".into(),
+        claude.display().to_string(),
+    );
+    let turn_setup = claude_turns::Setup {
+        spec: &spec,
+        acp_program,
+        acp_env,
+        bridge_exe: &herm.no_spare_launcher(&exe, None)?,
+        plugin_dir: dir.as_deref(),
+        provider: &provider,
+        launch: &launch_value,
+        cwd: &herm.workdir,
+        mock: &mock,
+    };
+    let samples = claude_turns::run(
+        &turn_setup,
+        args.claude_rounds,
+        args.claude_turns,
+        &progress,
+    )?;
+
     let report = ClaudeReport {
         release_build: release,
         claude_version: version,
-        turn_direct: Dist::from_nanos(direct),
-        turn_bridge: Dist::from_nanos(via_bridge),
-        turn_overhead: Dist::from_nanos(diffs),
+        claude_agent_acp_version: claude_acp_version(&turn_setup.acp_program),
+        modes: samples.iter().map(|s| s.figures()).collect(),
         open_cold_bridge: Dist::from_nanos(open_bridge),
         cli_start_to_initialize: Dist::from_nanos(to_init),
         cli_start_to_system_init: Dist::from_nanos(to_system),
@@ -415,6 +432,7 @@ pub fn run(
         cli_start_in_bridge: Dist::from_nanos(in_bridge),
         open_first_warm_bridge_ms: first_open.as_secs_f64() * 1e3,
         open_warm: Dist::from_nanos(open_warm),
+        spare_rss_bytes: spare.rss,
     };
     let rows = report.rows();
     if json_out {
@@ -426,6 +444,18 @@ pub fn run(
             std::thread::available_parallelism().map_or(1, |n| n.get()),
             report.claude_version
         );
+        print!(
+            "{}",
+            format_comparison(
+                [
+                    "claude direct",
+                    &format!("claude-agent-acp {}", report.claude_agent_acp_version),
+                    "claude-bridge"
+                ],
+                &report.modes
+            )
+        );
+        println!();
         print!("{}", format_table(&rows));
         println!("\n{NOTES}");
     }
@@ -447,6 +477,8 @@ mod tests {
         let args = ClaudeArgs {
             claude: true,
             claude_turns: 1,
+            claude_rounds: 1,
+            claude_acp_bin: None,
             claude_opens: 1,
             claude_bin: Some(PathBuf::from("/opt/claude")),
             mock_llm: None,

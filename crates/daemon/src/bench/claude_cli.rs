@@ -4,6 +4,7 @@
 //! updates off), and the CLI driven directly over stream-json with the bridge's own flags, each
 //! stdout line stamped when it is read.
 
+use super::turn_phases::{ModelRequest, TurnStamps};
 use agent_bridge_core::supervisor::SpawnSpec;
 use anyhow::{anyhow, bail, Context};
 use serde_json::{json, Value};
@@ -88,6 +89,15 @@ impl MockServer {
         }
     }
 
+    /// The logged requests with their arrival and answer-end times.
+    pub fn model_requests(&self) -> anyhow::Result<Vec<ModelRequest>> {
+        let (status, body) = self.control("GET", "/_mock/requests")?;
+        if status != 200 {
+            bail!("the mock did not list its requests: {status}");
+        }
+        serde_json::from_str(&body).context("the mock's request log")
+    }
+
     /// What the mock answered to each logged request (`text`, `tool-call:Bash`, ...).
     pub fn replies(&self) -> anyhow::Result<Vec<String>> {
         let (status, body) = self.control("GET", "/_mock/requests")?;
@@ -161,17 +171,30 @@ impl Hermetic {
         Ok(herm)
     }
 
-    /// A launcher for `exe` with spares turned off (the bridge for cold opens), whose Claude
-    /// provider logs at debug level into `log` (how long each CLI took to start and answer).
-    pub fn no_spare_launcher(&self, exe: &Path, log: &Path) -> anyhow::Result<PathBuf> {
+    /// A launcher for `exe` with spares turned off (the bridge for cold opens and for the turn
+    /// comparison). With `log`, its Claude provider logs at debug level into that file (how
+    /// long each CLI took to start and answer); without, the bridge logs as usual.
+    pub fn no_spare_launcher(&self, exe: &Path, log: Option<&Path>) -> anyhow::Result<PathBuf> {
         use std::os::unix::fs::PermissionsExt;
-        let path = self.root.join("agent-bridge-no-spare");
         let quote = |p: &Path| p.display().to_string().replace('\'', r"'\''");
-        let script = format!(
-            "#!/bin/sh\nAGENT_BRIDGE_CLAUDE_SPARE=0 AGENT_BRIDGE_LOG=warn,agent_bridge_claude=debug exec '{}' \"$@\" 2>>'{}'\n",
-            quote(exe),
-            quote(log)
-        );
+        let (name, script) = match log {
+            Some(log) => (
+                "agent-bridge-no-spare-debug",
+                format!(
+                    "#!/bin/sh\nAGENT_BRIDGE_CLAUDE_SPARE=0 AGENT_BRIDGE_LOG=warn,agent_bridge_claude=debug exec '{}' \"$@\" 2>>'{}'\n",
+                    quote(exe),
+                    quote(log)
+                ),
+            ),
+            None => (
+                "agent-bridge-no-spare",
+                format!(
+                    "#!/bin/sh\nAGENT_BRIDGE_CLAUDE_SPARE=0 exec '{}' \"$@\"\n",
+                    quote(exe)
+                ),
+            ),
+        };
+        let path = self.root.join(name);
         std::fs::write(&path, script).with_context(|| format!("writing {}", path.display()))?;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
         Ok(path)
@@ -319,11 +342,38 @@ impl DirectCli {
         self.write(&line)
     }
 
-    /// One turn: the prompt written -> its `result` read.
-    pub fn turn(&mut self, text: &str, limit: Duration) -> anyhow::Result<Duration> {
+    /// One turn: the prompt written -> its `result` read, with the first text delta between.
+    pub fn turn(&mut self, text: &str, limit: Duration) -> anyhow::Result<TurnStamps> {
         let sent = self.send_user(text)?;
-        let done = self.wait_line(limit, "result", |v| v["type"] == "result")?;
-        Ok(done.saturating_duration_since(sent))
+        let deadline = sent + limit;
+        let mut first_output = None;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let (at, v) = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(mpsc::RecvTimeoutError::Timeout) => bail!("claude: no result within {limit:?}"),
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    bail!("claude exited during a turn")
+                }
+            };
+            if v["type"] == "result" {
+                if v["is_error"] == true {
+                    bail!("a direct claude turn failed: {}", v["result"]);
+                }
+                return Ok(TurnStamps {
+                    sent,
+                    first_output,
+                    end: at,
+                });
+            }
+            if v["type"] == "stream_event" && v["event"]["delta"]["type"] == "text_delta" {
+                first_output.get_or_insert(at);
+            }
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 }
 

@@ -131,7 +131,7 @@ pub fn run(args: &ClaudeArgs, json_out: bool, setup: Setup<'_>) -> anyhow::Resul
     let (mut at_mark, mut at_last) = (0, 0);
     for i in 1..=turns {
         let took = prompt_turn(&mut b, &conn, SESSION, PROMPT)?;
-        times.push(took.as_nanos() as i64);
+        times.push(took.end.saturating_duration_since(took.sent).as_nanos() as i64);
         if i == 1 {
             let replies = mock.replies()?;
             if !replies.iter().any(|r| r == "tool-call:Bash") {

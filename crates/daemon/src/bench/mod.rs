@@ -1,12 +1,16 @@
 //! `agent-bridge bench`: runs this very binary's `serve` as a child over pipes with the demo
 //! agent, measures latency, throughput and memory, and prints them beside their targets.
 
+mod acp_client;
 mod bridge;
 mod claude;
 mod claude_cli;
+mod compare;
 mod phases;
+mod proc_tree;
 mod report;
 mod stats;
+mod turn_phases;
 
 use crate::plugin;
 use anyhow::anyhow;

@@ -1,0 +1,141 @@
+//! A process and everything under it, read from `/proc`: its descendants, their summed
+//! memory, and which child started last (a bridge's newest CLI is its spare).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One `/proc/PID/stat` line's fields this module needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stat {
+    ppid: u32,
+    /// Clock ticks after boot when the process started.
+    start: u64,
+}
+
+/// Parses `/proc/PID/stat` text (the command name may hold spaces and parentheses).
+fn parse_stat(text: &str) -> Option<Stat> {
+    let rest = text.get(text.rfind(')')? + 1..)?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Some(Stat {
+        ppid: fields.get(1)?.parse().ok()?,
+        start: fields.get(19)?.parse().ok()?,
+    })
+}
+
+/// Every live process's stat, by pid.
+fn all_stats() -> BTreeMap<u32, Stat> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return BTreeMap::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+            let text = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            Some((pid, parse_stat(&text)?))
+        })
+        .collect()
+}
+
+/// `root` and all its descendants, from a pid -> stat table.
+fn tree_in(stats: &BTreeMap<u32, Stat>, root: u32) -> BTreeSet<u32> {
+    let mut tree = BTreeSet::from([root]);
+    loop {
+        let before = tree.len();
+        for (pid, stat) in stats {
+            if tree.contains(&stat.ppid) {
+                tree.insert(*pid);
+            }
+        }
+        if tree.len() == before {
+            return tree;
+        }
+    }
+}
+
+/// `root` and every live process under it.
+pub fn tree(root: u32) -> BTreeSet<u32> {
+    tree_in(&all_stats(), root)
+}
+
+/// True while `pid` has a child process.
+pub fn has_children(pid: u32) -> bool {
+    all_stats().values().any(|s| s.ppid == pid)
+}
+
+/// The subtree of `root`'s child that started last (none when it has no child).
+pub fn newest_child_tree(root: u32) -> BTreeSet<u32> {
+    let stats = all_stats();
+    stats
+        .iter()
+        .filter(|(_, s)| s.ppid == root)
+        .max_by_key(|(pid, s)| (s.start, **pid))
+        .map(|(pid, _)| tree_in(&stats, *pid))
+        .unwrap_or_default()
+}
+
+/// Summed memory of some processes, in bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TreeMemory {
+    /// Resident now (`VmRSS`).
+    pub rss: u64,
+    /// Each process's own peak (`VmHWM`) summed: an upper bound of the tree's peak.
+    pub peak: u64,
+}
+
+/// The memory of `pids` (processes gone meanwhile count nothing).
+pub fn memory(pids: &BTreeSet<u32>) -> TreeMemory {
+    pids.iter()
+        .filter_map(|pid| super::bridge::rss_bytes(*pid))
+        .fold(TreeMemory::default(), |sum, (rss, peak)| TreeMemory {
+            rss: sum.rss + rss,
+            peak: sum.peak + peak,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn stat_lines_with_odd_command_names_parse() {
+        let line =
+            "4242 (node (x) y) S 17 4242 4242 0 -1 4194560 1 0 0 0 3 1 0 0 20 0 11 0 987654 1 2";
+        assert_eq!(
+            parse_stat(line),
+            Some(Stat {
+                ppid: 17,
+                start: 987654
+            })
+        );
+        assert_eq!(parse_stat("garbage"), None);
+    }
+
+    #[test]
+    fn a_tree_holds_grandchildren_and_nothing_else() {
+        let stat = |ppid, start| Stat { ppid, start };
+        let stats = BTreeMap::from([
+            (1, stat(0, 1)),
+            (10, stat(1, 5)),
+            (11, stat(10, 6)),
+            (12, stat(11, 7)),
+            (20, stat(1, 8)),
+        ]);
+        assert_eq!(tree_in(&stats, 10), BTreeSet::from([10, 11, 12]));
+        assert_eq!(tree_in(&stats, 12), BTreeSet::from([12]));
+    }
+
+    #[test]
+    fn this_process_and_a_child_are_found() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .expect("sleep");
+        let me = std::process::id();
+        assert!(tree(me).contains(&child.id()));
+        assert!(has_children(me));
+        assert!(memory(&tree(me)).rss > 0);
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
