@@ -5,7 +5,8 @@
 //! - The key is the whole spawn: program, arguments (model, permission mode, effort, tools,
 //!   MCP servers, system prompt...), cwd and environment. Anything that differs (a `--resume`,
 //!   another model or mode, another env) does not match and spawns as before.
-//! - At most one spare per key and [`WarmConfig::max_spares`] in all (the oldest goes first).
+//! - At most one spare per key and [`WarmConfig::max_spares`] in all (default one: the most
+//!   recently used spawn's; the oldest goes first).
 //! - A spare is not a session: it has no session id and no sink, and its events are dropped.
 //! - It never leaks: it is stopped after [`WarmConfig::idle`] unused, when the pool (the
 //!   provider) is dropped, and with the bridge (the supervisor's guard kills its group). A
@@ -28,8 +29,9 @@ use tokio::task::AbortHandle;
 
 /// How long an unused spare is kept.
 pub const IDLE_LIMIT: Duration = Duration::from_secs(600);
-/// Most spares kept at once (each is a full CLI process).
-pub const MAX_SPARES: usize = 4;
+/// Most spares kept at once by default: one, for the most recently used spawn (a spare is a
+/// whole CLI process, ~165 MB resident for claude 2.1.197; `warmSpares` raises it).
+pub const MAX_SPARES: usize = 1;
 /// The bridge environment variable that turns spares off (`0`).
 pub const SPARE_ENV: &str = "AGENT_BRIDGE_CLAUDE_SPARE";
 

@@ -65,6 +65,9 @@ pub struct ClaudeArgs {
     /// Rounds of the turn comparison (each starts all three ways afresh).
     #[arg(long, default_value_t = 3)]
     pub claude_rounds: usize,
+    /// Quiet time before each measured turn, in ms (a CLI keeps working after its turn).
+    #[arg(long, default_value_t = 300)]
+    pub claude_gap_ms: u64,
     /// Zed's claude-agent-acp (default: next to the claude executable).
     #[arg(long)]
     pub claude_acp_bin: Option<PathBuf>,
@@ -416,6 +419,7 @@ pub fn run(
         &turn_setup,
         args.claude_rounds,
         args.claude_turns,
+        Duration::from_millis(args.claude_gap_ms),
         &progress,
     )?;
 
@@ -478,6 +482,7 @@ mod tests {
             claude: true,
             claude_turns: 1,
             claude_rounds: 1,
+            claude_gap_ms: 0,
             claude_acp_bin: None,
             claude_opens: 1,
             claude_bin: Some(PathBuf::from("/opt/claude")),

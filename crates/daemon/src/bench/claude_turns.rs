@@ -6,8 +6,8 @@
 //! - **bridge**: `claude-bridge` through this binary's `serve` (spares off: one CLI per
 //!   session, like the others).
 //!
-//! Each round starts all three afresh, discards its first turn, then runs `turns` turns in a
-//! rotating order. Every turn is split with the mock's timestamps (see `turn_phases`).
+//! Each round starts all three afresh, discards its first turn, then runs `turns` turns of
+//! each, cycling through every order of the three, with a quiet gap before each turn. Every turn is split with the mock's timestamps (see `turn_phases`).
 
 use super::{connect, open_with, prompt_turn, PROMPT, STEP};
 use crate::bench::acp_client::AcpClient;
@@ -24,6 +24,16 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Every order of the three modes: each follows each other equally often (a turn right after
+/// another CLI's pays for that one's leftover work on a small machine).
+const ORDERS: [[usize; 3]; 6] = [
+    [0, 1, 2],
+    [0, 2, 1],
+    [1, 0, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [2, 1, 0],
+];
 /// Quiet time after a round's last turn before its idle memory is read.
 const IDLE_SETTLE: Duration = Duration::from_millis(1000);
 
@@ -121,6 +131,7 @@ pub fn run(
     setup: &Setup,
     rounds: usize,
     turns: usize,
+    gap: Duration,
     progress: &dyn Fn(&str),
 ) -> anyhow::Result<Vec<ModeSamples>> {
     let mut samples: Vec<ModeSamples> = Mode::ALL.iter().map(|m| ModeSamples::new(*m)).collect();
@@ -138,10 +149,11 @@ pub fn run(
             round.turn(mode)?;
         }
         for i in 0..turns {
-            for k in 0..Mode::ALL.len() {
-                let at = (i + k) % Mode::ALL.len();
-                let mode = Mode::ALL[at];
-                let p = measured_turn(&mut round, mode, setup.mock)?;
+            for at in ORDERS[i % ORDERS.len()] {
+                // Each CLI keeps working for a while after its turn (transcript writes,
+                // timers): let that finish before the next one is measured.
+                std::thread::sleep(gap);
+                let p = measured_turn(&mut round, Mode::ALL[at], setup.mock)?;
                 samples[at].push(&p);
             }
         }
