@@ -61,9 +61,13 @@ impl LaunchOptions {
     /// The CLI arguments (after the launch's own prefix). The MCP servers' config holds
     /// secrets and is never one: `mcp_file` is the private file it was written to (see
     /// [`crate::mcp_file`]); without one no MCP server is passed.
+    ///
+    /// No `-p`: stream-json input alone runs the CLI as the Agent SDK does (claude-agent-acp
+    /// too). The model request is byte for byte the same (tools, system prompt, settings,
+    /// permissions), but print mode spends ~10–20 ms more CPU per turn before sending it
+    /// (measured with claude 2.1.197; `bench --claude` keeps `-p` for its direct drive).
     pub fn args(&self, mcp_file: Option<&Path>) -> Vec<String> {
         let mut args: Vec<String> = [
-            "-p",
             "--input-format",
             "stream-json",
             "--output-format",

@@ -404,8 +404,12 @@ pub fn run(
         "CLAUDE_CODE_EXECUTABLE".into(),
         claude.display().to_string(),
     );
+    // The direct drive of the turn comparison: `claude -p` stream-json, the documented
+    // headless use, with the bridge's other flags (the bridge itself runs without `-p`).
+    let mut direct_spec = spec.clone();
+    direct_spec.args.insert(0, "-p".into());
     let turn_setup = claude_turns::Setup {
-        spec: &spec,
+        spec: &direct_spec,
         acp_program,
         acp_env,
         bridge_exe: &herm.no_spare_launcher(&exe, None)?,

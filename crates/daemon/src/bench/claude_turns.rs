@@ -1,6 +1,7 @@
 //! The Claude turn comparison: the same pinned `claude` binary driven three ways, interleaved
 //! turn by turn against the same mock model server —
-//! - **direct**: `claude -p` stream-json over its stdio, with the bridge's own command line;
+//! - **direct**: `claude -p` stream-json over its stdio (the documented headless drive), with
+//!   the bridge's other flags;
 //! - **claude-agent-acp**: Zed's ACP adapter (from `tests/clis`) pointed at that binary with
 //!   `CLAUDE_CODE_EXECUTABLE`, driven as an editor drives it;
 //! - **bridge**: `claude-bridge` through this binary's `serve` (spares off: one CLI per
