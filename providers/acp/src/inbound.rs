@@ -145,9 +145,9 @@ impl Inbound for SessionInbound {
                 return;
             }
         };
-        let (event, permission) = {
+        let (item, event, permission) = {
             let mut s = lock(&self.shared);
-            let snapshot = s.normalizer.tool_snapshot(&params.tool_call);
+            let (snapshot, item) = s.normalizer.permission_tool(&params.tool_call);
             let req = permission::request(&params, &id, &snapshot);
             let pending = Pending {
                 rpc_id: id.clone(),
@@ -158,10 +158,10 @@ impl Inbound for SessionInbound {
             // Answered later (by id) when the user decides, or cancelled with the turn.
             let _ = responder.detach();
             s.pending.insert(req.id.clone(), pending);
-            (AgentEvent::Permission(req.clone()), req)
+            (item, AgentEvent::Permission(req.clone()), req)
         };
         tracing::debug!(permission = %permission.id, "ACP permission request");
-        self.send(vec![event]).await;
+        self.send(vec![item, event]).await;
     }
 
     async fn closed(&self, _peer: &PeerHandle, exit: Option<ExitInfo>) {

@@ -62,8 +62,12 @@ pub fn call_error(e: PeerError, stderr: &str) -> ProviderError {
         PeerError::Timeout { .. } => "timeout",
     };
     let message = match e.rpc() {
-        // The agent's own words first (an API error, say), not our framing of them.
-        Some(error) => error.message.clone(),
+        // The agent's own words first (an API error, say), with its details, not our framing.
+        Some(error) => match &error.data {
+            Some(serde_json::Value::String(d)) => format!("{}: {d}", error.message),
+            Some(d) if !d.is_null() => format!("{}: {d}", error.message),
+            _ => error.message.clone(),
+        },
         None => e.to_string(),
     };
     let error = ProviderError::new(message).with_code(code);

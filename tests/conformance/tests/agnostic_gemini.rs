@@ -3,6 +3,10 @@
 //! (`tests/acp`). Skipped with a SKIPPED line when the CLI is not installed, failing instead
 //! under CI or `AGENT_BRIDGE_REQUIRE_CLIS=1`.
 
+// Not here: reopen (Gemini CLI 0.61.0 answers `session/load` of a session created over ACP
+// with -32603 "Internal error", see real-cli-offline.md; so gemini-bridge does not declare
+// `session.persistence`) and session list (Gemini has no `session/list`).
+
 mod acp;
 
 use agent_bridge_conformance::{scenarios, AgentRig, RigSpec};
@@ -27,10 +31,11 @@ const CASE: acp::Case = acp::Case {
     ask_mode: None,
     unattended_mode: "yolo",
     other_model: Some("gemini-2.5-pro"),
+    start_mode: None,
 };
 
 async fn rig() -> Option<AgentRig> {
-    AgentRig::start(SPEC).await
+    acp::rig(SPEC).await
 }
 
 acp_tests! { rig;

@@ -113,16 +113,22 @@ impl Normalizer {
             .count()
     }
 
-    /// The snapshot of a tool call, merged with `fields` (a permission request's tool call).
-    pub fn tool_snapshot(&self, fields: &ToolCallFields) -> ToolCallFields {
-        let mut snapshot = self
-            .tools
-            .get(&fields.tool_call_id)
-            .cloned()
-            .unwrap_or_default();
-        snapshot.tool_call_id = fields.tool_call_id.clone();
+    /// The tool call of a permission request: merged into the timeline (some agents, Qwen,
+    /// announce a call only in its permission request), its snapshot returned with the item.
+    pub fn permission_tool(&mut self, fields: &ToolCallFields) -> (ToolCallFields, AgentEvent) {
+        self.text = None;
+        let id = fields.tool_call_id.clone();
+        let snapshot = self.tools.entry(id.clone()).or_default();
+        snapshot.tool_call_id = id.clone();
         snapshot.merge(fields.clone());
-        snapshot
+        let snapshot = snapshot.clone();
+        if self.turn.is_some() && !self.turn_tools.contains(&id) {
+            self.turn_tools.push(id.clone());
+        }
+        let mut call = tools::tool_call(&snapshot);
+        // Waiting for the user: running, whatever the request's own status says.
+        call.status = ToolStatus::Running;
+        (snapshot, item(tool_item_id(&id), ItemBody::ToolCall(call)))
     }
 
     fn prefix(&self) -> String {
