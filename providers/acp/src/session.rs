@@ -10,7 +10,9 @@ use crate::normalize::prompt_usage;
 use crate::permission;
 use crate::wire::{method, PromptResult};
 use agent_bridge_core::rpc::PeerError;
-use agent_bridge_core::{AgentEvent, AgentSession, SessionSink, TurnOutcome, TurnRequest};
+use agent_bridge_core::{
+    AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnOutcome, TurnRequest,
+};
 use agent_bridge_protocol::{
     PromptInput, ProviderConfigChanges, ProviderConfigState, ProviderContent, ProviderError,
     ProviderPermissionResponse, TaggedContent,
@@ -63,6 +65,63 @@ impl AcpSession {
             ids.push(id);
         }
         ids
+    }
+
+    /// Sends `session/prompt` as the turn `turn_id`; a task of the turn reports its end.
+    async fn prompt(&mut self, turn_id: String, prompt: Vec<Value>) -> Result<(), ProviderError> {
+        lock(&self.shared).normalizer.begin_turn(&turn_id);
+        let params = json!({ "sessionId": self.session_id, "prompt": prompt });
+        let rx = match self
+            .agent
+            .rpc
+            .start_call(method::SESSION_PROMPT, &params)
+            .await
+        {
+            Ok((_, rx)) => rx,
+            Err(e) => {
+                lock(&self.shared).normalizer.end_turn(false);
+                return Err(self.agent.error(e));
+            }
+        };
+        let shared = self.shared.clone();
+        let sink = self.sink.clone();
+        tokio::spawn(async move {
+            let answer = rx.await;
+            let (outcome, usage) = match answer {
+                Ok(Ok(v)) => {
+                    let result: PromptResult = serde_json::from_value(v).unwrap_or_default();
+                    let usage = prompt_usage(result.usage.as_ref(), result.meta.as_ref());
+                    (outcome(&result), usage)
+                }
+                Ok(Err(PeerError::Rpc { error, .. })) => (
+                    TurnOutcome::Failed(ProviderError::new(error.message).with_code("agent_error")),
+                    None,
+                ),
+                // The agent is gone: its exit is reported as a runtime failure (or the session
+                // is closing), which ends the turn.
+                Ok(Err(_)) | Err(_) => return,
+            };
+            let mut events = {
+                let mut s = lock(&shared);
+                if s.normalizer.active_turn() != Some(turn_id.as_str()) {
+                    return;
+                }
+                s.normalizer.end_turn(outcome == TurnOutcome::Canceled)
+            };
+            if let Some(usage) = usage {
+                events.push(AgentEvent::Usage {
+                    turn_id: Some(turn_id.clone()),
+                    usage,
+                });
+            }
+            events.push(AgentEvent::TurnEnded { turn_id, outcome });
+            for ev in events {
+                if !sink.send(ev).await {
+                    return;
+                }
+            }
+        });
+        Ok(())
     }
 
     async fn cancel(&mut self, turn_id: &str) -> Result<(), ProviderError> {
@@ -134,60 +193,25 @@ impl AgentSession for AcpSession {
     async fn start_turn(&mut self, turn: TurnRequest) -> Result<(), ProviderError> {
         let images = self.agent.init.agent_capabilities.prompt_capabilities.image;
         let prompt = prompt_blocks(&turn.prompt.input, &turn.text, images)?;
-        lock(&self.shared).normalizer.begin_turn(&turn.turn_id);
-        let params = json!({ "sessionId": self.session_id, "prompt": prompt });
-        let rx = match self
-            .agent
-            .rpc
-            .start_call(method::SESSION_PROMPT, &params)
-            .await
-        {
-            Ok((_, rx)) => rx,
-            Err(e) => {
-                lock(&self.shared).normalizer.end_turn(false);
-                return Err(self.agent.error(e));
-            }
+        self.prompt(turn.turn_id, prompt).await
+    }
+
+    /// A command the agent advertised (`available_commands_update`) runs as a prompt
+    /// `/name arguments`, the ACP convention; it is a turn like any other.
+    async fn run_command(
+        &mut self,
+        name: &str,
+        arguments: &str,
+        turn: TurnRequest,
+    ) -> Result<CommandOutcome, ProviderError> {
+        let text = if arguments.trim().is_empty() {
+            format!("/{name}")
+        } else {
+            format!("/{name} {arguments}")
         };
-        let shared = self.shared.clone();
-        let sink = self.sink.clone();
-        let turn_id = turn.turn_id.clone();
-        tokio::spawn(async move {
-            let answer = rx.await;
-            let (outcome, usage) = match answer {
-                Ok(Ok(v)) => {
-                    let result: PromptResult = serde_json::from_value(v).unwrap_or_default();
-                    let usage = prompt_usage(result.usage.as_ref(), result.meta.as_ref());
-                    (outcome(&result), usage)
-                }
-                Ok(Err(PeerError::Rpc { error, .. })) => (
-                    TurnOutcome::Failed(ProviderError::new(error.message).with_code("agent_error")),
-                    None,
-                ),
-                // The agent is gone: its exit is reported as a runtime failure (or the session
-                // is closing), which ends the turn.
-                Ok(Err(_)) | Err(_) => return,
-            };
-            let mut events = {
-                let mut s = lock(&shared);
-                if s.normalizer.active_turn() != Some(turn_id.as_str()) {
-                    return;
-                }
-                s.normalizer.end_turn(outcome == TurnOutcome::Canceled)
-            };
-            if let Some(usage) = usage {
-                events.push(AgentEvent::Usage {
-                    turn_id: Some(turn_id.clone()),
-                    usage,
-                });
-            }
-            events.push(AgentEvent::TurnEnded { turn_id, outcome });
-            for ev in events {
-                if !sink.send(ev).await {
-                    return;
-                }
-            }
-        });
-        Ok(())
+        self.prompt(turn.turn_id, vec![json!({"type": "text", "text": text})])
+            .await?;
+        Ok(CommandOutcome::Turn)
     }
 
     async fn interrupt(&mut self, turn_id: &str) -> Result<(), ProviderError> {

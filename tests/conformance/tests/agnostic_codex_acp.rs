@@ -14,6 +14,7 @@ const SPEC: RigSpec = RigSpec {
         "session.configure",
         "session.persistence",
         "session.list",
+        "permission",
     ],
     cli: "codex-acp",
     hermetic: mock_llm::hermetic::codex_acp,
@@ -40,4 +41,32 @@ acp_tests! { rig;
     kill_9_mid_turn => |r| acp::kill_9_mid_turn(&r);
     reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);
     session_list_has_our_session => |r| acp::session_list_has_our_session(&r);
+}
+
+/// In read-only mode codex-acp asks only when the model wants a command outside its sandbox:
+/// the mock's next tool call is an `exec_command` asking for escalation.
+fn escalated(rig: &AgentRig, file: &str) {
+    rig.mock.push_steps([mock_llm::ScriptReply::ToolCall {
+        name: "exec_command".into(),
+        arguments: serde_json::json!({
+            "cmd": format!("touch {file}"),
+            "sandbox_permissions": "require_escalated",
+            "justification": "the test needs a file written"
+        }),
+    }]);
+}
+
+acp_tests! { rig;
+    permission_allowed => |r| async {
+        escalated(&r, "allowed.txt");
+        acp::permission_allowed(&r, CASE).await
+    };
+    permission_denied => |r| async {
+        escalated(&r, "denied.txt");
+        acp::permission_denied(&r, CASE).await
+    };
+    interrupt_with_a_pending_permission => |r| async {
+        escalated(&r, "interrupted.txt");
+        acp::interrupt_with_a_pending_permission(&r, CASE).await
+    };
 }

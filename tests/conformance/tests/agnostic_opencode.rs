@@ -43,6 +43,7 @@ const SPEC: RigSpec = RigSpec {
         "session.persistence",
         "session.list",
         "permission",
+        "prompt.command",
     ],
     cli: "opencode",
     hermetic,
@@ -69,6 +70,7 @@ acp_tests! { rig;
     kill_9_mid_turn => |r| acp::kill_9_mid_turn(&r);
     reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);
     session_list_has_our_session => |r| acp::session_list_has_our_session(&r);
+    command_runs_as_a_turn => |r| acp::command_runs_as_a_turn(&r, "init");
     permission_allowed => |r| acp::permission_allowed(&r, CASE);
     permission_denied => |r| acp::permission_denied(&r, CASE);
     interrupt_with_a_pending_permission => |r| acp::interrupt_with_a_pending_permission(&r, CASE);

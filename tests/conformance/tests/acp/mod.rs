@@ -313,6 +313,44 @@ pub async fn kill_9_mid_turn(rig: &AgentRig) {
     rig.finish("acp-other").await;
 }
 
+/// A command the agent advertised (`session.commands`) runs as a turn that completes.
+pub async fn command_runs_as_a_turn(rig: &AgentRig, name: &str) {
+    let sid = "acp-cmd";
+    rig.open(sid, json!({})).await;
+    // Some agents advertise their commands only once a turn ran.
+    let listed = |rig: &AgentRig| {
+        rig.host.session_events(sid).into_iter().any(|e| {
+            e.is("session.commands")
+                && e.at("/commands")
+                    .and_then(Value::as_array)
+                    .is_some_and(|c| c.iter().any(|c| c["name"] == name))
+        })
+    };
+    if !listed(rig) {
+        let run = rig.run_turn(sid, "say hi").await;
+        assert_eq!(run.state(), "completed", "{:?}", run.end);
+    }
+    rig.wait(sid, "session.commands", |e| {
+        e.at("/commands")
+            .and_then(Value::as_array)
+            .is_some_and(|c| c.iter().any(|c| c["name"] == name))
+    })
+    .await;
+    let before = rig.mock.model_requests().len();
+    let cmid = rig.host.unique("cmd");
+    rig.send(input::command(sid, &cmid, name, "")).await;
+    let result = rig.prompt_result(sid, &cmid).await;
+    assert_eq!(result["type"], "turn", "{result}");
+    let turn = result["turnId"].as_str().unwrap_or_default().to_string();
+    let end = rig.turn_end(sid, &turn).await;
+    assert_eq!(end.turn_state(), Some("completed"), "{end}");
+    assert!(
+        rig.mock.model_requests().len() > before,
+        "the command reached the model"
+    );
+    rig.finish(sid).await;
+}
+
 /// Appends the ACP traffic the bridge logged for this test ("ACP traffic seen: ..." at each
 /// session close) to the file named by `AGENT_BRIDGE_ACP_TRAFFIC`, if set: the record of which
 /// methods and update kinds each pinned agent really sent.
