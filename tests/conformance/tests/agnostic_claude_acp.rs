@@ -11,6 +11,7 @@ const SPEC: RigSpec = RigSpec {
     provider: "claude-acp-bridge",
     caps: &[
         "prompt.message",
+        "prompt.image",
         "session.configure",
         "session.persistence",
         "session.list",
@@ -39,6 +40,7 @@ acp_tests! { rig;
     unattended_mode_runs_without_asking => |r| acp::unattended_mode_runs_without_asking(&r, CASE);
     mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
     kill_9_mid_turn => |r| acp::kill_9_mid_turn(&r);
+    image_prompt_reaches_the_model => |r| acp::image_prompt_reaches_the_model(&r);
     reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);
     session_list_has_our_session => |r| acp::session_list_has_our_session(&r);
     permission_allowed => |r| acp::permission_allowed(&r, CASE);

@@ -22,7 +22,12 @@ fn hermetic(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
 
 const SPEC: RigSpec = RigSpec {
     provider: "gemini-bridge",
-    caps: &["prompt.message", "session.configure", "permission"],
+    caps: &[
+        "prompt.message",
+        "prompt.image",
+        "session.configure",
+        "permission",
+    ],
     cli: "gemini",
     hermetic,
 };
@@ -49,4 +54,5 @@ acp_tests! { rig;
     unattended_mode_runs_without_asking => |r| acp::unattended_mode_runs_without_asking(&r, CASE);
     mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
     kill_9_mid_turn => |r| acp::kill_9_mid_turn(&r);
+    image_prompt_reaches_the_model => |r| acp::image_prompt_reaches_the_model(&r);
 }

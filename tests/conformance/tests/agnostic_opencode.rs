@@ -27,6 +27,9 @@ fn hermetic(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
         "description": "Runs every tool without asking",
         "permission": {"bash": "allow", "edit": "allow"}
     }});
+    // The mock model takes images (OpenCode drops image parts for a text-only model).
+    config["provider"]["mock"]["models"]["mock-model"]["modalities"] =
+        serde_json::json!({"input": ["text", "image"], "output": ["text"]});
     config["provider"]["mock"]["models"]["mock-model-2"] = serde_json::json!({"name": "Mock Model 2", "tool_call": true, "limit": {"context": 128000, "output": 8192}});
     std::fs::write(&path, config.to_string()).map_err(|e| HermeticError::Io {
         path: path.clone(),
@@ -39,6 +42,7 @@ const SPEC: RigSpec = RigSpec {
     provider: "opencode-bridge",
     caps: &[
         "prompt.message",
+        "prompt.image",
         "session.configure",
         "session.persistence",
         "session.list",
@@ -68,6 +72,7 @@ acp_tests! { rig;
     unattended_mode_runs_without_asking => |r| acp::unattended_mode_runs_without_asking(&r, CASE);
     mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
     kill_9_mid_turn => |r| acp::kill_9_mid_turn(&r);
+    image_prompt_reaches_the_model => |r| acp::image_prompt_reaches_the_model(&r);
     reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);
     session_list_has_our_session => |r| acp::session_list_has_our_session(&r);
     command_runs_as_a_turn => |r| acp::command_runs_as_a_turn(&r, "init");

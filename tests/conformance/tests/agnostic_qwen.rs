@@ -3,6 +3,10 @@
 //! (`tests/acp`). Skipped with a SKIPPED line when the CLI is not installed, failing instead
 //! under CI or `AGENT_BRIDGE_REQUIRE_CLIS=1`.
 
+// Not here: images. Qwen Code 0.15.10 advertises promptCapabilities.image but, with the
+// mock's OpenAI-compatible model, the image never reaches the model request; qwen-bridge does
+// not declare `prompt.image`.
+
 mod acp;
 
 use agent_bridge_conformance::{scenarios, AgentRig, RigSpec};

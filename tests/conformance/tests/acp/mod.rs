@@ -351,6 +351,39 @@ pub async fn command_runs_as_a_turn(rig: &AgentRig, name: &str) {
     rig.finish(sid).await;
 }
 
+/// A 1x1 PNG.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+/// An image prompt (the agent advertises `promptCapabilities.image`): the image reaches the
+/// model and the turn completes.
+pub async fn image_prompt_reaches_the_model(rig: &AgentRig) {
+    let sid = "acp-image";
+    rig.open(sid, json!({})).await;
+    let cmid = rig.host.unique("img");
+    let content = json!([
+        {"type": "text", "text": "what is in this picture?"},
+        {"type": "image", "data": PNG, "mimeType": "image/png"}
+    ]);
+    rig.send(json!({
+        "type": "session.prompt", "sessionId": sid,
+        "prompt": {"clientMessageId": cmid, "delivery": "auto",
+                   "input": {"type": "message", "content": content}},
+    }))
+    .await;
+    let result = rig.prompt_result(sid, &cmid).await;
+    assert_eq!(result["type"], "turn", "{result}");
+    let turn = result["turnId"].as_str().unwrap_or_default().to_string();
+    let end = rig.turn_end(sid, &turn).await;
+    assert_eq!(end.turn_state(), Some("completed"), "{end}");
+    let sent = rig
+        .mock
+        .model_requests()
+        .iter()
+        .any(|r| r.body.to_string().contains(&PNG[..40]));
+    assert!(sent, "the image reached the model");
+    rig.finish(sid).await;
+}
+
 /// Appends the ACP traffic the bridge logged for this test ("ACP traffic seen: ..." at each
 /// session close) to the file named by `AGENT_BRIDGE_ACP_TRAFFIC`, if set: the record of which
 /// methods and update kinds each pinned agent really sent.
