@@ -234,6 +234,11 @@ pub async fn reopen_in_a_fresh_bridge_replays(rig: &AgentRig) {
     let run = again.run_turn("acp-again", "say hi").await;
     assert_eq!(run.state(), "completed", "{:?}", run.end);
     again.finish("acp-again").await;
+    record_stderr(
+        rig,
+        &again.host.stderr(),
+        "reopen_in_a_fresh_bridge_replays (reopened)",
+    );
 }
 
 /// `sessions` lists a session the bridge created.
@@ -388,10 +393,14 @@ pub async fn image_prompt_reaches_the_model(rig: &AgentRig) {
 /// session close) to the file named by `AGENT_BRIDGE_ACP_TRAFFIC`, if set: the record of which
 /// methods and update kinds each pinned agent really sent.
 pub fn record_traffic(rig: &AgentRig, scenario: &str) {
+    record_stderr(rig, &rig.host.stderr(), scenario);
+}
+
+/// [`record_traffic`] of one bridge's stderr.
+fn record_stderr(rig: &AgentRig, stderr: &str, scenario: &str) {
     let Ok(path) = std::env::var("AGENT_BRIDGE_ACP_TRAFFIC") else {
         return;
     };
-    let stderr = rig.host.stderr();
     let mut lines = String::new();
     for line in stderr.lines().filter(|l| l.contains("ACP traffic seen")) {
         lines.push_str(&format!(
