@@ -356,6 +356,35 @@ pub async fn command_runs_as_a_turn(rig: &AgentRig, name: &str) {
     rig.finish(sid).await;
 }
 
+/// The catalog (from a probe `session/new`) lists the agent's modes, the unattended one
+/// marked, and the model to switch to.
+pub async fn catalog_lists_models_and_modes(rig: &AgentRig, case: Case) {
+    let answer = rig
+        .ask("cat", |rid| json!({"type": "catalog", "requestId": rid, "cwd": rig.cwd().display().to_string()}))
+        .await;
+    assert!(answer.is("catalog"), "{answer}");
+    let catalog = answer.at("/catalog").cloned().unwrap_or_default();
+    let modes = catalog["modes"].as_array().cloned().unwrap_or_default();
+    let unattended = modes
+        .iter()
+        .find(|m| m["id"] == case.unattended_mode)
+        .unwrap_or_else(|| panic!("the unattended mode is offered: {catalog:#}"));
+    assert!(catalog["defaultMode"].is_string(), "{catalog:#}");
+    if let Some(model) = case.other_model {
+        assert!(
+            catalog["models"]
+                .as_array()
+                .is_some_and(|m| m.iter().any(|m| m["id"] == model)),
+            "the model `{model}` is offered: {catalog:#}"
+        );
+    }
+    // The profile's unattended modes are marked (OpenCode has none of its own: its `yolo` is
+    // the test's agent).
+    let expected = rig.spec.cli != "opencode";
+    assert_eq!(unattended["isUnattended"], json!(expected), "{unattended}");
+    rig.host.assert_invariants();
+}
+
 /// A 1x1 PNG.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
