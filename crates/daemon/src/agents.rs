@@ -5,7 +5,7 @@ use agent_bridge_core::Provider;
 use std::sync::Arc;
 
 /// Every agent name this build can serve.
-pub const KNOWN_AGENTS: &[&str] = &["demo", "claude", "codex"];
+pub const KNOWN_AGENTS: &[&str] = &["demo", "claude", "codex", "acp"];
 
 /// Builds the provider of one `plugin.json` entry (its agent name picks the module, which gets
 /// the whole entry: id, command, env, options, capabilities); `None` for an unknown agent.
@@ -18,6 +18,7 @@ pub fn build(entry: &ProviderManifest) -> Option<Arc<dyn Provider>> {
         "codex" => Some(Arc::new(agent_bridge_codex::CodexProvider::from_entry(
             entry,
         ))),
+        "acp" => Some(Arc::new(agent_bridge_acp::AcpProvider::from_entry(entry))),
         _ => None,
     }
 }

@@ -87,7 +87,7 @@ pub struct BridgeHost {
     _temp: Option<tempfile::TempDir>,
     tasks: Vec<JoinHandle<()>>,
     seen: Mutex<Vec<ProcInfo>>,
-    request_timeout: Duration,
+    pub(crate) request_timeout: Duration,
 }
 
 fn host_error(code: i64, message: impl Into<String>) -> RpcError {

@@ -78,7 +78,9 @@ impl BridgeHost {
         self.send(connection_id, open_input)
             .await
             .map_err(|e| anyhow::anyhow!("session.open refused: {e}"))?;
-        let answer = self.wait_answer(&rid, Duration::from_secs(10)).await?;
+        // Slow agents (Node CLIs, OpenCode) may take longer to open than the default 10 s.
+        let limit = self.request_timeout.max(Duration::from_secs(10));
+        let answer = self.wait_answer(&rid, limit).await?;
         anyhow::ensure!(
             answer.is("session.ready"),
             "session.open `{rid}` failed: {answer}"

@@ -1,0 +1,394 @@
+//! Models, modes and thinking levels of an ACP session: the config options of `session/new`
+//! (category `model` / `mode` / `thought_level`) first, the legacy `modes` / `models` fields as
+//! fallback. Changes go through `session/set_config_option`, else `session/set_mode` /
+//! `session/set_model`; a configure is planned (every value checked) before any call.
+
+use crate::normalize::ConfigChange;
+use crate::wire::{method, ConfigOption, ModeState, ModelState, SessionState};
+use agent_bridge_protocol::{
+    ProviderCatalog, ProviderConfigChanges, ProviderConfigState, ProviderError, ProviderMode,
+    ProviderModel, ProviderThinkingOption,
+};
+use serde_json::{json, Value};
+
+pub const MODEL: &str = "model";
+pub const MODE: &str = "mode";
+pub const THOUGHT: &str = "thought_level";
+
+/// The config surface of one session.
+#[derive(Debug, Clone, Default)]
+pub struct AcpConfig {
+    options: Vec<ConfigOption>,
+    modes: Option<ModeState>,
+    models: Option<ModelState>,
+    unattended: Vec<String>,
+    /// The values at open, for resets: (category, value).
+    defaults: Vec<(&'static str, String)>,
+}
+
+/// One call of a planned configure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetCall {
+    pub category: &'static str,
+    pub value: String,
+    /// The value before, to undo the call.
+    pub previous: Option<String>,
+    pub method: &'static str,
+    pub params: Value,
+}
+
+impl AcpConfig {
+    pub fn new(state: &SessionState, unattended: &[String]) -> Self {
+        let mut c = AcpConfig {
+            options: state.config_options.clone().unwrap_or_default(),
+            modes: state.modes.clone(),
+            models: state.models.clone(),
+            unattended: unattended.to_vec(),
+            defaults: Vec::new(),
+        };
+        for cat in [MODEL, MODE, THOUGHT] {
+            if let Some(v) = c.current(cat) {
+                c.defaults.push((cat, v));
+            }
+        }
+        c
+    }
+
+    fn option(&self, category: &str) -> Option<&ConfigOption> {
+        self.options.iter().find(|o| {
+            o.category.as_deref() == Some(category) && o.kind.as_deref() != Some("boolean")
+        })
+    }
+
+    /// The current value of a category.
+    pub fn current(&self, category: &str) -> Option<String> {
+        if let Some(o) = self.option(category) {
+            return o.current();
+        }
+        match category {
+            MODE => self.modes.as_ref().and_then(|m| m.current_mode_id.clone()),
+            MODEL => self
+                .models
+                .as_ref()
+                .and_then(|m| m.current_model_id.clone()),
+            _ => None,
+        }
+    }
+
+    /// The (id, label, description) choices of a category.
+    fn choices(&self, category: &str) -> Vec<(String, String, Option<String>)> {
+        if let Some(o) = self.option(category) {
+            return o
+                .choices()
+                .into_iter()
+                .map(|c| (c.value, c.name, c.description))
+                .collect();
+        }
+        match category {
+            MODE => self
+                .modes
+                .iter()
+                .flat_map(|m| &m.available_modes)
+                .map(|m| {
+                    (
+                        m.id.clone(),
+                        m.name.clone().unwrap_or(m.id.clone()),
+                        m.description.clone(),
+                    )
+                })
+                .collect(),
+            MODEL => self
+                .models
+                .iter()
+                .flat_map(|m| &m.available_models)
+                .map(|m| {
+                    let label = m.name.clone().unwrap_or(m.model_id.clone());
+                    (m.model_id.clone(), label, m.description.clone())
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    pub fn models(&self) -> Vec<ProviderModel> {
+        let current = self.current(MODEL);
+        let thinking = self.thinking_options();
+        self.choices(MODEL)
+            .into_iter()
+            .map(|(id, label, description)| ProviderModel {
+                is_default: Some(current.as_deref() == Some(id.as_str())),
+                thinking_options: (!thinking.is_empty()).then(|| thinking.clone()),
+                default_thinking_option_id: self.current(THOUGHT),
+                id,
+                label,
+                description,
+                aliases: None,
+                is_selectable: None,
+                metadata: None,
+                context_window_max_tokens: None,
+            })
+            .collect()
+    }
+
+    pub fn modes(&self) -> Vec<ProviderMode> {
+        self.choices(MODE)
+            .into_iter()
+            .map(|(id, label, description)| ProviderMode {
+                is_unattended: Some(self.unattended.contains(&id)),
+                id,
+                label,
+                description,
+                icon: None,
+                color_tier: None,
+            })
+            .collect()
+    }
+
+    pub fn thinking_options(&self) -> Vec<ProviderThinkingOption> {
+        self.choices(THOUGHT)
+            .into_iter()
+            .map(|(id, label, description)| ProviderThinkingOption {
+                is_default: Some(self.current(THOUGHT).as_deref() == Some(id.as_str())),
+                id,
+                label,
+                description,
+                metadata: None,
+            })
+            .collect()
+    }
+
+    pub fn state(&self) -> ProviderConfigState {
+        ProviderConfigState {
+            model: self.current(MODEL),
+            mode: self.current(MODE),
+            thinking_option: self.current(THOUGHT),
+            models: self.models(),
+            modes: self.modes(),
+            thinking_options: self.thinking_options(),
+            ..ProviderConfigState::default()
+        }
+    }
+
+    pub fn catalog(&self) -> ProviderCatalog {
+        let thinking = self.thinking_options();
+        ProviderCatalog {
+            models: self.models(),
+            modes: self.modes(),
+            thinking_options: (!thinking.is_empty()).then_some(thinking),
+            default_model: self.current(MODEL),
+            default_mode: self.current(MODE),
+            default_thinking_option: self.current(THOUGHT),
+        }
+    }
+
+    /// An update the agent sent (`current_mode_update`, `config_option_update`).
+    pub fn apply_update(&mut self, change: ConfigChange) {
+        match change {
+            ConfigChange::Mode(id) => self.set_local(MODE, &id),
+            ConfigChange::Options(options) => self.options = options,
+        }
+    }
+
+    /// Records a value the agent accepted.
+    pub fn set_local(&mut self, category: &str, value: &str) {
+        if let Some(o) = self
+            .options
+            .iter_mut()
+            .find(|o| o.category.as_deref() == Some(category))
+        {
+            o.current_value = Some(Value::String(value.to_string()));
+        }
+        match category {
+            MODE => {
+                if let Some(m) = self.modes.as_mut() {
+                    m.current_mode_id = Some(value.to_string());
+                }
+            }
+            MODEL => {
+                if let Some(m) = self.models.as_mut() {
+                    m.current_model_id = Some(value.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Replaces the options with an answer's `configOptions` (the full new state).
+    pub fn replace_options(&mut self, answer: &Value) {
+        if let Some(opts) = answer.get("configOptions") {
+            if let Ok(options) = serde_json::from_value::<Vec<ConfigOption>>(opts.clone()) {
+                self.options = options;
+            }
+        }
+    }
+
+    /// The call that sets `category` to `value` in `session_id`.
+    pub fn call(&self, session_id: &str, category: &'static str, value: &str) -> Option<SetCall> {
+        let previous = self.current(category);
+        let (method, params) = if let Some(o) = self.option(category) {
+            (
+                method::SESSION_SET_CONFIG_OPTION,
+                json!({"sessionId": session_id, "configId": o.id, "value": value}),
+            )
+        } else {
+            match category {
+                MODE if self.modes.is_some() => (
+                    method::SESSION_SET_MODE,
+                    json!({"sessionId": session_id, "modeId": value}),
+                ),
+                MODEL if self.models.is_some() => (
+                    method::SESSION_SET_MODEL,
+                    json!({"sessionId": session_id, "modelId": value}),
+                ),
+                _ => return None,
+            }
+        };
+        Some(SetCall {
+            category,
+            value: value.to_string(),
+            previous,
+            method,
+            params,
+        })
+    }
+
+    /// Plans a configure: every requested value must be one the agent offers; a `null` resets
+    /// to the value at open. Nothing is sent when any value is refused.
+    pub fn plan(
+        &self,
+        session_id: &str,
+        changes: &ProviderConfigChanges,
+    ) -> Result<Vec<SetCall>, ProviderError> {
+        if changes
+            .provider_options
+            .as_ref()
+            .is_some_and(|m| !m.is_empty())
+            || changes.settings.as_ref().is_some_and(|m| !m.is_empty())
+        {
+            return Err(ProviderError::new(
+                "this ACP agent has no provider options or settings to change",
+            )
+            .with_code("invalid_config"));
+        }
+        let mut calls = Vec::new();
+        for (category, change, what) in [
+            (MODEL, &changes.model, "model"),
+            (MODE, &changes.mode, "mode"),
+            (THOUGHT, &changes.thinking_option, "thinking option"),
+        ] {
+            let Some(change) = change else { continue };
+            let value = match change {
+                Some(v) => v.clone(),
+                None => match self.defaults.iter().find(|(c, _)| *c == category) {
+                    Some((_, v)) => v.clone(),
+                    None => continue,
+                },
+            };
+            if self.current(category).as_deref() == Some(value.as_str()) {
+                continue;
+            }
+            let offered = self.choices(category);
+            if !offered.iter().any(|(id, _, _)| id == &value) {
+                let ids: Vec<&str> = offered.iter().map(|(id, _, _)| id.as_str()).collect();
+                return Err(ProviderError::new(if ids.is_empty() {
+                    format!("this agent has no {what} to choose")
+                } else {
+                    format!(
+                        "unknown {what} `{value}`; this agent offers: {}",
+                        ids.join(", ")
+                    )
+                })
+                .with_code(format!("invalid_{}", what.replace(' ', "_"))));
+            }
+            let call = self.call(session_id, category, &value).ok_or_else(|| {
+                ProviderError::new(format!("this agent cannot change its {what}"))
+                    .with_code("invalid_config")
+            })?;
+            calls.push(call);
+        }
+        Ok(calls)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn state(v: Value) -> SessionState {
+        serde_json::from_value(v).expect("state")
+    }
+
+    fn gemini() -> AcpConfig {
+        AcpConfig::new(
+            &state(json!({"sessionId": "s",
+                "modes": {"currentModeId": "default", "availableModes": [
+                    {"id": "default", "name": "Default"}, {"id": "yolo", "name": "YOLO"}]},
+                "models": {"currentModelId": "auto", "availableModels": [
+                    {"modelId": "auto", "name": "Auto"}, {"modelId": "gemini-2.5-pro"}]}})),
+            &["yolo".to_string()],
+        )
+    }
+
+    #[test]
+    fn legacy_modes_and_models_are_the_fallback() {
+        let c = gemini();
+        let s = c.state();
+        assert_eq!(s.mode.as_deref(), Some("default"));
+        assert_eq!(s.model.as_deref(), Some("auto"));
+        assert_eq!(s.modes[1].is_unattended, Some(true));
+        let plan = c
+            .plan(
+                "s",
+                &ProviderConfigChanges {
+                    mode: Some(Some("yolo".into())),
+                    model: Some(Some("gemini-2.5-pro".into())),
+                    ..Default::default()
+                },
+            )
+            .expect("plan");
+        assert_eq!(
+            plan.iter().map(|c| c.method).collect::<Vec<_>>(),
+            vec![method::SESSION_SET_MODEL, method::SESSION_SET_MODE]
+        );
+    }
+
+    #[test]
+    fn config_options_come_first_and_a_bad_value_plans_nothing() {
+        let c = AcpConfig::new(
+            &state(json!({"sessionId": "s",
+                "modes": {"currentModeId": "build", "availableModes": [{"id": "build"}]},
+                "configOptions": [
+                    {"id": "mode", "category": "mode", "type": "select", "currentValue": "build",
+                     "options": [{"value": "build", "name": "Build"}, {"value": "plan", "name": "Plan"}]},
+                    {"id": "model", "category": "model", "type": "select", "currentValue": "m/a",
+                     "options": [{"group": "g", "name": "G", "options": [{"value": "m/a", "name": "A"}]}]}]})),
+            &[],
+        );
+        assert_eq!(c.state().modes.len(), 2);
+        assert_eq!(c.state().models[0].id, "m/a");
+        let ok = c
+            .plan(
+                "s",
+                &ProviderConfigChanges {
+                    mode: Some(Some("plan".into())),
+                    ..Default::default()
+                },
+            )
+            .expect("plan");
+        assert_eq!(ok[0].method, method::SESSION_SET_CONFIG_OPTION);
+        assert_eq!(
+            ok[0].params,
+            json!({"sessionId": "s", "configId": "mode", "value": "plan"})
+        );
+        let bad = c.plan(
+            "s",
+            &ProviderConfigChanges {
+                mode: Some(Some("plan".into())),
+                model: Some(Some("nope".into())),
+                ..Default::default()
+            },
+        );
+        assert_eq!(bad.map_err(|e| e.code), Err(Some("invalid_model".into())));
+    }
+}

@@ -1,0 +1,21 @@
+//! The ACP provider family (agent `acp`): drives any Agent Client Protocol agent over
+//! JSON-RPC 2.0 lines on its stdio — Gemini CLI, Qwen Code, OpenCode, claude-agent-acp,
+//! codex-acp, or a user's own agent declared in plugin.json.
+//!
+//! One agent process per session (not per turn): a crash or `kill -9` fails exactly that
+//! session, and each session's environment stays its own. Catalog and session list use a
+//! short-lived agent of their own. Where the agents differ lives in `profiles.json`
+//! ([`profile`]); every ACP call is gated on what the agent advertised in `initialize`.
+
+pub mod config;
+pub mod inbound;
+pub mod launch;
+pub mod normalize;
+pub mod permission;
+pub mod persistence;
+pub mod profile;
+mod provider;
+pub mod session;
+pub mod wire;
+
+pub use provider::AcpProvider;

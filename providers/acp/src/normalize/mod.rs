@@ -1,0 +1,364 @@
+//! ACP `session/update`s -> complete timeline snapshots and session events.
+//!
+//! - `agent_message_chunk`s grow one `assistant_message` (a new one after anything else, or on
+//!   a new `messageId`); `agent_thought_chunk`s likewise one `reasoning`;
+//! - `user_message_chunk` -> `user_message`, only outside a live turn (a `session/load`
+//!   replay): during a turn the core already shows the user's prompt;
+//! - `tool_call` / `tool_call_update` -> one `tool_call` per `toolCallId`, the update merged;
+//! - `plan` -> one `todo` per turn; `available_commands_update` -> commands;
+//!   `current_mode_update` / `config_option_update` -> handed back for the session config;
+//!   `usage_update` -> usage; `session_info_update` -> title;
+//! - any other kind is logged once and ignored.
+
+#[cfg(test)]
+pub(crate) mod tests;
+pub mod tools;
+
+use crate::wire::{ConfigOption, ToolCallFields, Update, UsageUpdate};
+use agent_bridge_core::AgentEvent;
+use agent_bridge_protocol::{
+    ItemBody, ProviderCommand, ProviderUsage, TimelineItem, TodoEntry, TodoStatus, ToolStatus,
+};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TextKind {
+    User,
+    Assistant,
+    Reasoning,
+}
+
+#[derive(Debug)]
+struct OpenText {
+    kind: TextKind,
+    id: String,
+    message_id: Option<String>,
+    text: String,
+}
+
+/// A config change the agent reported (applied by the session's config).
+#[derive(Debug, Clone)]
+pub enum ConfigChange {
+    Mode(String),
+    Options(Vec<ConfigOption>),
+}
+
+/// What one update produced.
+#[derive(Debug, Default)]
+pub struct Output {
+    pub events: Vec<AgentEvent>,
+    pub config: Option<ConfigChange>,
+    pub title: Option<String>,
+}
+
+/// The normalizer of one session.
+#[derive(Debug, Default)]
+pub struct Normalizer {
+    /// The core turn running, if any (else updates belong to a replay).
+    turn: Option<String>,
+    /// Prefix of item ids outside a turn (`replay`).
+    seq: u64,
+    text: Option<OpenText>,
+    tools: HashMap<String, ToolCallFields>,
+    /// Tool calls of the running turn, for cancelling those left running.
+    turn_tools: Vec<String>,
+    unknown_seen: HashSet<String>,
+    /// Every update kind seen (for the report of what each agent sends).
+    pub kinds_seen: HashSet<String>,
+}
+
+impl Normalizer {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn begin_turn(&mut self, turn_id: &str) {
+        self.turn = Some(turn_id.to_string());
+        self.text = None;
+        self.turn_tools.clear();
+    }
+
+    pub fn active_turn(&self) -> Option<&str> {
+        self.turn.as_deref()
+    }
+
+    /// Ends the turn: tool calls still running are reported canceled when `canceled`.
+    pub fn end_turn(&mut self, canceled: bool) -> Vec<AgentEvent> {
+        let mut out = Vec::new();
+        for id in std::mem::take(&mut self.turn_tools) {
+            if let Some(f) = self.tools.get(&id) {
+                let mut call = tools::tool_call(f);
+                if call.status == ToolStatus::Running {
+                    if canceled {
+                        call.cancel();
+                    } else {
+                        call.complete();
+                    }
+                    out.push(item(tool_item_id(&id), ItemBody::ToolCall(call)));
+                }
+            }
+        }
+        self.turn = None;
+        self.text = None;
+        out
+    }
+
+    /// Tool calls of the running turn not finished yet.
+    pub fn running_tools(&self) -> usize {
+        self.turn_tools
+            .iter()
+            .filter_map(|id| self.tools.get(id))
+            .filter(|f| !matches!(f.status.as_deref(), Some("completed" | "failed")))
+            .count()
+    }
+
+    /// The tool call of a permission request: merged into the timeline (some agents, Qwen,
+    /// announce a call only in its permission request), its snapshot returned with the item.
+    pub fn permission_tool(&mut self, fields: &ToolCallFields) -> (ToolCallFields, AgentEvent) {
+        self.text = None;
+        let id = fields.tool_call_id.clone();
+        let snapshot = self.tools.entry(id.clone()).or_default();
+        snapshot.tool_call_id = id.clone();
+        snapshot.merge(fields.clone());
+        let snapshot = snapshot.clone();
+        if self.turn.is_some() && !self.turn_tools.contains(&id) {
+            self.turn_tools.push(id.clone());
+        }
+        let mut call = tools::tool_call(&snapshot);
+        // Waiting for the user: running, whatever the request's own status says.
+        call.status = ToolStatus::Running;
+        (snapshot, item(tool_item_id(&id), ItemBody::ToolCall(call)))
+    }
+
+    fn prefix(&self) -> String {
+        self.turn.clone().unwrap_or_else(|| "replay".into())
+    }
+
+    fn next_id(&mut self, what: &str) -> String {
+        self.seq += 1;
+        format!("{}:{what}:{}", self.prefix(), self.seq)
+    }
+
+    /// One `session/update` payload.
+    pub fn update(&mut self, raw: Value) -> Output {
+        let kind = raw
+            .get("sessionUpdate")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        self.kinds_seen.insert(kind.clone());
+        let update = match serde_json::from_value::<Update>(raw) {
+            Ok(u) => u,
+            Err(e) => {
+                tracing::warn!(kind, "unreadable ACP update ignored: {e}");
+                return Output::default();
+            }
+        };
+        let mut out = Output::default();
+        match update {
+            Update::AgentMessageChunk(c) => {
+                let usage = c.meta.as_ref().and_then(meta_usage);
+                out.events
+                    .extend(self.chunk(TextKind::Assistant, c.text(), c.message_id));
+                if let Some(usage) = usage {
+                    out.events.push(AgentEvent::Usage {
+                        turn_id: self.turn.clone(),
+                        usage,
+                    });
+                }
+            }
+            Update::AgentThoughtChunk(c) => {
+                out.events
+                    .extend(self.chunk(TextKind::Reasoning, c.text(), c.message_id))
+            }
+            Update::UserMessageChunk(c) => {
+                if self.turn.is_none() {
+                    out.events
+                        .extend(self.chunk(TextKind::User, c.text(), c.message_id));
+                }
+            }
+            Update::ToolCall(f) | Update::ToolCallUpdate(f) => {
+                self.text = None;
+                let id = f.tool_call_id.clone();
+                let snapshot = self.tools.entry(id.clone()).or_default();
+                snapshot.tool_call_id = id.clone();
+                snapshot.merge(f);
+                let call = tools::tool_call(snapshot);
+                if self.turn.is_some() && !self.turn_tools.contains(&id) {
+                    self.turn_tools.push(id.clone());
+                }
+                out.events
+                    .push(item(tool_item_id(&id), ItemBody::ToolCall(call)));
+            }
+            Update::Plan(plan) => {
+                self.text = None;
+                let items = plan
+                    .entries
+                    .iter()
+                    .map(|e| {
+                        let status = match e.status.as_deref() {
+                            Some("completed") => TodoStatus::Completed,
+                            Some("in_progress") => TodoStatus::InProgress,
+                            _ => TodoStatus::Pending,
+                        };
+                        TodoEntry {
+                            text: e.content.clone(),
+                            completed: status == TodoStatus::Completed,
+                            id: None,
+                            status: Some(status),
+                            active_form: None,
+                        }
+                    })
+                    .collect();
+                let id = format!("{}:plan", self.prefix());
+                out.events.push(item(id, ItemBody::Todo { items }));
+            }
+            Update::AvailableCommandsUpdate { available_commands } => {
+                let commands = available_commands
+                    .into_iter()
+                    .map(|c| ProviderCommand {
+                        name: c.name,
+                        description: c.description.unwrap_or_default(),
+                        argument_hint: c
+                            .input
+                            .as_ref()
+                            .and_then(|i| i["hint"].as_str())
+                            .map(str::to_string),
+                    })
+                    .collect();
+                out.events.push(AgentEvent::Commands(commands));
+            }
+            Update::CurrentModeUpdate { current_mode_id } => {
+                out.config = Some(ConfigChange::Mode(current_mode_id));
+            }
+            Update::ConfigOptionUpdate { config_options } => {
+                out.config = Some(ConfigChange::Options(config_options));
+            }
+            Update::SessionInfoUpdate(info) => {
+                out.title = info.title.filter(|t| !t.trim().is_empty());
+            }
+            Update::UsageUpdate(u) => out.events.push(AgentEvent::Usage {
+                turn_id: self.turn.clone(),
+                usage: usage_update(&u),
+            }),
+            Update::Other => {
+                if self.unknown_seen.insert(kind.clone()) {
+                    tracing::info!(kind, "ACP update kind not mapped; ignored");
+                }
+            }
+        }
+        out
+    }
+
+    fn chunk(
+        &mut self,
+        kind: TextKind,
+        text: String,
+        message_id: Option<String>,
+    ) -> Vec<AgentEvent> {
+        if text.is_empty() {
+            return Vec::new();
+        }
+        let continues = self.text.as_ref().is_some_and(|t| {
+            t.kind == kind
+                && match (&t.message_id, &message_id) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => true,
+                }
+        });
+        if !continues {
+            let what = match kind {
+                TextKind::User => "user",
+                TextKind::Assistant => "assistant",
+                TextKind::Reasoning => "reasoning",
+            };
+            self.text = Some(OpenText {
+                kind,
+                id: self.next_id(what),
+                message_id: message_id.clone(),
+                text: String::new(),
+            });
+        }
+        let Some(open) = self.text.as_mut() else {
+            return Vec::new();
+        };
+        open.text.push_str(&text);
+        if open.message_id.is_none() {
+            open.message_id = message_id;
+        }
+        let body = match kind {
+            TextKind::User => ItemBody::UserMessage {
+                text: open.text.clone(),
+                message_id: open.message_id.clone(),
+                client_message_id: None,
+            },
+            TextKind::Assistant => ItemBody::AssistantMessage {
+                text: open.text.clone(),
+                message_id: open.message_id.clone(),
+            },
+            TextKind::Reasoning => ItemBody::Reasoning {
+                text: open.text.clone(),
+            },
+        };
+        vec![item(open.id.clone(), body)]
+    }
+}
+
+fn tool_item_id(tool_call_id: &str) -> String {
+    format!("tool:{tool_call_id}")
+}
+
+fn item(id: String, body: ItemBody) -> AgentEvent {
+    let mut item = TimelineItem::new(id, body);
+    item.normalize();
+    AgentEvent::Item(item)
+}
+
+fn usage_update(u: &UsageUpdate) -> ProviderUsage {
+    ProviderUsage {
+        context_window_used_tokens: u.used,
+        context_window_max_tokens: u.size,
+        total_cost_usd: u
+            .cost
+            .as_ref()
+            .filter(|c| {
+                c.currency
+                    .as_deref()
+                    .is_none_or(|c| c.eq_ignore_ascii_case("usd"))
+            })
+            .and_then(|c| c.amount),
+        ..ProviderUsage::default()
+    }
+}
+
+/// Token counts of a `session/prompt` answer's `usage` (`inputTokens`, `outputTokens`,
+/// `cachedReadTokens`), or of Gemini's `_meta.quota.token_count`.
+pub fn prompt_usage(usage: Option<&Value>, meta: Option<&Value>) -> Option<ProviderUsage> {
+    if let Some(u) = usage.filter(|u| u.is_object()) {
+        return Some(ProviderUsage {
+            input_tokens: u["inputTokens"].as_u64(),
+            output_tokens: u["outputTokens"].as_u64(),
+            cached_input_tokens: u["cachedReadTokens"].as_u64(),
+            ..ProviderUsage::default()
+        });
+    }
+    let counts = meta.map(|m| &m["quota"]["token_count"])?;
+    counts.is_object().then(|| ProviderUsage {
+        input_tokens: counts["input_tokens"].as_u64(),
+        output_tokens: counts["output_tokens"].as_u64(),
+        ..ProviderUsage::default()
+    })
+}
+
+/// Qwen's usage in an agent chunk's `_meta.usage`.
+fn meta_usage(meta: &Value) -> Option<ProviderUsage> {
+    let u = meta.get("usage").filter(|u| u.is_object())?;
+    let n = |keys: &[&str]| keys.iter().find_map(|k| u[*k].as_u64());
+    Some(ProviderUsage {
+        input_tokens: n(&["inputTokens", "promptTokens", "input_tokens"]),
+        output_tokens: n(&["outputTokens", "completionTokens", "output_tokens"]),
+        cached_input_tokens: n(&["cachedReadTokens", "cachedTokens"]),
+        ..ProviderUsage::default()
+    })
+}

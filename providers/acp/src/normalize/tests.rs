@@ -1,0 +1,187 @@
+//! The normalizer against the recorded ACP transcripts of the five pinned agents
+//! (`tests/fixtures/*-acp-*.jsonl`, copied from `shared/fixtures`): the final timeline (the
+//! last snapshot of every item, in order of first appearance) and the other events, per
+//! transcript.
+
+use super::Normalizer;
+use crate::wire::method;
+use agent_bridge_core::rpc::{Dialect, Incoming, JsonRpc};
+use agent_bridge_core::AgentEvent;
+use pretty_assertions::assert_eq;
+use serde_json::{json, Value};
+
+pub(crate) fn fixture(agent: &str, scenario: &str) -> String {
+    let path = format!(
+        "{}/tests/fixtures/{agent}-acp-{scenario}.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Feeds every `session/update` of a transcript (inside the turn `turn-1`, or as a replay
+/// when `replay`) and returns the final timeline and the other events.
+fn run(transcript: &str, replay: bool) -> Value {
+    let mut n = Normalizer::new();
+    if !replay {
+        n.begin_turn("turn-1");
+    }
+    let mut order: Vec<String> = Vec::new();
+    let mut items: std::collections::HashMap<String, Value> = Default::default();
+    let mut other = Vec::new();
+    let mut seen_update = false;
+    for line in transcript.lines().filter(|l| !l.trim().is_empty()) {
+        let Ok(Incoming::Notification { method: m, params }) = JsonRpc::v2().decode(line) else {
+            continue;
+        };
+        if m != method::SESSION_UPDATE {
+            continue;
+        }
+        seen_update = true;
+        let out = n.update(params["update"].clone());
+        for e in out.events {
+            match e {
+                AgentEvent::Item(item) => {
+                    if !items.contains_key(&item.id) {
+                        order.push(item.id.clone());
+                    }
+                    items.insert(item.id.clone(), json!(item));
+                }
+                AgentEvent::Usage { usage, .. } => other.push(json!({ "usage": usage })),
+                AgentEvent::Commands(c) => other.push(json!({ "commands": c.len() })),
+                e => other.push(json!(format!("{e:?}"))),
+            }
+        }
+        if let Some(c) = out.config {
+            other.push(json!(format!("config: {c:?}")
+                .chars()
+                .take(80)
+                .collect::<String>()));
+        }
+        if let Some(t) = out.title {
+            other.push(json!({ "title": t }));
+        }
+    }
+    assert!(seen_update, "the transcript has updates");
+    let end = n.end_turn(false);
+    json!({
+        "timeline": order.iter().map(|id| items[id].clone()).collect::<Vec<_>>(),
+        "other": other,
+        "endTurn": end.len(),
+    })
+}
+
+macro_rules! fixture_snapshots {
+    ($($name:ident: $agent:literal $scenario:literal $replay:literal;)*) => {$(
+        #[test]
+        fn $name() {
+            let view = run(&fixture($agent, $scenario), $replay);
+            insta::assert_json_snapshot!(stringify!($name), view);
+        }
+    )*};
+}
+
+fixture_snapshots! {
+        gemini_tool_permission: "gemini" "tool-permission-prompt" false;
+    gemini_tool_bypass: "gemini" "tool-bypass" false;
+    gemini_cancel: "gemini" "cancel" false;
+    qwen_tool_bypass: "qwen" "tool-bypass" false;
+    qwen_tool_permission: "qwen" "tool-permission-prompt" false;
+    qwen_load_session: "qwen" "load-session" true;
+    opencode_tool_permission: "opencode" "tool-permission-prompt" false;
+    opencode_load_session: "opencode" "load-session" true;
+    claude_acp_tool_bypass: "claude-agent-acp" "tool-bypass" false;
+    claude_acp_tool_permission: "claude-agent-acp" "tool-permission-prompt" false;
+    claude_acp_load_session: "claude-agent-acp" "load-session" true;
+    codex_acp_tool_bypass: "codex-acp" "tool-bypass" false;
+    codex_acp_load_session: "codex-acp" "load-session" true;
+}
+
+#[test]
+fn chunks_grow_one_message_until_something_else_comes() {
+    let mut n = Normalizer::new();
+    n.begin_turn("t");
+    let chunk = |text: &str| json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}});
+    let a = n.update(chunk("Hel")).events;
+    let b = n.update(chunk("lo")).events;
+    let (AgentEvent::Item(a), AgentEvent::Item(b)) = (&a[0], &b[0]) else {
+        panic!("items");
+    };
+    assert_eq!(a.id, b.id);
+    assert_eq!(json!(b)["text"], "Hello");
+    n.update(
+        json!({"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": "hmm"}}),
+    );
+    let c = n.update(chunk("again")).events;
+    let AgentEvent::Item(c) = &c[0] else {
+        panic!("item")
+    };
+    assert_ne!(c.id, a.id, "a new message after a thought");
+    assert_eq!(json!(c)["text"], "again");
+}
+
+#[test]
+fn a_live_turn_drops_the_echo_of_the_prompt_and_unknown_kinds() {
+    let mut n = Normalizer::new();
+    n.begin_turn("t");
+    let echo = n.update(json!({"sessionUpdate": "user_message_chunk", "content": {"type": "text", "text": "say hi"}}));
+    assert!(echo.events.is_empty());
+    let unknown = n.update(json!({"sessionUpdate": "compaction_update", "x": 1}));
+    assert!(unknown.events.is_empty() && unknown.config.is_none());
+    let again = n.update(json!({"sessionUpdate": "compaction_update", "x": 2}));
+    assert!(again.events.is_empty());
+}
+
+#[test]
+fn a_canceled_turn_cancels_its_running_tools() {
+    let mut n = Normalizer::new();
+    n.begin_turn("t");
+    n.update(
+        json!({"sessionUpdate": "tool_call", "toolCallId": "c1", "kind": "execute",
+        "title": "sleep 10", "status": "in_progress"}),
+    );
+    assert_eq!(n.running_tools(), 1);
+    let end = n.end_turn(true);
+    let AgentEvent::Item(item) = &end[0] else {
+        panic!("item")
+    };
+    assert_eq!(json!(item)["status"], "canceled");
+    assert_eq!(n.active_turn(), None);
+}
+
+#[test]
+fn the_recorded_initialize_answers_are_read() {
+    // (agent, loadSession, list, resume, close, image)
+    let expect = [
+        ("gemini", true, false, false, false, true),
+        ("qwen", true, true, true, false, true),
+        ("opencode", true, true, true, true, true),
+        ("claude-agent-acp", true, true, true, true, true),
+        ("codex-acp", true, true, true, true, true),
+    ];
+    for (agent, load, list, resume, close, image) in expect {
+        let init = fixture(agent, "say-hi")
+            .lines()
+            .find_map(|l| match JsonRpc::v2().decode(l) {
+                Ok(Incoming::Response { result: Ok(v), .. })
+                    if v.get("protocolVersion").is_some() =>
+                {
+                    serde_json::from_value::<crate::wire::InitializeResult>(v).ok()
+                }
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{agent}: an initialize answer"));
+        let c = &init.agent_capabilities;
+        assert_eq!(init.protocol_version, Some(1), "{agent}");
+        assert_eq!(
+            (
+                c.load_session,
+                c.session("list"),
+                c.session("resume"),
+                c.session("close"),
+                c.prompt_capabilities.image
+            ),
+            (load, list, resume, close, image),
+            "{agent}"
+        );
+    }
+}

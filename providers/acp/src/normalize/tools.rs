@@ -1,0 +1,363 @@
+//! An ACP tool-call snapshot (the merged `tool_call` + `tool_call_update` fields) as a Paseo
+//! `tool_call`: a typed detail by `kind` and content, and the status.
+
+use crate::wire::{content_text, ToolCallFields};
+use agent_bridge_protocol::{
+    FetchDetail, JsonMap, PlainTextIcon, SearchDetail, ToolCall, ToolCallDetail, ToolStatus,
+};
+use serde_json::{json, Value};
+
+/// The Paseo tool call of a snapshot.
+pub fn tool_call(f: &ToolCallFields) -> ToolCall {
+    let kind = f.kind.as_deref().unwrap_or("other");
+    let name = f
+        .kind
+        .clone()
+        .or_else(|| f.title.clone())
+        .unwrap_or_else(|| "tool".into());
+    let mut metadata = JsonMap::new();
+    metadata.insert("kind".into(), json!(kind));
+    if let Some(title) = &f.title {
+        metadata.insert("title".into(), json!(title));
+    }
+    let mut call = ToolCall::running(f.tool_call_id.clone(), name, detail(f));
+    call.metadata = Some(metadata);
+    match f.status.as_deref() {
+        Some("completed") => call.complete(),
+        Some("failed") => call.fail(Value::String(error_text(f))),
+        // pending, in_progress, absent, or a status of a newer schema.
+        _ => call.status = ToolStatus::Running,
+    }
+    call
+}
+
+/// The text blocks of the content (`{type: "content", content: {type: "text"}}`).
+fn text_content(f: &ToolCallFields) -> Option<String> {
+    let texts: Vec<String> = f
+        .content
+        .iter()
+        .flatten()
+        .filter(|c| c["type"] == "content")
+        .map(|c| content_text(&c["content"]))
+        .filter(|t| !t.is_empty())
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+fn diff_content(f: &ToolCallFields) -> Option<&Value> {
+    f.content.iter().flatten().find(|c| c["type"] == "diff")
+}
+
+fn input_str(f: &ToolCallFields, keys: &[&str]) -> Option<String> {
+    let input = f.raw_input.as_ref()?;
+    keys.iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str))
+        .map(str::to_string)
+}
+
+fn location(f: &ToolCallFields) -> Option<String> {
+    f.locations
+        .iter()
+        .flatten()
+        .find_map(|l| l["path"].as_str())
+        .map(str::to_string)
+}
+
+fn file_path(f: &ToolCallFields) -> String {
+    location(f)
+        .or_else(|| input_str(f, &["path", "file_path", "filePath", "abs_path", "file"]))
+        .unwrap_or_default()
+}
+
+/// A raw output as text: a string, or the usual output fields of an object.
+fn output_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(m) => [
+            "output",
+            "formatted_output",
+            "aggregated_output",
+            "stdout",
+            "content",
+        ]
+        .iter()
+        .find_map(|k| m.get(*k).and_then(Value::as_str))
+        .map(str::to_string),
+        _ => None,
+    }
+}
+
+fn error_text(f: &ToolCallFields) -> String {
+    f.raw_output
+        .as_ref()
+        .and_then(|o| {
+            o.get("error")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .or_else(|| output_text(o))
+        })
+        .or_else(|| text_content(f))
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or_else(|| "the tool failed".into())
+}
+
+fn command(f: &ToolCallFields) -> String {
+    let from_input = f.raw_input.as_ref().and_then(|i| {
+        let cmd = match i.get("command") {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Array(parts)) => Some(
+                parts
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+            _ => None,
+        }?;
+        let args: Vec<&str> = i
+            .get("args")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        Some(if args.is_empty() {
+            cmd
+        } else {
+            format!("{cmd} {}", args.join(" "))
+        })
+    });
+    from_input.or_else(|| f.title.clone()).unwrap_or_default()
+}
+
+/// `_meta` terminal output (claude-agent-acp, codex-acp): `terminal_output.data`,
+/// `terminal_exit.exit_code`.
+fn meta_terminal(f: &ToolCallFields) -> (Option<String>, Option<i64>) {
+    let Some(meta) = &f.meta else {
+        return (None, None);
+    };
+    let output = meta["terminal_output"]["data"].as_str().map(str::to_string);
+    let exit = meta["terminal_exit"]["exit_code"].as_i64();
+    (output, exit)
+}
+
+fn shell(f: &ToolCallFields) -> ToolCallDetail {
+    let (meta_output, meta_exit) = meta_terminal(f);
+    let raw = f.raw_output.as_ref();
+    let exit = raw
+        .and_then(|o| {
+            ["exitCode", "exit_code", "exit"]
+                .iter()
+                .find_map(|k| o.get(*k).and_then(Value::as_i64))
+        })
+        .or(meta_exit);
+    let output = meta_output
+        .or_else(|| text_content(f))
+        .or_else(|| raw.and_then(output_text));
+    ToolCallDetail::Shell {
+        command: command(f),
+        cwd: input_str(f, &["cwd", "workdir", "directory"]),
+        output,
+        exit_code: exit.map(Some),
+    }
+}
+
+fn edit(f: &ToolCallFields) -> ToolCallDetail {
+    if let Some(diff) = diff_content(f) {
+        let path = diff["path"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| file_path(f));
+        let new = diff["newText"].as_str().unwrap_or_default().to_string();
+        return match diff["oldText"].as_str() {
+            None => ToolCallDetail::Write {
+                file_path: path,
+                content: Some(new),
+            },
+            Some(old) => ToolCallDetail::Edit {
+                unified_diff: Some(unified_diff(&path, old, &new)),
+                file_path: path,
+                old_string: Some(old.to_string()),
+                new_string: Some(new),
+            },
+        };
+    }
+    ToolCallDetail::Edit {
+        file_path: file_path(f),
+        old_string: input_str(f, &["old_string", "oldText", "oldString"]),
+        new_string: input_str(f, &["new_string", "newText", "newString", "content"]),
+        unified_diff: text_content(f),
+    }
+}
+
+/// The detail of a snapshot, by kind.
+pub fn detail(f: &ToolCallFields) -> ToolCallDetail {
+    match f.kind.as_deref() {
+        Some("execute") => shell(f),
+        Some("read") => ToolCallDetail::Read {
+            file_path: file_path(f),
+            content: text_content(f),
+            offset: f
+                .raw_input
+                .as_ref()
+                .and_then(|i| i.get("offset"))
+                .and_then(Value::as_u64),
+            limit: f
+                .raw_input
+                .as_ref()
+                .and_then(|i| i.get("limit"))
+                .and_then(Value::as_u64),
+        },
+        Some("edit") | Some("delete") => edit(f),
+        Some("search") => ToolCallDetail::Search(SearchDetail {
+            query: input_str(f, &["query", "pattern"])
+                .or_else(|| f.title.clone())
+                .unwrap_or_default(),
+            content: text_content(f),
+            file_paths: f.locations.as_ref().map(|ls| {
+                ls.iter()
+                    .filter_map(|l| l["path"].as_str().map(str::to_string))
+                    .collect()
+            }),
+            ..SearchDetail::default()
+        }),
+        Some("fetch") => ToolCallDetail::Fetch(FetchDetail {
+            url: input_str(f, &["url"])
+                .or_else(|| f.title.clone())
+                .unwrap_or_default(),
+            prompt: input_str(f, &["prompt"]),
+            result: text_content(f),
+            ..FetchDetail::default()
+        }),
+        Some("think") => ToolCallDetail::PlainText {
+            label: f.title.clone(),
+            text: text_content(f),
+            icon: Some(PlainTextIcon::Brain),
+        },
+        Some("switch_mode") => ToolCallDetail::PlainText {
+            label: f.title.clone(),
+            text: text_content(f),
+            icon: Some(PlainTextIcon::Sparkles),
+        },
+        _ => ToolCallDetail::Unknown {
+            input: f
+                .raw_input
+                .clone()
+                .unwrap_or_else(|| json!({ "title": f.title })),
+            output: f
+                .raw_output
+                .clone()
+                .or_else(|| text_content(f).map(Value::String))
+                .unwrap_or(Value::Null),
+        },
+    }
+}
+
+/// A unified diff of one file: the common leading and trailing lines as context (at most 3),
+/// the changed middle as one hunk.
+pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let max_suffix = a.len().min(b.len()) - prefix;
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(max_suffix)
+        .take_while(|(x, y)| x == y)
+        .count();
+    let ctx_before = prefix.min(3);
+    let ctx_after = suffix.min(3);
+    let start = prefix - ctx_before;
+    let a_end = a.len() - suffix + ctx_after;
+    let b_end = b.len() - suffix + ctx_after;
+    let mut out = format!("--- a/{path}\n+++ b/{path}\n");
+    let count = |n: usize| n.to_string();
+    let line_no = |len: usize| if len == 0 { start } else { start + 1 };
+    out.push_str(&format!(
+        "@@ -{},{} +{},{} @@\n",
+        line_no(a_end - start),
+        count(a_end - start),
+        line_no(b_end - start),
+        count(b_end - start)
+    ));
+    for l in &a[start..prefix] {
+        out.push_str(&format!(" {l}\n"));
+    }
+    for l in &a[prefix..a.len() - suffix] {
+        out.push_str(&format!("-{l}\n"));
+    }
+    for l in &b[prefix..b.len() - suffix] {
+        out.push_str(&format!("+{l}\n"));
+    }
+    for l in &a[a.len() - suffix..a_end] {
+        out.push_str(&format!(" {l}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn fields(v: Value) -> ToolCallFields {
+        serde_json::from_value(v).expect("fields")
+    }
+
+    #[test]
+    fn a_diff_of_a_changed_line_keeps_context() {
+        let d = unified_diff("a.txt", "1\n2\n3\n4\n5\n", "1\n2\nthree\n4\n5\n");
+        assert_eq!(
+            d,
+            "--- a/a.txt\n+++ b/a.txt\n@@ -1,5 +1,5 @@\n 1\n 2\n-3\n+three\n 4\n 5\n"
+        );
+        let added = unified_diff("b", "", "x\n");
+        assert_eq!(added, "--- a/b\n+++ b/b\n@@ -0,0 +1,1 @@\n+x\n");
+    }
+
+    #[test]
+    fn a_diff_without_old_text_is_a_new_file() {
+        let f = fields(
+            json!({"toolCallId": "t", "kind": "edit", "status": "completed",
+            "content": [{"type": "diff", "path": "/w/new.txt", "oldText": null, "newText": "hi\n"}]}),
+        );
+        assert_eq!(
+            detail(&f),
+            ToolCallDetail::Write {
+                file_path: "/w/new.txt".into(),
+                content: Some("hi\n".into())
+            }
+        );
+    }
+
+    #[test]
+    fn a_failed_call_carries_its_error() {
+        let f = fields(
+            json!({"toolCallId": "t", "kind": "execute", "status": "failed",
+            "rawInput": {"command": ["touch", "x"]}, "rawOutput": {"error": "denied by policy"}}),
+        );
+        let call = tool_call(&f);
+        assert_eq!(call.status, ToolStatus::Failed);
+        assert_eq!(call.error, json!("denied by policy"));
+        assert!(
+            matches!(call.detail, ToolCallDetail::Shell { ref command, .. } if command == "touch x")
+        );
+    }
+
+    #[test]
+    fn other_kinds_are_unknown_with_raw_input_and_output() {
+        let f = fields(
+            json!({"toolCallId": "t", "kind": "other", "title": "mcp thing",
+            "rawInput": {"a": 1}, "rawOutput": {"b": 2}, "status": "in_progress"}),
+        );
+        let call = tool_call(&f);
+        assert_eq!(call.status, ToolStatus::Running);
+        assert_eq!(
+            call.detail,
+            ToolCallDetail::Unknown {
+                input: json!({"a": 1}),
+                output: json!({"b": 2})
+            }
+        );
+    }
+}

@@ -1,0 +1,187 @@
+//! `session/request_permission` <-> Paseo permissions: the agent's own options become the
+//! actions (their `optionId` and label); the answer is `{outcome: selected, optionId}`, or
+//! `{outcome: cancelled}` when the turn is interrupted.
+
+use crate::normalize::tools;
+use crate::wire::{PermissionOption, PermissionParams, ToolCallFields};
+use agent_bridge_protocol::{
+    ActionVariant, JsonMap, PermissionBehavior, PermissionKind, ProviderPermissionAction,
+    ProviderPermissionRequest, ProviderPermissionResponse,
+};
+use serde_json::{json, Value};
+
+/// An agent request waiting for the user.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pending {
+    /// The JSON-RPC id of the agent's request.
+    pub rpc_id: Value,
+    pub options: Vec<PermissionOption>,
+    pub tool_call_id: String,
+    /// The core turn it was raised in.
+    pub turn_id: Option<String>,
+}
+
+/// The permission id of an agent request id (unique within one agent process).
+pub fn permission_id(rpc_id: &Value) -> String {
+    match rpc_id {
+        Value::String(s) => format!("acp-permission-{s}"),
+        other => format!("acp-permission-{other}"),
+    }
+}
+
+fn behavior(kind: &str) -> PermissionBehavior {
+    if kind.starts_with("allow") {
+        PermissionBehavior::Allow
+    } else {
+        PermissionBehavior::Deny
+    }
+}
+
+fn actions(options: &[PermissionOption]) -> Vec<ProviderPermissionAction> {
+    options
+        .iter()
+        .map(|o| ProviderPermissionAction {
+            id: o.option_id.clone(),
+            label: if o.name.is_empty() {
+                o.option_id.clone()
+            } else {
+                o.name.clone()
+            },
+            behavior: behavior(&o.kind),
+            variant: Some(match o.kind.as_str() {
+                "allow_once" => ActionVariant::Primary,
+                k if k.starts_with("allow") => ActionVariant::Secondary,
+                _ => ActionVariant::Danger,
+            }),
+            intent: None,
+        })
+        .collect()
+}
+
+fn object(v: Value) -> JsonMap {
+    match v {
+        Value::Object(m) => m,
+        _ => JsonMap::new(),
+    }
+}
+
+/// The Paseo request of an agent's permission request; `snapshot` is the tool call merged
+/// with what the timeline already knows of it.
+pub fn request(
+    p: &PermissionParams,
+    rpc_id: &Value,
+    snapshot: &ToolCallFields,
+) -> ProviderPermissionRequest {
+    let call = tools::tool_call(snapshot);
+    let kind = if snapshot.kind.as_deref() == Some("switch_mode") {
+        PermissionKind::Mode
+    } else {
+        PermissionKind::Tool
+    };
+    ProviderPermissionRequest {
+        id: permission_id(rpc_id),
+        name: call.name.clone(),
+        kind,
+        title: snapshot.title.clone(),
+        description: None,
+        input: snapshot.raw_input.clone().map(object),
+        detail: Some(call.detail),
+        suggestions: None,
+        actions: Some(actions(&p.options)),
+        metadata: Some(object(json!({
+            "toolCallId": snapshot.tool_call_id,
+            "kind": snapshot.kind,
+            "options": p.options,
+        }))),
+    }
+}
+
+/// The `optionId` answering `response`: the chosen action when it is one of the agent's
+/// options of the right behavior, else the first `*_once` option of that behavior, else any.
+pub fn option_for(
+    options: &[PermissionOption],
+    response: &ProviderPermissionResponse,
+) -> Option<String> {
+    let allow = response.is_allow();
+    let fits = |o: &&PermissionOption| (behavior(&o.kind) == PermissionBehavior::Allow) == allow;
+    if let Some(chosen) = response.selected_action_id() {
+        if let Some(o) = options.iter().filter(fits).find(|o| o.option_id == chosen) {
+            return Some(o.option_id.clone());
+        }
+    }
+    options
+        .iter()
+        .filter(fits)
+        .find(|o| o.kind.ends_with("_once"))
+        .or_else(|| options.iter().find(fits))
+        .map(|o| o.option_id.clone())
+}
+
+/// The answer of a permission request.
+pub fn outcome(option_id: Option<&str>) -> Value {
+    match option_id {
+        Some(id) => json!({"outcome": {"outcome": "selected", "optionId": id}}),
+        None => json!({"outcome": {"outcome": "cancelled"}}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::tests::fixture;
+    use agent_bridge_core::rpc::{Dialect, Incoming, JsonRpc};
+    use pretty_assertions::assert_eq;
+
+    fn recorded(agent: &str) -> (Value, PermissionParams) {
+        fixture(agent, "tool-permission-prompt")
+            .lines()
+            .find_map(|l| match JsonRpc::v2().decode(l) {
+                Ok(Incoming::Request { id, method, params })
+                    if method == crate::wire::method::REQUEST_PERMISSION =>
+                {
+                    Some((id, serde_json::from_value(params).expect("params")))
+                }
+                _ => None,
+            })
+            .expect("a permission request")
+    }
+
+    #[test]
+    fn the_recorded_requests_become_permissions_with_the_agents_options() {
+        for agent in ["gemini", "qwen", "opencode", "claude-agent-acp"] {
+            let (id, p) = recorded(agent);
+            let req = request(&p, &id, &p.tool_call);
+            insta::assert_json_snapshot!(format!("permission_{agent}"), req);
+        }
+    }
+
+    #[test]
+    fn answers_pick_the_agents_option() {
+        let (_, p) = recorded("qwen");
+        let allow = |id: Option<&str>| ProviderPermissionResponse::Allow {
+            selected_action_id: id.map(str::to_string),
+            updated_input: None,
+            updated_permissions: None,
+        };
+        assert_eq!(
+            option_for(&p.options, &allow(None)).as_deref(),
+            Some("proceed_once")
+        );
+        assert_eq!(
+            option_for(&p.options, &allow(Some("proceed_always_user"))).as_deref(),
+            Some("proceed_always_user")
+        );
+        // A deny action id with an allow behavior is not taken.
+        assert_eq!(
+            option_for(&p.options, &allow(Some("cancel"))).as_deref(),
+            Some("proceed_once")
+        );
+        let deny = ProviderPermissionResponse::deny("no");
+        assert_eq!(option_for(&p.options, &deny).as_deref(), Some("cancel"));
+        assert_eq!(
+            outcome(Some("cancel")),
+            json!({"outcome": {"outcome": "selected", "optionId": "cancel"}})
+        );
+        assert_eq!(outcome(None), json!({"outcome": {"outcome": "cancelled"}}));
+    }
+}

@@ -1,0 +1,205 @@
+//! Where ACP agents differ: the profile table (`profiles.json`, data, not code) and the
+//! profile of one plugin.json entry.
+//!
+//! An entry picks a built-in profile with `options.profile` (`"gemini"`), or by its id
+//! (`gemini-bridge` -> `gemini`); any other entry is a user's own ACP agent, launched by its
+//! `command` as is. `options.args` and `options.unattendedModes` override the profile's.
+
+use agent_bridge_core::registry::ProviderManifest;
+use agent_bridge_protocol::Capability;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+const PROFILES: &str = include_str!("../profiles.json");
+
+/// The capabilities of a user's own ACP agent: the ones every ACP v1 agent has (prompt,
+/// session/set_mode or config options, session/request_permission), exercised end to end with
+/// a pinned agent declared under another id.
+pub const GENERIC_CAPABILITIES: &[Capability] = &[
+    Capability::PromptMessage,
+    Capability::SessionConfigure,
+    Capability::Permission,
+];
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Table {
+    profiles: BTreeMap<String, Entry>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Entry {
+    label: String,
+    program: String,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    tested_version: Option<String>,
+    #[serde(default)]
+    version_args: Vec<String>,
+    #[serde(default)]
+    unattended_modes: Vec<String>,
+    capabilities: Vec<Capability>,
+}
+
+/// How the bridge runs one ACP agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Profile {
+    /// The profile's name (`gemini`), or the entry id for a user's agent.
+    pub name: String,
+    pub label: String,
+    /// The default program (the entry's `command` or a `launch` replaces it).
+    pub program: String,
+    /// Arguments always appended (`--acp`).
+    pub args: Vec<String>,
+    /// The version the profile was tested with, for diagnostics.
+    pub tested_version: Option<String>,
+    /// Arguments that print the version (empty: no version flag).
+    pub version_args: Vec<String>,
+    /// Mode ids that run tools without asking.
+    pub unattended_modes: Vec<String>,
+    pub capabilities: Vec<Capability>,
+    /// A built-in profile (else a user's own agent).
+    pub builtin: bool,
+}
+
+fn table() -> Table {
+    // The file is part of the crate and checked by a test; an unreadable table is a build bug.
+    serde_json::from_str(PROFILES).unwrap_or_else(|e| {
+        tracing::error!("profiles.json is invalid: {e}");
+        Table {
+            profiles: BTreeMap::new(),
+        }
+    })
+}
+
+/// The built-in profile `name`.
+pub fn builtin(name: &str) -> Option<Profile> {
+    let entry = table().profiles.remove(name)?;
+    Some(Profile {
+        name: name.to_string(),
+        label: entry.label,
+        program: entry.program,
+        args: entry.args,
+        tested_version: entry.tested_version,
+        version_args: entry.version_args,
+        unattended_modes: entry.unattended_modes,
+        capabilities: entry.capabilities,
+        builtin: true,
+    })
+}
+
+/// Names of the built-in profiles.
+pub fn builtin_names() -> Vec<String> {
+    table().profiles.into_keys().collect()
+}
+
+fn strings(v: &Value) -> Option<Vec<String>> {
+    v.as_array().map(|a| {
+        a.iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    })
+}
+
+/// The profile of a plugin.json entry.
+pub fn for_entry(entry: &ProviderManifest) -> Profile {
+    let named = entry.options.get("profile").and_then(Value::as_str);
+    let by_id = entry.id.strip_suffix("-bridge");
+    let mut profile = named
+        .and_then(builtin)
+        .or_else(|| {
+            if named.is_some() {
+                tracing::warn!(provider = %entry.id, "unknown ACP profile {named:?}; treating the entry as a generic ACP agent");
+            }
+            by_id.and_then(builtin)
+        })
+        .unwrap_or_else(|| Profile {
+            name: entry.id.clone(),
+            label: entry.label.clone(),
+            program: entry.command.first().cloned().unwrap_or_default(),
+            args: Vec::new(),
+            tested_version: None,
+            version_args: Vec::new(),
+            unattended_modes: Vec::new(),
+            capabilities: GENERIC_CAPABILITIES.to_vec(),
+            builtin: false,
+        });
+    for (key, value) in &entry.options {
+        match key.as_str() {
+            "profile" => {}
+            "args" => match strings(value) {
+                Some(args) => profile.args = args,
+                None => {
+                    tracing::warn!(provider = %entry.id, "option `args` must be a list of strings; ignored")
+                }
+            },
+            "unattendedModes" => match strings(value) {
+                Some(modes) => profile.unattended_modes = modes,
+                None => {
+                    tracing::warn!(provider = %entry.id, "option `unattendedModes` must be a list of strings; ignored")
+                }
+            },
+            other => tracing::warn!(provider = %entry.id, "unknown option `{other}` ignored"),
+        }
+    }
+    profile
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn entry(json: &str) -> ProviderManifest {
+        serde_json::from_str(json).expect("entry")
+    }
+
+    #[test]
+    fn the_table_is_valid_and_has_the_five_agents() {
+        let table: Table = serde_json::from_str(PROFILES).expect("profiles.json parses");
+        assert_eq!(
+            table.profiles.keys().cloned().collect::<Vec<_>>(),
+            vec!["claude-acp", "codex-acp", "gemini", "opencode", "qwen"]
+        );
+        for (name, p) in &table.profiles {
+            assert!(!p.program.is_empty(), "{name}");
+            assert!(
+                p.capabilities.contains(&Capability::PromptMessage),
+                "{name}"
+            );
+            assert!(p.tested_version.is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn an_entry_finds_its_profile_by_id_or_option() {
+        let by_id = for_entry(&entry(
+            r#"{"id":"gemini-bridge","label":"G","agent":"acp","command":[]}"#,
+        ));
+        assert_eq!(
+            (by_id.program.as_str(), by_id.args.clone()),
+            ("gemini", vec!["--acp".to_string()])
+        );
+        let named = for_entry(&entry(
+            r#"{"id":"my-qwen","label":"Q","agent":"acp","command":[],"options":{"profile":"qwen","args":["--acp","--debug"]}}"#,
+        ));
+        assert_eq!(named.name, "qwen");
+        assert_eq!(named.args, vec!["--acp", "--debug"]);
+    }
+
+    #[test]
+    fn a_user_agent_runs_its_command_as_is() {
+        let p = for_entry(&entry(
+            r#"{"id":"goose","label":"Goose","agent":"acp","command":["goose","acp"],"options":{"unattendedModes":["auto"]}}"#,
+        ));
+        assert!(!p.builtin);
+        assert_eq!(p.program, "goose");
+        assert!(p.args.is_empty());
+        assert_eq!(p.unattended_modes, vec!["auto"]);
+        assert_eq!(p.capabilities, GENERIC_CAPABILITIES.to_vec());
+    }
+}

@@ -1,0 +1,315 @@
+//! [`AcpProvider`]: availability, catalog, session list and open/reopen of one ACP agent.
+
+use crate::config::AcpConfig;
+use crate::inbound::{self, lock, Discard, SessionInbound, Shared};
+use crate::launch::{self, auth_error, Agent};
+use crate::persistence;
+use crate::profile::{self, Profile};
+use crate::session::AcpSession;
+use crate::wire::{method, SessionList, SessionState};
+use agent_bridge_core::registry::ProviderManifest;
+use agent_bridge_core::{
+    CatalogQuery, CliSpec, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink,
+    SessionsQuery,
+};
+use agent_bridge_protocol::{
+    AvailabilityStatus, Capability, HistoryMode, ProviderAvailability, ProviderCatalog,
+    ProviderCatalogOptions, ProviderError, ProviderSessionSummary,
+};
+use async_trait::async_trait;
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+
+/// One ACP agent as a provider.
+#[derive(Debug)]
+pub struct AcpProvider {
+    profile: Profile,
+}
+
+impl AcpProvider {
+    pub fn new(profile: Profile) -> Self {
+        AcpProvider { profile }
+    }
+
+    /// The provider of one plugin.json entry (`"agent": "acp"`).
+    pub fn from_entry(entry: &ProviderManifest) -> Self {
+        Self::new(profile::for_entry(entry))
+    }
+
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    fn launch_key(&self, ctx: &ProviderContext) -> String {
+        let var = |k: &str| match &ctx.launch.env {
+            Some(env) => env.get(k).cloned(),
+            None => std::env::var(k).ok(),
+        };
+        format!(
+            "acp|{}|{}|{}|{}",
+            self.profile.name,
+            ctx.launch.program(&self.profile.program),
+            ctx.launch.args.join(" "),
+            var("HOME").unwrap_or_default()
+        )
+    }
+
+    /// A short-lived agent (catalog, session list) in `cwd`.
+    async fn probe_agent(&self, ctx: &ProviderContext, cwd: &str) -> Result<Agent, ProviderError> {
+        let spec = launch::spec(&self.profile, &ctx.launch, Some(cwd), &Default::default());
+        launch::start(&self.profile, &spec, Arc::new(Discard), None).await
+    }
+}
+
+fn temp_cwd() -> String {
+    std::env::temp_dir().display().to_string()
+}
+
+#[async_trait]
+impl Provider for AcpProvider {
+    fn capabilities(&self) -> Vec<Capability> {
+        self.profile.capabilities.clone()
+    }
+
+    fn cli(&self) -> Option<CliSpec> {
+        let args: Vec<&str> = self
+            .profile
+            .version_args
+            .iter()
+            .map(String::as_str)
+            .collect();
+        Some(CliSpec::new(self.profile.program.clone(), &args))
+    }
+
+    async fn availability(
+        &self,
+        ctx: &ProviderContext,
+        _options: &ProviderCatalogOptions,
+    ) -> ProviderAvailability {
+        if self.profile.program.is_empty() && ctx.launch.command.is_none() {
+            return ProviderAvailability::with(
+                AvailabilityStatus::Missing,
+                "this ACP entry has no `command` in plugin.json",
+            );
+        }
+        match ctx.launch.resolve(&self.profile.program) {
+            Ok(_) => ProviderAvailability::available(),
+            Err(e) => ProviderAvailability::with(
+                AvailabilityStatus::Missing,
+                format!(
+                    "{e}; install {} or set its command in plugin.json",
+                    self.profile.label
+                ),
+            ),
+        }
+    }
+
+    async fn catalog_cache_key(
+        &self,
+        ctx: &ProviderContext,
+        options: &ProviderCatalogOptions,
+    ) -> Option<String> {
+        Some(format!(
+            "{}|{}",
+            self.launch_key(ctx),
+            options.cwd.as_deref().unwrap_or("")
+        ))
+    }
+
+    /// The models, modes and thinking levels of a `session/new` in `cwd` (ACP has no catalog
+    /// method); the probe session is closed where the agent can close sessions.
+    async fn catalog(
+        &self,
+        ctx: &ProviderContext,
+        query: CatalogQuery,
+    ) -> Result<ProviderCatalog, ProviderError> {
+        let cwd = query.cwd.clone().unwrap_or_else(temp_cwd);
+        let mut agent = self.probe_agent(ctx, &cwd).await?;
+        let answer = agent
+            .rpc
+            .call(method::SESSION_NEW, json!({"cwd": cwd, "mcpServers": []}))
+            .await;
+        let answer = answer.map_err(|e| auth_error(&agent, agent.error(e)));
+        let state: Result<SessionState, ProviderError> = answer.and_then(|v| {
+            serde_json::from_value(v)
+                .map_err(|e| ProviderError::new(format!("unreadable session/new answer: {e}")))
+        });
+        let session = state.as_ref().ok().and_then(|s| s.session_id.clone());
+        agent.shutdown(session.as_deref()).await;
+        let state = state?;
+        Ok(AcpConfig::new(&state, &self.profile.unattended_modes).catalog())
+    }
+
+    async fn list_sessions(
+        &self,
+        ctx: &ProviderContext,
+        query: SessionsQuery,
+    ) -> Result<Vec<ProviderSessionSummary>, ProviderError> {
+        let cwd = query.cwd.clone().unwrap_or_else(temp_cwd);
+        let mut agent = self.probe_agent(ctx, &cwd).await?;
+        if !agent.init.agent_capabilities.session("list") {
+            agent.shutdown(None).await;
+            return Err(ProviderError::new(format!(
+                "{} does not list sessions (no sessionCapabilities.list)",
+                self.profile.label
+            ))
+            .with_code("unsupported"));
+        }
+        let limit = query.limit.unwrap_or(50).min(200) as usize;
+        let mut out = Vec::new();
+        let mut cursor: Option<String> = None;
+        let result = loop {
+            let mut params = json!({});
+            if let Some(cwd) = &query.cwd {
+                params["cwd"] = json!(cwd);
+            }
+            if let Some(c) = &cursor {
+                params["cursor"] = json!(c);
+            }
+            let page: SessionList = match agent.rpc.call(method::SESSION_LIST, params).await {
+                Ok(v) => serde_json::from_value(v).unwrap_or_default(),
+                Err(e) => break Err(agent.error(e)),
+            };
+            out.extend(
+                page.sessions
+                    .iter()
+                    .map(|s| persistence::summary(s, query.cwd.as_deref())),
+            );
+            match page.next_cursor {
+                Some(next) if out.len() < limit && !page.sessions.is_empty() => cursor = Some(next),
+                _ => break Ok(()),
+            }
+        };
+        agent.shutdown(None).await;
+        result?;
+        if let Some(q) = query.query.as_deref().filter(|q| !q.is_empty()) {
+            let q = q.to_lowercase();
+            out.retain(|s| {
+                s.title
+                    .as_deref()
+                    .is_some_and(|t| t.to_lowercase().contains(&q))
+            });
+        }
+        out.truncate(limit);
+        Ok(out)
+    }
+
+    async fn open(
+        &self,
+        ctx: &ProviderContext,
+        request: OpenRequest,
+        sink: SessionSink,
+    ) -> Result<OpenedSession, ProviderError> {
+        let cfg = &request.config;
+        if cfg
+            .system_prompt
+            .as_deref()
+            .is_some_and(|p| !p.trim().is_empty())
+        {
+            tracing::warn!("ACP has no system prompt; the session's systemPrompt is not applied");
+        }
+        let spec = launch::spec(&self.profile, &ctx.launch, Some(&cfg.cwd), &cfg.env);
+        let shared = Arc::new(Mutex::new(Shared::default()));
+        let handler = SessionInbound::new(shared.clone(), sink.clone(), &self.profile.label);
+        let mut agent = launch::start(
+            &self.profile,
+            &spec,
+            Arc::new(handler),
+            Some(&request.scope),
+        )
+        .await?;
+        match open_session(&self.profile, &mut agent, &request, &shared).await {
+            Ok((session_id, cwd)) => {
+                let (state, replay, title) = {
+                    let mut s = lock(&shared);
+                    s.replaying = false;
+                    let replay = std::mem::take(&mut s.replay);
+                    (s.config.state(), replay, s.title.clone())
+                };
+                let session = AcpSession::new(agent, shared, sink, session_id.clone());
+                let mut out = OpenedSession::new(Box::new(session), state);
+                out.persistence = Some(persistence::persistence(&session_id, &cwd));
+                out.title = title;
+                if request.history == HistoryMode::Replay {
+                    out.replay = replay;
+                }
+                Ok(out)
+            }
+            Err(e) => {
+                agent.shutdown(None).await;
+                Err(e)
+            }
+        }
+    }
+}
+
+/// `session/new`, or a reopen of the persisted session, then the requested model and mode.
+/// Returns the ACP session id and its cwd.
+async fn open_session(
+    profile: &Profile,
+    agent: &mut Agent,
+    request: &OpenRequest,
+    shared: &inbound::SharedState,
+) -> Result<(String, String), ProviderError> {
+    let cfg = &request.config;
+    let mcp = persistence::mcp_servers(&cfg.mcp_servers, &agent.init.agent_capabilities)?;
+    let (session_id, cwd, answer) = match &request.persistence {
+        Some(p) => {
+            let (id, cwd) = persistence::session_of(p)?;
+            let cwd = cwd.unwrap_or_else(|| cfg.cwd.clone());
+            let how = persistence::reopen_method(&agent.init.agent_capabilities, request.history)
+                .ok_or_else(|| {
+                    ProviderError::new(format!(
+                        "{} cannot reopen sessions (neither loadSession nor sessionCapabilities.resume)",
+                        profile.label
+                    ))
+                    .with_code("unsupported")
+                })?;
+            lock(shared).replaying = how == method::SESSION_LOAD;
+            let params = json!({"sessionId": id, "cwd": cwd, "mcpServers": mcp});
+            let answer = agent
+                .rpc
+                .call(how, params)
+                .await
+                .map_err(|e| auth_error(agent, agent.error(e)))?;
+            (id, cwd, answer)
+        }
+        None => {
+            let params = json!({"cwd": cfg.cwd, "mcpServers": mcp});
+            let answer = agent
+                .rpc
+                .call(method::SESSION_NEW, params)
+                .await
+                .map_err(|e| auth_error(agent, agent.error(e)))?;
+            let id = answer["sessionId"]
+                .as_str()
+                .ok_or_else(|| {
+                    ProviderError::new("session/new answered without a sessionId")
+                        .with_code("agent_error")
+                })?
+                .to_string();
+            (id, cfg.cwd.clone(), answer)
+        }
+    };
+    let state: SessionState = serde_json::from_value(answer).unwrap_or_default();
+    let config = AcpConfig::new(&state, &profile.unattended_modes);
+    let changes = agent_bridge_protocol::ProviderConfigChanges {
+        model: cfg.model.clone().map(Some),
+        mode: cfg.mode.clone().map(Some),
+        thinking_option: cfg.thinking_option.clone().map(Some),
+        ..Default::default()
+    };
+    let plan = config.plan(&session_id, &changes)?;
+    lock(shared).config = config;
+    for call in plan {
+        let answer = agent
+            .rpc
+            .call(call.method, call.params.clone())
+            .await
+            .map_err(|e| agent.error(e))?;
+        let mut s = lock(shared);
+        s.config.set_local(call.category, &call.value);
+        s.config.replace_options(&answer);
+    }
+    Ok((session_id, cwd))
+}

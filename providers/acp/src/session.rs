@@ -1,0 +1,376 @@
+//! A live ACP session: one agent process, one ACP session.
+//!
+//! A turn is one `session/prompt` request: `start_turn` sends it and returns; a task of the
+//! turn awaits its answer (the turn end) and reports it. Meanwhile the reader sends the
+//! agent's updates into the bounded sink ([`crate::inbound`]).
+
+use crate::inbound::{lock, SharedState};
+use crate::launch::Agent;
+use crate::normalize::prompt_usage;
+use crate::permission;
+use crate::wire::{method, PromptResult};
+use agent_bridge_core::rpc::PeerError;
+use agent_bridge_core::{
+    AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnOutcome, TurnRequest,
+};
+use agent_bridge_protocol::{
+    PromptInput, ProviderConfigChanges, ProviderConfigState, ProviderContent, ProviderError,
+    ProviderPermissionResponse, TaggedContent,
+};
+use async_trait::async_trait;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// Longest a configure call may take.
+const CONFIG_CALL_TIMEOUT: Duration = Duration::from_secs(20);
+
+pub struct AcpSession {
+    agent: Agent,
+    shared: SharedState,
+    sink: SessionSink,
+    session_id: String,
+}
+
+impl AcpSession {
+    pub fn new(agent: Agent, shared: SharedState, sink: SessionSink, session_id: String) -> Self {
+        lock(&shared).live = true;
+        AcpSession {
+            agent,
+            shared,
+            sink,
+            session_id,
+        }
+    }
+
+    /// Answers every pending permission (of `turn_id`, or all) `cancelled`; returns their ids.
+    async fn cancel_pending(&mut self, turn_id: Option<&str>) -> Vec<String> {
+        let pending: Vec<(String, permission::Pending)> = {
+            let mut s = lock(&self.shared);
+            let ids: Vec<String> = s
+                .pending
+                .iter()
+                .filter(|(_, p)| turn_id.is_none() || p.turn_id.as_deref() == turn_id)
+                .map(|(id, _)| id.clone())
+                .collect();
+            ids.into_iter()
+                .filter_map(|id| s.pending.remove(&id).map(|p| (id, p)))
+                .collect()
+        };
+        let mut ids = Vec::new();
+        for (id, p) in pending {
+            self.agent
+                .rpc
+                .respond_to(&p.rpc_id, Ok(permission::outcome(None)))
+                .await;
+            ids.push(id);
+        }
+        ids
+    }
+
+    /// Sends `session/prompt` as the turn `turn_id`; a task of the turn reports its end.
+    async fn prompt(&mut self, turn_id: String, prompt: Vec<Value>) -> Result<(), ProviderError> {
+        lock(&self.shared).normalizer.begin_turn(&turn_id);
+        let params = json!({ "sessionId": self.session_id, "prompt": prompt });
+        let rx = match self
+            .agent
+            .rpc
+            .start_call(method::SESSION_PROMPT, &params)
+            .await
+        {
+            Ok((_, rx)) => rx,
+            Err(e) => {
+                lock(&self.shared).normalizer.end_turn(false);
+                return Err(self.agent.error(e));
+            }
+        };
+        let shared = self.shared.clone();
+        let sink = self.sink.clone();
+        tokio::spawn(async move {
+            let answer = rx.await;
+            let (outcome, usage) = match answer {
+                Ok(Ok(v)) => {
+                    let result: PromptResult = serde_json::from_value(v).unwrap_or_default();
+                    let usage = prompt_usage(result.usage.as_ref(), result.meta.as_ref());
+                    (outcome(&result), usage)
+                }
+                Ok(Err(PeerError::Rpc { error, .. })) => (
+                    TurnOutcome::Failed(ProviderError::new(error.message).with_code("agent_error")),
+                    None,
+                ),
+                // The agent is gone: its exit is reported as a runtime failure (or the session
+                // is closing), which ends the turn.
+                Ok(Err(_)) | Err(_) => return,
+            };
+            let mut events = {
+                let mut s = lock(&shared);
+                if s.normalizer.active_turn() != Some(turn_id.as_str()) {
+                    return;
+                }
+                s.normalizer.end_turn(outcome == TurnOutcome::Canceled)
+            };
+            if let Some(usage) = usage {
+                events.push(AgentEvent::Usage {
+                    turn_id: Some(turn_id.clone()),
+                    usage,
+                });
+            }
+            events.push(AgentEvent::TurnEnded { turn_id, outcome });
+            for ev in events {
+                if !sink.send(ev).await {
+                    return;
+                }
+            }
+        });
+        Ok(())
+    }
+
+    async fn cancel(&mut self, turn_id: &str) -> Result<(), ProviderError> {
+        let cancelled = self.cancel_pending(Some(turn_id)).await;
+        for id in cancelled {
+            let _ = self
+                .sink
+                .send(AgentEvent::PermissionResolved { permission_id: id })
+                .await;
+        }
+        let params = json!({ "sessionId": self.session_id });
+        self.agent
+            .rpc
+            .notify(method::SESSION_CANCEL, Some(&params))
+            .await
+            .map_err(|e| self.agent.error(e))
+    }
+}
+
+/// The prompt as ACP content blocks: text parts, images as image blocks (only when the agent
+/// takes images; refused otherwise, never dropped).
+pub fn prompt_blocks(
+    input: &PromptInput,
+    fallback: &str,
+    images: bool,
+) -> Result<Vec<Value>, ProviderError> {
+    let PromptInput::Message { content } = input else {
+        return Ok(vec![json!({"type": "text", "text": fallback})]);
+    };
+    let mut out = Vec::new();
+    for part in content {
+        match part {
+            ProviderContent::Tagged(TaggedContent::Image { data, mime_type }) => {
+                if !images {
+                    return Err(ProviderError::new(
+                        "this agent does not take images (promptCapabilities.image is false)",
+                    )
+                    .with_code("unsupported_content"));
+                }
+                out.push(json!({"type": "image", "data": data, "mimeType": mime_type}));
+            }
+            other => {
+                if let Some(text) = other.as_text() {
+                    out.push(json!({"type": "text", "text": text}));
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push(json!({"type": "text", "text": fallback}));
+    }
+    Ok(out)
+}
+
+/// How a `session/prompt` answer ends the turn.
+pub fn outcome(result: &PromptResult) -> TurnOutcome {
+    match result.stop_reason.as_deref() {
+        Some("cancelled") => TurnOutcome::Canceled,
+        Some("refusal") => TurnOutcome::Failed(
+            ProviderError::new("the agent refused to continue").with_code("refusal"),
+        ),
+        // end_turn, max_tokens, max_turn_requests (a stop, with whatever was produced).
+        _ => TurnOutcome::Completed,
+    }
+}
+
+#[async_trait]
+impl AgentSession for AcpSession {
+    async fn start_turn(&mut self, turn: TurnRequest) -> Result<(), ProviderError> {
+        let images = self.agent.init.agent_capabilities.prompt_capabilities.image;
+        let prompt = prompt_blocks(&turn.prompt.input, &turn.text, images)?;
+        self.prompt(turn.turn_id, prompt).await
+    }
+
+    /// A command the agent advertised (`available_commands_update`) runs as a prompt
+    /// `/name arguments`, the ACP convention; it is a turn like any other.
+    async fn run_command(
+        &mut self,
+        name: &str,
+        arguments: &str,
+        turn: TurnRequest,
+    ) -> Result<CommandOutcome, ProviderError> {
+        let text = if arguments.trim().is_empty() {
+            format!("/{name}")
+        } else {
+            format!("/{name} {arguments}")
+        };
+        self.prompt(turn.turn_id, vec![json!({"type": "text", "text": text})])
+            .await?;
+        Ok(CommandOutcome::Turn)
+    }
+
+    async fn interrupt(&mut self, turn_id: &str) -> Result<(), ProviderError> {
+        self.cancel(turn_id).await
+    }
+
+    /// The core ended the turn itself: cancel its permissions natively and the native turn, so
+    /// the session cannot stay wedged on an unanswered request.
+    async fn abandon_turn(&mut self, turn_id: &str, pending: Vec<String>) {
+        tracing::debug!(turn_id, ?pending, "ACP turn abandoned by the core");
+        self.cancel_pending(Some(turn_id)).await;
+        let params = json!({ "sessionId": self.session_id });
+        let _ = self
+            .agent
+            .rpc
+            .notify(method::SESSION_CANCEL, Some(&params))
+            .await;
+        let mut s = lock(&self.shared);
+        if s.normalizer.active_turn() == Some(turn_id) {
+            s.normalizer.end_turn(true);
+        }
+    }
+
+    async fn respond_permission(
+        &mut self,
+        permission_id: &str,
+        response: ProviderPermissionResponse,
+    ) -> Result<(), ProviderError> {
+        let pending = lock(&self.shared).pending.remove(permission_id);
+        let Some(pending) = pending else {
+            return Err(ProviderError::new(format!(
+                "no pending permission `{permission_id}`"
+            )));
+        };
+        let option = permission::option_for(&pending.options, &response);
+        tracing::debug!(permission_id, ?option, "answering ACP permission");
+        self.agent
+            .rpc
+            .respond_to(&pending.rpc_id, Ok(permission::outcome(option.as_deref())))
+            .await;
+        if let ProviderPermissionResponse::Deny {
+            interrupt: Some(true),
+            ..
+        } = response
+        {
+            if let Some(turn) = pending.turn_id {
+                self.cancel(&turn).await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn configure(
+        &mut self,
+        changes: ProviderConfigChanges,
+    ) -> Result<ProviderConfigState, ProviderError> {
+        let plan = lock(&self.shared).config.plan(&self.session_id, &changes)?;
+        let mut done = Vec::new();
+        for call in plan {
+            match self
+                .agent
+                .rpc
+                .call_within(call.method, call.params.clone(), CONFIG_CALL_TIMEOUT)
+                .await
+            {
+                Ok(answer) => {
+                    let mut s = lock(&self.shared);
+                    s.config.set_local(call.category, &call.value);
+                    s.config.replace_options(&answer);
+                    done.push(call);
+                }
+                Err(e) => {
+                    let error = self.agent.error(e);
+                    // All or nothing: put back what was already changed.
+                    for undo in done.into_iter().rev() {
+                        let Some(previous) = undo.previous else {
+                            continue;
+                        };
+                        let back = lock(&self.shared).config.call(
+                            &self.session_id,
+                            undo.category,
+                            &previous,
+                        );
+                        if let Some(back) = back {
+                            if self
+                                .agent
+                                .rpc
+                                .call_within(back.method, back.params, CONFIG_CALL_TIMEOUT)
+                                .await
+                                .is_ok()
+                            {
+                                lock(&self.shared)
+                                    .config
+                                    .set_local(undo.category, &previous);
+                            }
+                        }
+                    }
+                    return Err(error);
+                }
+            }
+        }
+        Ok(lock(&self.shared).config.state())
+    }
+
+    async fn can_stop_runtime(&mut self) -> bool {
+        let s = lock(&self.shared);
+        s.normalizer.active_turn().is_none() && s.pending.is_empty()
+    }
+
+    async fn close(&mut self) {
+        let seen = {
+            let mut s = lock(&self.shared);
+            s.closing = true;
+            s.seen.iter().cloned().collect::<Vec<_>>().join(", ")
+        };
+        tracing::info!(agent = %self.agent.process.label(), "ACP traffic seen: {seen}");
+        self.cancel_pending(None).await;
+        let id = self.session_id.clone();
+        self.agent.shutdown(Some(&id)).await;
+    }
+}
+
+impl Drop for AcpSession {
+    fn drop(&mut self) {
+        // Dropping the process owner kills the agent; that exit is no failure to report.
+        lock(&self.shared).closing = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn images_are_refused_unless_the_agent_takes_them() {
+        let input: PromptInput = serde_json::from_value(json!({"type": "message", "content": [
+            {"type": "text", "text": "what is this?"},
+            {"type": "image", "data": "AA==", "mimeType": "image/png"}]}))
+        .unwrap();
+        assert_eq!(
+            prompt_blocks(&input, "", true).unwrap(),
+            vec![
+                json!({"type": "text", "text": "what is this?"}),
+                json!({"type": "image", "data": "AA==", "mimeType": "image/png"})
+            ]
+        );
+        let refused = prompt_blocks(&input, "", false).unwrap_err();
+        assert_eq!(refused.code.as_deref(), Some("unsupported_content"));
+    }
+
+    #[test]
+    fn stop_reasons_end_the_turn() {
+        let r = |s: &str| PromptResult {
+            stop_reason: Some(s.into()),
+            ..Default::default()
+        };
+        assert_eq!(outcome(&r("end_turn")), TurnOutcome::Completed);
+        assert_eq!(outcome(&r("cancelled")), TurnOutcome::Canceled);
+        assert!(matches!(outcome(&r("refusal")), TurnOutcome::Failed(_)));
+    }
+}

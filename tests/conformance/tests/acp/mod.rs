@@ -1,0 +1,463 @@
+//! The ACP provider family end to end: the real bridge, a real pinned ACP agent and the mock
+//! model server. Each `agnostic_<agent>.rs` describes its agent in an [`Case`] and expands
+//! [`acp_suite!`], which runs the provider-agnostic scenarios and the ACP ones below.
+//!
+//! Conventions of the mock: a prompt with run `CMD` makes the model call the agent's shell
+//! tool; `SLOW` streams a long reply. In their asking modes the agents ask before a command
+//! that writes a file (`touch`), so "the command did not run" is "the file does not exist".
+#![allow(dead_code)]
+
+use agent_bridge_conformance::rig::{last_assistant_text, of_type};
+use agent_bridge_conformance::{input, AgentRig, Event, HostOptions, RigSpec};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// The rig of an ACP suite: Node agents (Qwen, Gemini) and OpenCode take seconds to
+/// initialize on a loaded machine, so requests may wait longer than the default 10 s.
+pub async fn rig(spec: RigSpec) -> Option<AgentRig> {
+    let options = HostOptions {
+        request_timeout: Duration::from_secs(40),
+        ..HostOptions::default()
+    };
+    AgentRig::start_in(spec, options, |cli, env| spec.launch(cli, env)).await
+}
+
+/// What differs per agent in the scenarios.
+#[derive(Debug, Clone, Copy)]
+pub struct Case {
+    /// The mode that asks before a file-writing command (`None`: the default mode does).
+    pub ask_mode: Option<&'static str>,
+    /// The mode that runs tools without asking.
+    pub unattended_mode: &'static str,
+    /// A model to switch to (one the agent offers).
+    pub other_model: Option<&'static str>,
+    /// The mode a configure test opens in (`None`: the agent's default).
+    pub start_mode: Option<&'static str>,
+}
+
+fn mode_patch(mode: Option<&str>) -> Value {
+    match mode {
+        Some(m) => json!({ "mode": m }),
+        None => json!({}),
+    }
+}
+
+fn opened_persistence(events: &[Event]) -> Value {
+    events
+        .iter()
+        .find(|e| e.is("session.opened"))
+        .and_then(|e| e.at("/persistence").cloned())
+        .expect("persistence at open")
+}
+
+/// A `touch` through the asking mode: the permission comes first, the file does not exist
+/// until it is allowed, then the command runs and the turn completes.
+pub async fn permission_allowed(rig: &AgentRig, case: Case) {
+    let sid = "acp-allow";
+    rig.open(sid, mode_patch(case.ask_mode)).await;
+    let file = rig.cwd().join("allowed.txt");
+    let (_, turn) = rig.start_turn(sid, "please run `touch allowed.txt`").await;
+    let (ask, pid) = rig.wait_permission(sid, None).await;
+    let actions = ask.at("/request/actions").cloned().unwrap_or_default();
+    assert!(
+        actions.as_array().is_some_and(|a| a.len() >= 2),
+        "the agent's own options as actions: {ask}"
+    );
+    assert_eq!(
+        ask.at("/request/detail/type"),
+        Some(&json!("shell")),
+        "{ask}"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!file.exists(), "the command ran before it was allowed");
+    rig.answer_permission(sid, &pid, json!({"behavior": "allow"}))
+        .await;
+    let end = rig.turn_end(sid, &turn).await;
+    assert_eq!(end.turn_state(), Some("completed"), "{end}");
+    assert!(file.exists(), "the allowed command ran");
+    let timeline = rig.timeline(sid);
+    let tools = of_type(&timeline, "tool_call");
+    assert!(
+        tools
+            .iter()
+            .any(|t| t["detail"]["type"] == "shell" && t["status"] == "completed"),
+        "a completed shell call: {timeline:#?}"
+    );
+    rig.finish(sid).await;
+}
+
+/// The same command denied: it never runs and the turn ends.
+pub async fn permission_denied(rig: &AgentRig, case: Case) {
+    let sid = "acp-deny";
+    rig.open(sid, mode_patch(case.ask_mode)).await;
+    let file = rig.cwd().join("denied.txt");
+    let (_, turn) = rig.start_turn(sid, "please run `touch denied.txt`").await;
+    let (_, pid) = rig.wait_permission(sid, None).await;
+    rig.answer_permission(sid, &pid, json!({"behavior": "deny", "message": "no"}))
+        .await;
+    let end = rig.turn_end(sid, &turn).await;
+    assert!(
+        matches!(end.turn_state(), Some("completed" | "canceled")),
+        "{end}"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!file.exists(), "the denied command ran");
+    rig.finish(sid).await;
+}
+
+/// An interrupt while a permission is pending answers it `cancelled` and cancels the turn;
+/// the command never runs and the next turn works.
+pub async fn interrupt_with_a_pending_permission(rig: &AgentRig, case: Case) {
+    let sid = "acp-int-perm";
+    rig.open(sid, mode_patch(case.ask_mode)).await;
+    let file = rig.cwd().join("interrupted.txt");
+    let (_, turn) = rig
+        .start_turn(sid, "please run `touch interrupted.txt`")
+        .await;
+    let (_, pid) = rig.wait_permission(sid, None).await;
+    let answer = rig.interrupt(sid).await;
+    assert!(answer.is("request.completed"), "{answer}");
+    rig.wait_resolved(sid, &pid).await;
+    let end = rig.turn_end(sid, &turn).await;
+    assert_eq!(end.turn_state(), Some("canceled"), "{end}");
+    assert!(!file.exists(), "the command of a cancelled permission ran");
+    let run = rig.run_turn(sid, "say hi").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    rig.finish(sid).await;
+}
+
+/// The unattended mode runs the command without asking.
+pub async fn unattended_mode_runs_without_asking(rig: &AgentRig, case: Case) {
+    let sid = "acp-yolo";
+    rig.open(sid, json!({ "mode": case.unattended_mode })).await;
+    let run = rig.run_turn(sid, "please run `touch unattended.txt`").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    assert!(rig.cwd().join("unattended.txt").exists(), "the command ran");
+    let asked = rig
+        .host
+        .session_events(sid)
+        .into_iter()
+        .any(|e| e.is("session.permission"));
+    assert!(!asked, "the unattended mode asked");
+    rig.finish(sid).await;
+}
+
+/// A mode and a model change through `session.configure`; an unknown value is refused and
+/// changes nothing.
+pub async fn mode_and_model_change(rig: &AgentRig, case: Case) {
+    let sid = "acp-cfg";
+    let opened = rig.open(sid, mode_patch(case.start_mode)).await;
+    let config = opened
+        .iter()
+        .find(|e| e.is("session.config"))
+        .and_then(|e| e.at("/config").cloned())
+        .expect("config at open");
+    let mode_before = config["mode"].clone();
+    let refused = rig
+        .ask("cfg", |rid| {
+            input::configure(
+                rid,
+                sid,
+                json!({"mode": case.unattended_mode, "model": "no-such-model"}),
+            )
+        })
+        .await;
+    assert!(refused.is("request.failed"), "{refused}");
+    let mut changes = json!({ "mode": case.unattended_mode });
+    if let Some(model) = case.other_model {
+        changes["model"] = json!(model);
+    }
+    let answer = rig
+        .ask("cfg", |rid| input::configure(rid, sid, changes.clone()))
+        .await;
+    assert!(answer.is("request.completed"), "{answer}");
+    let committed = rig
+        .host
+        .session_events(sid)
+        .into_iter()
+        .rfind(|e| e.is("session.config"))
+        .expect("config");
+    assert_ne!(committed.at("/config/mode"), Some(&mode_before));
+    assert_eq!(
+        committed.at("/config/mode"),
+        Some(&json!(case.unattended_mode))
+    );
+    if let Some(model) = case.other_model {
+        assert_eq!(committed.at("/config/model"), Some(&json!(model)));
+    }
+    let run = rig.run_turn(sid, "please run `touch configured.txt`").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    assert!(
+        rig.cwd().join("configured.txt").exists(),
+        "the new mode ran it unasked"
+    );
+    rig.finish(sid).await;
+}
+
+/// A session reopened in a fresh bridge replays its history before `session.ready` and
+/// continues.
+pub async fn reopen_in_a_fresh_bridge_replays(rig: &AgentRig) {
+    let opened = rig.open("acp-first", json!({})).await;
+    let persistence = opened_persistence(&opened);
+    let run = rig.run_turn("acp-first", "say hi").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    let reply = last_assistant_text(&rig.timeline("acp-first"));
+    // Qwen Code writes the reply to its history after answering the prompt: a close at once
+    // can beat that write (the reply is then missing from the next load).
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    rig.finish("acp-first").await;
+
+    let again = rig.reconnect().await;
+    let events = again.resume("acp-again", json!({}), persistence).await;
+    let ready = events
+        .iter()
+        .position(|e| e.is("session.ready"))
+        .expect("ready");
+    let replayed: Vec<Value> = events[..ready]
+        .iter()
+        .filter(|e| e.is("timeline.item"))
+        .filter_map(|e| e.item().cloned())
+        .collect();
+    assert!(
+        replayed.iter().any(|i| i["type"] == "user_message"
+            && i["text"].as_str().is_some_and(|t| t.contains("say hi"))),
+        "the prompt replayed: {replayed:#?}"
+    );
+    // The reply as the agent stored it (codex-acp shows a model warning live, not stored).
+    assert!(
+        replayed.iter().any(|i| i["type"] == "assistant_message"
+            && i["text"]
+                .as_str()
+                .is_some_and(|t| !t.is_empty() && (reply.contains(t) || t.contains(&reply)))),
+        "the reply `{reply}` replayed: {replayed:#?}"
+    );
+    let run = again.run_turn("acp-again", "say hi").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    again.finish("acp-again").await;
+    record_stderr(
+        rig,
+        &again.host.stderr(),
+        "reopen_in_a_fresh_bridge_replays (reopened)",
+    );
+}
+
+/// `sessions` lists a session the bridge created.
+pub async fn session_list_has_our_session(rig: &AgentRig) {
+    let opened = rig.open("acp-listed", json!({})).await;
+    let persistence = opened_persistence(&opened);
+    let run = rig.run_turn("acp-listed", "say hi").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    let cwd = rig.cwd().display().to_string();
+    let answer = rig
+        .ask(
+            "list",
+            |rid| json!({"type": "sessions", "requestId": rid, "cwd": cwd}),
+        )
+        .await;
+    assert!(answer.is("sessions"), "{answer}");
+    let sessions = answer.at("/sessions").cloned().unwrap_or_default();
+    let ours = persistence.pointer("/data/sessionId").cloned();
+    assert!(
+        sessions
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|s| s.pointer("/persistence/data/sessionId").cloned() == ours),
+        "our session is listed: {sessions:#?}"
+    );
+    rig.finish("acp-listed").await;
+}
+
+/// `kill -9` of the agent mid-turn: the turn fails, the runtime failure is reported, no
+/// process of the agent survives, another session is untouched.
+pub async fn kill_9_mid_turn(rig: &AgentRig) {
+    rig.open("acp-other", json!({})).await;
+    let before = rig.host.descendants();
+    rig.open("acp-kill", json!({})).await;
+    let (_, turn) = rig
+        .start_turn("acp-kill", "SLOW please write a long text")
+        .await;
+    rig.wait_streaming("acp-kill").await;
+    // The new session's processes: the agent (a node or native process started from the
+    // pinned CLI, not the bridge's guard) and whatever it started.
+    let all_mine: Vec<_> = rig.procs_where(|p| !before.iter().any(|b| b.pid == p.pid));
+    let mine: Vec<_> = all_mine
+        .iter()
+        .filter(|p| p.cmdline.contains(rig.spec.cli) && !p.cmdline.contains("agent-bridge"))
+        .cloned()
+        .collect();
+    assert!(
+        !mine.is_empty(),
+        "the killed session's agent process among {all_mine:#?}"
+    );
+    // SAFETY: kill(2) on a pid just read from /proc.
+    unsafe {
+        libc::kill(mine[0].pid, libc::SIGKILL);
+    }
+    let end = rig.turn_end("acp-kill", &turn).await;
+    assert_eq!(end.turn_state(), Some("failed"), "{end}");
+    rig.wait("acp-kill", "session.runtime_failed", |_| true)
+        .await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let left: Vec<_> = all_mine.iter().filter(|p| p.is_alive()).collect();
+        if left.is_empty() {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "orphans: {left:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let run = rig.run_turn("acp-other", "say hi").await;
+    assert_eq!(
+        run.state(),
+        "completed",
+        "the other session is untouched: {:?}",
+        run.end
+    );
+    rig.finish("acp-kill").await;
+    rig.finish("acp-other").await;
+}
+
+/// A command the agent advertised (`session.commands`) runs as a turn that completes.
+pub async fn command_runs_as_a_turn(rig: &AgentRig, name: &str) {
+    let sid = "acp-cmd";
+    rig.open(sid, json!({})).await;
+    // Some agents advertise their commands only once a turn ran.
+    let listed = |rig: &AgentRig| {
+        rig.host.session_events(sid).into_iter().any(|e| {
+            e.is("session.commands")
+                && e.at("/commands")
+                    .and_then(Value::as_array)
+                    .is_some_and(|c| c.iter().any(|c| c["name"] == name))
+        })
+    };
+    if !listed(rig) {
+        let run = rig.run_turn(sid, "say hi").await;
+        assert_eq!(run.state(), "completed", "{:?}", run.end);
+    }
+    rig.wait(sid, "session.commands", |e| {
+        e.at("/commands")
+            .and_then(Value::as_array)
+            .is_some_and(|c| c.iter().any(|c| c["name"] == name))
+    })
+    .await;
+    let before = rig.mock.model_requests().len();
+    let cmid = rig.host.unique("cmd");
+    rig.send(input::command(sid, &cmid, name, "")).await;
+    let result = rig.prompt_result(sid, &cmid).await;
+    assert_eq!(result["type"], "turn", "{result}");
+    let turn = result["turnId"].as_str().unwrap_or_default().to_string();
+    let end = rig.turn_end(sid, &turn).await;
+    assert_eq!(end.turn_state(), Some("completed"), "{end}");
+    assert!(
+        rig.mock.model_requests().len() > before,
+        "the command reached the model"
+    );
+    rig.finish(sid).await;
+}
+
+/// The catalog (from a probe `session/new`) lists the agent's modes, the unattended one
+/// marked, and the model to switch to.
+pub async fn catalog_lists_models_and_modes(rig: &AgentRig, case: Case) {
+    let answer = rig
+        .ask("cat", |rid| json!({"type": "catalog", "requestId": rid, "cwd": rig.cwd().display().to_string()}))
+        .await;
+    assert!(answer.is("catalog"), "{answer}");
+    let catalog = answer.at("/catalog").cloned().unwrap_or_default();
+    let modes = catalog["modes"].as_array().cloned().unwrap_or_default();
+    let unattended = modes
+        .iter()
+        .find(|m| m["id"] == case.unattended_mode)
+        .unwrap_or_else(|| panic!("the unattended mode is offered: {catalog:#}"));
+    assert!(catalog["defaultMode"].is_string(), "{catalog:#}");
+    if let Some(model) = case.other_model {
+        assert!(
+            catalog["models"]
+                .as_array()
+                .is_some_and(|m| m.iter().any(|m| m["id"] == model)),
+            "the model `{model}` is offered: {catalog:#}"
+        );
+    }
+    // The profile's unattended modes are marked (OpenCode has none of its own: its `yolo` is
+    // the test's agent).
+    let expected = rig.spec.cli != "opencode";
+    assert_eq!(unattended["isUnattended"], json!(expected), "{unattended}");
+    rig.host.assert_invariants();
+}
+
+/// A 1x1 PNG.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+/// An image prompt (the agent advertises `promptCapabilities.image`): the image reaches the
+/// model and the turn completes.
+pub async fn image_prompt_reaches_the_model(rig: &AgentRig) {
+    let sid = "acp-image";
+    rig.open(sid, json!({})).await;
+    let cmid = rig.host.unique("img");
+    let content = json!([
+        {"type": "text", "text": "what is in this picture?"},
+        {"type": "image", "data": PNG, "mimeType": "image/png"}
+    ]);
+    rig.send(json!({
+        "type": "session.prompt", "sessionId": sid,
+        "prompt": {"clientMessageId": cmid, "delivery": "auto",
+                   "input": {"type": "message", "content": content}},
+    }))
+    .await;
+    let result = rig.prompt_result(sid, &cmid).await;
+    assert_eq!(result["type"], "turn", "{result}");
+    let turn = result["turnId"].as_str().unwrap_or_default().to_string();
+    let end = rig.turn_end(sid, &turn).await;
+    assert_eq!(end.turn_state(), Some("completed"), "{end}");
+    let sent = rig
+        .mock
+        .model_requests()
+        .iter()
+        .any(|r| r.body.to_string().contains(&PNG[..40]));
+    assert!(sent, "the image reached the model");
+    rig.finish(sid).await;
+}
+
+/// Appends the ACP traffic the bridge logged for this test ("ACP traffic seen: ..." at each
+/// session close) to the file named by `AGENT_BRIDGE_ACP_TRAFFIC`, if set: the record of which
+/// methods and update kinds each pinned agent really sent.
+pub fn record_traffic(rig: &AgentRig, scenario: &str) {
+    record_stderr(rig, &rig.host.stderr(), scenario);
+}
+
+/// [`record_traffic`] of one bridge's stderr.
+fn record_stderr(rig: &AgentRig, stderr: &str, scenario: &str) {
+    let Ok(path) = std::env::var("AGENT_BRIDGE_ACP_TRAFFIC") else {
+        return;
+    };
+    let mut lines = String::new();
+    for line in stderr.lines().filter(|l| l.contains("ACP traffic seen")) {
+        lines.push_str(&format!(
+            "{} {} {scenario}: {line}\n",
+            rig.spec.cli, rig.version
+        ));
+    }
+    use std::io::Write;
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = f.write_all(lines.as_bytes());
+    }
+}
+
+/// One `#[ignore]`d test per scenario; `$rig` is an async fn returning `Option<AgentRig>`.
+#[macro_export]
+macro_rules! acp_tests {
+    ($rig:ident; $($name:ident => |$r:ident| $body:expr;)*) => {$(
+        #[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $name() {
+            let Some($r) = $rig().await else { return };
+            $body.await;
+            $r.report(stringify!($name));
+            acp::record_traffic(&$r, stringify!($name));
+        }
+    )*};
+}

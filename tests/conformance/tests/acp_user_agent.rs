@@ -1,0 +1,79 @@
+//! A user's own ACP agent: a plugin.json entry with `"agent": "acp"`, an id of its own and no
+//! profile, driving the pinned claude-agent-acp as a generic ACP agent (its `command` as is,
+//! the generic capabilities) against the mock model server.
+
+mod acp;
+
+use agent_bridge_conformance::{scenarios, AgentRig, HostOptions, RigSpec};
+use serde_json::json;
+use std::time::Duration;
+
+const SPEC: RigSpec = RigSpec {
+    provider: "my-acp-agent",
+    caps: &["prompt.message", "session.configure", "permission"],
+    cli: "claude-agent-acp",
+    hermetic: mock_llm::hermetic::claude_agent_acp,
+};
+
+const CASE: acp::Case = acp::Case {
+    ask_mode: None,
+    unattended_mode: "bypassPermissions",
+    other_model: Some("haiku"),
+    start_mode: None,
+};
+
+/// A plugin folder whose plugin.json is the workspace's with one more entry: the user's agent.
+fn plugin_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("plugin dir");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../plugin.json");
+    let text = std::fs::read_to_string(root).expect("the workspace plugin.json");
+    let mut manifest: serde_json::Value = serde_json::from_str(&text).expect("plugin.json parses");
+    let providers = manifest["providers"].as_array_mut().expect("providers");
+    providers.push(json!({
+        "id": "my-acp-agent",
+        "label": "My ACP agent",
+        "agent": "acp",
+        "command": ["claude-agent-acp"],
+        "options": {"unattendedModes": ["bypassPermissions"]}
+    }));
+    std::fs::write(dir.path().join("plugin.json"), manifest.to_string()).expect("write");
+    dir
+}
+
+async fn rig(dir: &tempfile::TempDir) -> Option<AgentRig> {
+    let options = HostOptions {
+        request_timeout: Duration::from_secs(40),
+        ..HostOptions::default()
+    }
+    .env("AGENT_BRIDGE_PLUGIN_DIR", dir.path().display().to_string());
+    AgentRig::start_in(SPEC, options, |cli, env| SPEC.launch(cli, env)).await
+}
+
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_declared_acp_agent_runs_turns_permissions_and_modes() {
+    let dir = plugin_dir();
+    let Some(rig) = rig(&dir).await else { return };
+    scenarios::open_prompt_completes(&rig).await;
+    acp::permission_allowed(&rig, CASE).await;
+    acp::mode_and_model_change(&rig, CASE).await;
+    rig.report("user-declared-acp-agent");
+}
+
+#[test]
+fn the_user_entry_reaches_the_doctor() {
+    let dir = plugin_dir();
+    let bin = agent_bridge_conformance::bridge_binary().expect("the bridge binary");
+    let out = std::process::Command::new(bin)
+        .args(["doctor", "--plugin-dir"])
+        .arg(dir.path())
+        .output()
+        .expect("agent-bridge doctor");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("my-acp-agent"))
+        .unwrap_or_else(|| panic!("doctor lists the entry:\n{text}"));
+    assert!(line.contains("agent acp"), "{line}");
+    assert!(line.contains("claude-agent-acp"), "{line}");
+}

@@ -1,0 +1,50 @@
+//! claude-acp-bridge end to end: the real pinned claude-agent-acp adapter against the mock
+//! model server, through the ACP provider: the agnostic scenarios and the ACP ones
+//! (`tests/acp`). Skipped with a SKIPPED line when the CLI is not installed, failing instead
+//! under CI or `AGENT_BRIDGE_REQUIRE_CLIS=1`.
+
+mod acp;
+
+use agent_bridge_conformance::{scenarios, AgentRig, RigSpec};
+
+const SPEC: RigSpec = RigSpec {
+    provider: "claude-acp-bridge",
+    caps: &[
+        "prompt.message",
+        "prompt.image",
+        "session.configure",
+        "session.persistence",
+        "session.list",
+        "permission",
+    ],
+    cli: "claude-agent-acp",
+    hermetic: mock_llm::hermetic::claude_agent_acp,
+};
+
+const CASE: acp::Case = acp::Case {
+    ask_mode: None,
+    unattended_mode: "bypassPermissions",
+    other_model: Some("haiku"),
+    start_mode: None,
+};
+
+async fn rig() -> Option<AgentRig> {
+    acp::rig(SPEC).await
+}
+
+acp_tests! { rig;
+    open_prompt_completes => |r| scenarios::open_prompt_completes(&r);
+    interrupt_cancels_a_running_turn => |r| scenarios::interrupt_cancels_a_running_turn(&r);
+    close_during_a_turn => |r| scenarios::close_during_a_turn(&r);
+    close_during_open => |r| scenarios::close_during_open(&r, Some(&r.cli));
+    unattended_mode_runs_without_asking => |r| acp::unattended_mode_runs_without_asking(&r, CASE);
+    mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
+    kill_9_mid_turn => |r| acp::kill_9_mid_turn(&r);
+    catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
+    image_prompt_reaches_the_model => |r| acp::image_prompt_reaches_the_model(&r);
+    reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);
+    session_list_has_our_session => |r| acp::session_list_has_our_session(&r);
+    permission_allowed => |r| acp::permission_allowed(&r, CASE);
+    permission_denied => |r| acp::permission_denied(&r, CASE);
+    interrupt_with_a_pending_permission => |r| acp::interrupt_with_a_pending_permission(&r, CASE);
+}

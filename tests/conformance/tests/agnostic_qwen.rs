@@ -1,0 +1,52 @@
+//! qwen-bridge end to end: the real pinned Qwen Code (`qwen --acp`) against the mock
+//! model server, through the ACP provider: the agnostic scenarios and the ACP ones
+//! (`tests/acp`). Skipped with a SKIPPED line when the CLI is not installed, failing instead
+//! under CI or `AGENT_BRIDGE_REQUIRE_CLIS=1`.
+
+// Not here: images. Qwen Code 0.15.10 advertises promptCapabilities.image but, with the
+// mock's OpenAI-compatible model, the image never reaches the model request; qwen-bridge does
+// not declare `prompt.image`.
+
+mod acp;
+
+use agent_bridge_conformance::{scenarios, AgentRig, RigSpec};
+
+const SPEC: RigSpec = RigSpec {
+    provider: "qwen-bridge",
+    caps: &[
+        "prompt.message",
+        "session.configure",
+        "session.persistence",
+        "session.list",
+        "permission",
+    ],
+    cli: "qwen",
+    hermetic: mock_llm::hermetic::qwen,
+};
+
+const CASE: acp::Case = acp::Case {
+    ask_mode: None,
+    unattended_mode: "yolo",
+    other_model: None,
+    start_mode: None,
+};
+
+async fn rig() -> Option<AgentRig> {
+    acp::rig(SPEC).await
+}
+
+acp_tests! { rig;
+    open_prompt_completes => |r| scenarios::open_prompt_completes(&r);
+    interrupt_cancels_a_running_turn => |r| scenarios::interrupt_cancels_a_running_turn(&r);
+    close_during_a_turn => |r| scenarios::close_during_a_turn(&r);
+    close_during_open => |r| scenarios::close_during_open(&r, Some(&r.cli));
+    unattended_mode_runs_without_asking => |r| acp::unattended_mode_runs_without_asking(&r, CASE);
+    mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
+    kill_9_mid_turn => |r| acp::kill_9_mid_turn(&r);
+    catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
+    reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);
+    session_list_has_our_session => |r| acp::session_list_has_our_session(&r);
+    permission_allowed => |r| acp::permission_allowed(&r, CASE);
+    permission_denied => |r| acp::permission_denied(&r, CASE);
+    interrupt_with_a_pending_permission => |r| acp::interrupt_with_a_pending_permission(&r, CASE);
+}
