@@ -68,6 +68,10 @@ pub struct ClaudeArgs {
     /// Quiet time before each measured turn, in ms (a CLI keeps working after its turn).
     #[arg(long, default_value_t = 300)]
     pub claude_gap_ms: u64,
+    /// An argument put before the bridge's own CLI flags (repeatable), to measure what a flag
+    /// costs, e.g. `--claude-bridge-arg=-p` (print mode, as the bridge ran before).
+    #[arg(long, allow_hyphen_values = true)]
+    pub claude_bridge_arg: Vec<String>,
     /// Zed's claude-agent-acp (default: next to the claude executable).
     #[arg(long)]
     pub claude_acp_bin: Option<PathBuf>,
@@ -313,8 +317,9 @@ pub fn run(
     let mock = MockServer::start(&mock_bin)?;
     let herm = Hermetic::new(&mock_bin, &mock.url, &claude)?;
     let cwd = herm.workdir.display().to_string();
-    let launch_value =
-        json!({"command": claude.display().to_string(), "args": [], "env": herm.env});
+    // The bridge's launch: the hermetic env, plus any `--claude-bridge-arg` before its flags.
+    let launch_value = json!({"command": claude.display().to_string(),
+        "args": args.claude_bridge_arg, "env": herm.env});
     let launch = LaunchOverride {
         command: Some(claude.display().to_string()),
         args: Vec::new(),
@@ -487,6 +492,7 @@ mod tests {
             claude_turns: 1,
             claude_rounds: 1,
             claude_gap_ms: 0,
+            claude_bridge_arg: Vec::new(),
             claude_acp_bin: None,
             claude_opens: 1,
             claude_bin: Some(PathBuf::from("/opt/claude")),
