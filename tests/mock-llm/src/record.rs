@@ -51,6 +51,12 @@ pub struct RecordedRequest {
     pub seq: usize,
     /// Milliseconds since the mock started, when the request arrived.
     pub at_ms: u64,
+    /// Microseconds since the Unix epoch when the request (its whole body) arrived: benchmarks
+    /// in another process compare it with their own clock.
+    pub at_unix_us: u64,
+    /// Microseconds since the Unix epoch when the answer was finished with (its last chunk
+    /// handed to the connection, or dropped); `None` until then.
+    pub done_unix_us: Option<u64>,
     pub method: String,
     /// The request target as sent (path + query, `host:port` for CONNECT, absolute URI for
     /// proxy requests).

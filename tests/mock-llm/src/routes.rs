@@ -102,6 +102,8 @@ fn record(shared: &Shared, req: &Request, family: Family) -> usize {
     log.push(RecordedRequest {
         seq,
         at_ms: shared.started.elapsed().as_millis() as u64,
+        at_unix_us: unix_us(),
+        done_unix_us: None,
         method: req.method.clone(),
         path: req.target.clone(),
         headers: header_map(&req.headers),
@@ -115,13 +117,20 @@ fn record(shared: &Shared, req: &Request, family: Family) -> usize {
     seq
 }
 
-/// Stores the answer label, appends the entry to the request log file, logs it.
+fn unix_us() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
+/// Stores the answer label and when it was done, appends the entry to the request log file, logs it.
 fn finish(shared: &Shared, seq: usize, reply: String, disconnected: bool) {
     let mut log = lock(&shared.requests);
     // The log may have been cleared meanwhile; then there is nothing to update.
     if let Some(entry) = log.get_mut(seq).filter(|e| e.seq == seq) {
         entry.reply = reply;
         entry.client_disconnected = disconnected;
+        entry.done_unix_us = Some(unix_us());
         tracing::info!(
             family = %entry.family,
             method = %entry.method,
