@@ -7,8 +7,8 @@ use crate::history;
 use crate::launch::{self, call_error};
 use crate::normalize::Normalizer;
 use crate::queries::{fetch_models, load_turns, mcp_servers, read_defaults};
-use crate::sandbox_cache::{launch_key, SandboxCache};
-use crate::session::{Applied, CodexSession};
+use crate::sandbox_cache::{launch_key, Sandbox, SandboxCache};
+use crate::session::{Applied, CodexSession, PendingProbe};
 use crate::tool_denial;
 use crate::wire::notify::method;
 use crate::wire::params::{ThreadListParams, ThreadResumeParams, ThreadStartParams};
@@ -201,13 +201,10 @@ impl Provider for CodexProvider {
         // The reader feeds the sink from the start: nothing the CLI says waits in a queue.
         let shared = events::shared(Normalizer::unbound(&request.session_id, &cfg.cwd));
         let handler = SessionEvents::new(shared.clone(), sink.clone());
-        // The sandbox probe (once per installation, see `sandbox_cache`) runs while the
-        // app-server starts.
-        let (server, problem) = tokio::join!(
-            launch::start(&spec, Arc::new(handler), Some(&request.scope)),
-            self.sandbox_problem(&ctx.launch)
-        );
-        let server = server?;
+        // The sandbox probe (once per installation, see `sandbox_cache`) does not hold up the
+        // open: until it answers the session assumes the sandbox works.
+        let sandbox = self.sandbox.lookup(&ctx.launch);
+        let server = launch::start(&spec, Arc::new(handler), Some(&request.scope)).await?;
         let stderr = || server.process.stderr_tail();
         let denied = cfg.denied_tools.as_deref().unwrap_or_default();
         // `config/read` must precede the thread only when a denied name may be a configured
@@ -274,6 +271,19 @@ impl Provider for CodexProvider {
             &listed,
             effective_model.as_deref().or(defaults.model.as_deref()),
         );
+        let (problem, pending) = match sandbox {
+            Sandbox::Known(problem) => (problem, None),
+            Sandbox::Pending(cell) => match cell.get().cloned() {
+                Some(problem) => (problem, None),
+                None => (
+                    None,
+                    Some(PendingProbe {
+                        cell,
+                        default_mode_configured: defaults.mode.is_some(),
+                    }),
+                ),
+            },
+        };
         let applied = Applied {
             model: effective_model.clone(),
             effort: opened.reasoning_effort.clone(),
@@ -330,7 +340,7 @@ impl Provider for CodexProvider {
             .normalizer
             .bind_thread(&thread.id, &cwd);
         let state = config.state();
-        let session = CodexSession::start(server, shared, config, applied);
+        let session = CodexSession::start(server, shared, config, applied, pending, sink);
         let mut out = OpenedSession::new(Box::new(session), state);
         out.persistence = Some(persistence);
         out.title = title;

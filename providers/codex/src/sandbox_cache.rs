@@ -3,20 +3,34 @@
 //! The answer depends on the program and its arguments, the environment it runs with
 //! (`CODEX_HOME`, `HOME`) and the binary itself, so the key holds all of them, the binary as
 //! its resolved path, size and modification time: an upgraded or replaced CLI probes again.
+//! Concurrent askers share one probe. An open does not wait for it ([`SandboxCache::lookup`]):
+//! the session assumes the sandbox works until the probe answers (see `session`).
 
 use crate::launch;
 use agent_bridge_core::supervisor::LaunchOverride;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::UNIX_EPOCH;
+use tokio::sync::OnceCell;
 
 /// Most remembered launches; a bridge sees a handful (one per `launch` a host connects with).
 const MAX_ENTRIES: usize = 64;
 
-/// Sandbox probe results by [`launch_key`] (`None` = the sandbox works).
+/// One launch's probe result (`None` = the sandbox works), set once it answered.
+pub type ProbeCell = Arc<OnceCell<Option<String>>>;
+
+/// Sandbox probe results by [`launch_key`] and binary.
 #[derive(Debug, Default)]
 pub struct SandboxCache {
-    known: Mutex<HashMap<String, Option<String>>>,
+    known: Mutex<HashMap<String, ProbeCell>>,
+}
+
+/// What [`SandboxCache::lookup`] knows.
+#[derive(Debug)]
+pub enum Sandbox {
+    Known(Option<String>),
+    /// The probe is running (started by this lookup or an earlier one).
+    Pending(ProbeCell),
 }
 
 /// What identifies a Codex installation and its state: program, prefix, CODEX_HOME and HOME.
@@ -55,24 +69,35 @@ fn binary_identity(launch: &LaunchOverride) -> String {
 }
 
 impl SandboxCache {
+    fn cell(&self, launch: &LaunchOverride) -> ProbeCell {
+        let key = format!("{}|{}", launch_key(launch), binary_identity(launch));
+        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        if !known.contains_key(&key) && known.len() >= MAX_ENTRIES {
+            known.clear();
+        }
+        known.entry(key).or_default().clone()
+    }
+
     /// `Some(problem)` when Codex's sandbox cannot run for this launch; probes only the first
     /// time a launch (or its binary) is seen.
     pub async fn problem(&self, launch: &LaunchOverride) -> Option<String> {
-        let key = format!("{}|{}", launch_key(launch), binary_identity(launch));
-        if let Some(known) = self.lock().get(&key).cloned() {
-            return known;
-        }
-        let problem = launch::probe_sandbox(launch).await;
-        let mut known = self.lock();
-        if known.len() >= MAX_ENTRIES {
-            known.clear();
-        }
-        known.insert(key, problem.clone());
-        problem
+        let cell = self.cell(launch);
+        cell.get_or_init(|| launch::probe_sandbox(launch))
+            .await
+            .clone()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<String>>> {
-        self.known.lock().unwrap_or_else(|p| p.into_inner())
+    /// The answer when known; otherwise the probe starts in the background (once per launch).
+    pub fn lookup(&self, launch: &LaunchOverride) -> Sandbox {
+        let cell = self.cell(launch);
+        if let Some(known) = cell.get() {
+            return Sandbox::Known(known.clone());
+        }
+        let (probe, launch) = (cell.clone(), launch.clone());
+        tokio::spawn(async move {
+            probe.get_or_init(|| launch::probe_sandbox(&launch)).await;
+        });
+        Sandbox::Pending(cell)
     }
 }
 
@@ -145,5 +170,27 @@ mod tests {
         assert_eq!(runs(dir.path()), 4, "a changed binary probes again");
         assert_eq!(cache.problem(&launch(&bin, &home_a)).await, None);
         assert_eq!(runs(dir.path()), 4);
+    }
+
+    #[tokio::test]
+    async fn a_lookup_probes_in_the_background_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("h");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(home.join("broken"), "").unwrap();
+        let bin = fake_codex(dir.path(), "1");
+        let cache = SandboxCache::default();
+        let Sandbox::Pending(cell) = cache.lookup(&launch(&bin, &home)) else {
+            panic!("nothing is known yet");
+        };
+        // A second asker meanwhile shares the running probe.
+        let problem = cache.problem(&launch(&bin, &home)).await;
+        assert_eq!(problem.as_deref(), Some("bwrap: no permission"));
+        assert_eq!(cell.get().cloned().flatten(), problem);
+        assert!(matches!(
+            cache.lookup(&launch(&bin, &home)),
+            Sandbox::Known(Some(_))
+        ));
+        assert_eq!(runs(dir.path()), 1);
     }
 }

@@ -9,11 +9,12 @@ use crate::catalog::{self, SessionConfig};
 use crate::events::{lock, SharedState};
 use crate::launch::{call_error, AppServer};
 use crate::permissions::{self, PendingApproval};
+use crate::sandbox_cache::ProbeCell;
 use crate::wire::notify::method;
 use crate::wire::params::{InputItem, TurnInterruptParams, TurnStartParams, TurnSteerParams};
 use crate::wire::thread::TurnStarted;
 use agent_bridge_core::rpc::PeerError;
-use agent_bridge_core::{AgentSession, TurnRequest};
+use agent_bridge_core::{AgentEvent, AgentSession, SessionSink, TurnRequest};
 use agent_bridge_protocol::{
     PromptInput, ProviderConfigChanges, ProviderConfigState, ProviderContent, ProviderError,
     ProviderPermissionResponse, TaggedContent,
@@ -30,6 +31,17 @@ pub struct CodexSession {
     thread_id: String,
     config: SessionConfig,
     applied: Applied,
+    sandbox: Option<PendingProbe>,
+    sink: SessionSink,
+}
+
+/// The sandbox probe still running when the session opened (its config assumed the sandbox
+/// works); settled at the next turn or configure.
+#[derive(Debug)]
+pub struct PendingProbe {
+    pub cell: ProbeCell,
+    /// `config.toml` names a default mode (then the probe does not change it).
+    pub default_mode_configured: bool,
 }
 
 /// The settings the thread runs with (from its open answer, then from each `turn/start`
@@ -77,6 +89,8 @@ impl CodexSession {
         shared: SharedState,
         config: SessionConfig,
         applied: Applied,
+        sandbox: Option<PendingProbe>,
+        sink: SessionSink,
     ) -> CodexSession {
         let thread_id = {
             let mut s = lock(&shared);
@@ -89,7 +103,22 @@ impl CodexSession {
             thread_id,
             config,
             applied,
+            sandbox,
+            sink,
         }
+    }
+
+    /// Takes the late probe's answer into the config once it is there; true when the config
+    /// changed.
+    fn settle_sandbox(&mut self) -> bool {
+        let Some(answer) = self.sandbox.as_ref().and_then(|p| p.cell.get().cloned()) else {
+            return false;
+        };
+        let configured = self
+            .sandbox
+            .take()
+            .is_some_and(|p| p.default_mode_configured);
+        self.config.sandbox_answered(answer.as_deref(), configured)
     }
 
     fn input(turn: &TurnRequest) -> Vec<InputItem> {
@@ -118,6 +147,12 @@ impl CodexSession {
 #[async_trait]
 impl AgentSession for CodexSession {
     async fn start_turn(&mut self, turn: TurnRequest) -> Result<(), ProviderError> {
+        if self.settle_sandbox() {
+            let _ = self
+                .sink
+                .send(AgentEvent::Config(self.config.state()))
+                .await;
+        }
         lock(&self.shared).normalizer.begin_turn(&turn.turn_id);
         let overrides = self.applied.overrides(&self.config);
         let mode = overrides.mode.as_deref().and_then(catalog::mode);
@@ -238,6 +273,7 @@ impl AgentSession for CodexSession {
         &mut self,
         changes: ProviderConfigChanges,
     ) -> Result<ProviderConfigState, ProviderError> {
+        self.settle_sandbox();
         let next = self.config.apply(&changes)?;
         self.config = next;
         Ok(self.config.state())
@@ -347,6 +383,29 @@ mod tests {
             ..changed
         };
         assert_eq!(applied.overrides(&unset).effort, None);
+    }
+
+    #[test]
+    fn a_late_sandbox_problem_reaches_the_modes_and_the_unconfigured_default() {
+        let mut works = config("gpt-5", None, "full-access");
+        works.modes = catalog::modes(None);
+        works.default_mode = Some("auto".into());
+        let before = works.clone();
+        assert!(!works.sandbox_answered(None, false), "nothing to change");
+        assert_eq!(works, before);
+        let mut broken = before.clone();
+        assert!(broken.sandbox_answered(Some("bwrap: no permission"), false));
+        assert_eq!(broken.modes, catalog::modes(Some("bwrap: no permission")));
+        assert_ne!(broken.modes, before.modes);
+        assert_eq!(broken.default_mode.as_deref(), Some("ask"));
+        assert_eq!(
+            broken.mode.as_deref(),
+            Some("full-access"),
+            "the mode in force stays"
+        );
+        let mut configured = before.clone();
+        configured.sandbox_answered(Some("x"), true);
+        assert_eq!(configured.default_mode.as_deref(), Some("auto"));
     }
 
     #[test]
