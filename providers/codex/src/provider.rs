@@ -201,9 +201,6 @@ impl Provider for CodexProvider {
         // The reader feeds the sink from the start: nothing the CLI says waits in a queue.
         let shared = events::shared(Normalizer::unbound(&request.session_id, &cfg.cwd));
         let handler = SessionEvents::new(shared.clone(), sink.clone());
-        // The sandbox probe (once per installation, see `sandbox_cache`) does not hold up the
-        // open: until it answers the session assumes the sandbox works.
-        let sandbox = self.sandbox.lookup(&ctx.launch);
         let server = launch::start(&spec, Arc::new(handler), Some(&request.scope)).await?;
         let stderr = || server.process.stderr_tail();
         let denied = cfg.denied_tools.as_deref().unwrap_or_default();
@@ -236,6 +233,10 @@ impl Provider for CodexProvider {
         };
         let (thread, listed, defaults) = tokio::join!(thread, fetch_models(&server.rpc), defaults);
         let (opened, resumed, notice) = thread?;
+        // The sandbox probe (once per installation, see `sandbox_cache`) does not hold up the
+        // open: it starts once the thread exists (not competing with the app-server's start
+        // for the CPU), and until it answers the session assumes the sandbox works.
+        let sandbox = self.sandbox.lookup(&ctx.launch);
         let listed = listed.unwrap_or_else(|e| {
             tracing::warn!("model/list failed: {e}");
             Vec::new()
