@@ -214,6 +214,24 @@ impl SessionConfig {
         }
     }
 
+    /// The sandbox probe answered after the session opened with a config that assumed the
+    /// sandbox works: with a problem, the sandboxed modes say so and an unconfigured default
+    /// mode becomes `ask`. True when that changed the config.
+    pub fn sandbox_answered(
+        &mut self,
+        problem: Option<&str>,
+        default_mode_configured: bool,
+    ) -> bool {
+        if problem.is_none() {
+            return false;
+        }
+        self.modes = modes(problem);
+        if !default_mode_configured {
+            self.default_mode = Some("ask".into());
+        }
+        true
+    }
+
     /// Applies every change or none.
     pub fn apply(&self, changes: &ProviderConfigChanges) -> Result<SessionConfig, ProviderError> {
         let mut next = self.clone();

@@ -14,6 +14,7 @@ pub mod normalize;
 pub mod permissions;
 mod provider;
 mod queries;
+pub mod sandbox_cache;
 pub mod session;
 pub mod tool_denial;
 pub mod wire;

@@ -7,7 +7,8 @@ use crate::history;
 use crate::launch::{self, call_error};
 use crate::normalize::Normalizer;
 use crate::queries::{fetch_models, load_turns, mcp_servers, read_defaults};
-use crate::session::CodexSession;
+use crate::sandbox_cache::{launch_key, Sandbox, SandboxCache};
+use crate::session::{Applied, CodexSession, PendingProbe};
 use crate::tool_denial;
 use crate::wire::notify::method;
 use crate::wire::params::{ThreadListParams, ThreadResumeParams, ThreadStartParams};
@@ -25,14 +26,12 @@ use agent_bridge_protocol::{
 };
 use async_trait::async_trait;
 use serde_json::json;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The Codex provider (`codex app-server`).
 #[derive(Debug, Default)]
 pub struct CodexProvider {
-    /// Sandbox probe results by launch key (`None` = the sandbox works).
-    sandbox: Mutex<HashMap<String, Option<String>>>,
+    sandbox: SandboxCache,
 }
 
 impl CodexProvider {
@@ -49,31 +48,8 @@ impl CodexProvider {
     }
 
     async fn sandbox_problem(&self, launch: &LaunchOverride) -> Option<String> {
-        let key = launch_key(launch);
-        if let Some(known) = self.sandbox.lock().ok().and_then(|m| m.get(&key).cloned()) {
-            return known;
-        }
-        let problem = launch::probe_sandbox(launch).await;
-        if let Ok(mut m) = self.sandbox.lock() {
-            m.insert(key, problem.clone());
-        }
-        problem
+        self.sandbox.problem(launch).await
     }
-}
-
-/// What identifies a Codex installation and its state: program, prefix, CODEX_HOME and HOME.
-fn launch_key(launch: &LaunchOverride) -> String {
-    let var = |k: &str| match &launch.env {
-        Some(env) => env.get(k).cloned(),
-        None => std::env::var(k).ok(),
-    };
-    format!(
-        "codex-bridge|{}|{}|{}|{}",
-        launch.program(launch::DEFAULT_PROGRAM),
-        launch.args.join(" "),
-        var("CODEX_HOME").unwrap_or_default(),
-        var("HOME").unwrap_or_default()
-    )
 }
 
 #[async_trait]
@@ -227,16 +203,19 @@ impl Provider for CodexProvider {
         let handler = SessionEvents::new(shared.clone(), sink.clone());
         let server = launch::start(&spec, Arc::new(handler), Some(&request.scope)).await?;
         let stderr = || server.process.stderr_tail();
-        let listed = fetch_models(&server.rpc).await.unwrap_or_else(|e| {
-            tracing::warn!("model/list failed: {e}");
-            Vec::new()
-        });
-        let defaults = read_defaults(&server.rpc, Some(&cfg.cwd)).await;
         let denied = cfg.denied_tools.as_deref().unwrap_or_default();
+        // `config/read` must precede the thread only when a denied name may be a configured
+        // MCP server's; otherwise it and `model/list` travel with `thread/start`.
+        let early = if tool_denial::needs_configured_servers(denied, &cfg.mcp_servers) {
+            Some(read_defaults(&server.rpc, Some(&cfg.cwd)).await)
+        } else {
+            None
+        };
+        let configured = early.as_ref().map(|d| d.mcp_servers.clone());
         let tool_denial::ToolDenial {
             config: off,
             unenforced,
-        } = tool_denial::plan(denied, &cfg.mcp_servers, &defaults.mcp_servers);
+        } = tool_denial::plan(denied, &cfg.mcp_servers, &configured.unwrap_or_default());
         let overrides = ThreadStartParams {
             cwd: Some(cfg.cwd.clone()),
             model: cfg.model.clone(),
@@ -245,44 +224,23 @@ impl Provider for CodexProvider {
             developer_instructions: cfg.system_prompt.clone(),
             config: tool_denial::merge(mcp_servers(&cfg.mcp_servers), off),
         };
-        let mut notice = None;
-        let (opened, resumed) = match &request.persistence {
-            Some(p) => {
-                let thread_id = history::thread_of(p)?;
-                let params = ThreadResumeParams {
-                    thread_id: thread_id.clone(),
-                    overrides: overrides.clone(),
-                    exclude_turns: true,
-                };
-                match server.rpc.call(method::THREAD_RESUME, json!(params)).await {
-                    Ok(v) => (v, true),
-                    Err(PeerError::Rpc { error, .. }) => {
-                        tracing::warn!(
-                            "thread/resume {thread_id} failed ({error}); starting a new thread"
-                        );
-                        notice = Some(format!(
-                            "Codex could not resume thread {thread_id} ({}); this session continues in a new thread.",
-                            error.message
-                        ));
-                        let v = server
-                            .rpc
-                            .call(method::THREAD_START, json!(overrides))
-                            .await
-                            .map_err(|e| call_error(e, &stderr()))?;
-                        (v, false)
-                    }
-                    Err(e) => return Err(call_error(e, &stderr())),
-                }
-            }
-            None => {
-                let v = server
-                    .rpc
-                    .call(method::THREAD_START, json!(overrides))
-                    .await
-                    .map_err(|e| call_error(e, &stderr()))?;
-                (v, false)
+        let thread = open_thread(&server, request.persistence.as_ref(), overrides);
+        let defaults = async {
+            match early {
+                Some(d) => d,
+                None => read_defaults(&server.rpc, Some(&cfg.cwd)).await,
             }
         };
+        let (thread, listed, defaults) = tokio::join!(thread, fetch_models(&server.rpc), defaults);
+        let (opened, resumed, notice) = thread?;
+        // The sandbox probe (once per installation, see `sandbox_cache`) does not hold up the
+        // open: it starts once the thread exists (not competing with the app-server's start
+        // for the CPU), and until it answers the session assumes the sandbox works.
+        let sandbox = self.sandbox.lookup(&ctx.launch);
+        let listed = listed.unwrap_or_else(|e| {
+            tracing::warn!("model/list failed: {e}");
+            Vec::new()
+        });
         let opened: ThreadOpened = serde_json::from_value(opened)
             .map_err(|e| ProviderError::new(format!("unreadable thread answer: {e}")))?;
         let thread = &opened.thread;
@@ -314,7 +272,24 @@ impl Provider for CodexProvider {
             &listed,
             effective_model.as_deref().or(defaults.model.as_deref()),
         );
-        let problem = self.sandbox_problem(&ctx.launch).await;
+        let (problem, pending) = match sandbox {
+            Sandbox::Known(problem) => (problem, None),
+            Sandbox::Pending(cell) => match cell.get().cloned() {
+                Some(problem) => (problem, None),
+                None => (
+                    None,
+                    Some(PendingProbe {
+                        cell,
+                        default_mode_configured: defaults.mode.is_some(),
+                    }),
+                ),
+            },
+        };
+        let applied = Applied {
+            model: effective_model.clone(),
+            effort: opened.reasoning_effort.clone(),
+            mode: catalog::mode_of(&opened.approval_policy, &opened.sandbox).map(str::to_string),
+        };
         let config = SessionConfig {
             model: effective_model,
             effort: cfg
@@ -366,11 +341,52 @@ impl Provider for CodexProvider {
             .normalizer
             .bind_thread(&thread.id, &cwd);
         let state = config.state();
-        let session = CodexSession::start(server, shared, config);
+        let session = CodexSession::start(server, shared, config, applied, pending, sink);
         let mut out = OpenedSession::new(Box::new(session), state);
         out.persistence = Some(persistence);
         out.title = title;
         out.replay = replay;
         Ok(out)
+    }
+}
+
+/// `thread/resume` of the persisted thread (a new thread when Codex cannot resume it: with a
+/// notice) or `thread/start`; returns the answer, whether it resumed, and the notice.
+async fn open_thread(
+    server: &launch::AppServer,
+    persistence: Option<&agent_bridge_protocol::ProviderPersistence>,
+    overrides: ThreadStartParams,
+) -> Result<(serde_json::Value, bool, Option<String>), ProviderError> {
+    let stderr = || server.process.stderr_tail();
+    let Some(p) = persistence else {
+        let v = server
+            .rpc
+            .call(method::THREAD_START, json!(overrides))
+            .await
+            .map_err(|e| call_error(e, &stderr()))?;
+        return Ok((v, false, None));
+    };
+    let thread_id = history::thread_of(p)?;
+    let params = ThreadResumeParams {
+        thread_id: thread_id.clone(),
+        overrides: overrides.clone(),
+        exclude_turns: true,
+    };
+    match server.rpc.call(method::THREAD_RESUME, json!(params)).await {
+        Ok(v) => Ok((v, true, None)),
+        Err(PeerError::Rpc { error, .. }) => {
+            tracing::warn!("thread/resume {thread_id} failed ({error}); starting a new thread");
+            let notice = format!(
+                "Codex could not resume thread {thread_id} ({}); this session continues in a new thread.",
+                error.message
+            );
+            let v = server
+                .rpc
+                .call(method::THREAD_START, json!(overrides))
+                .await
+                .map_err(|e| call_error(e, &stderr()))?;
+            Ok((v, false, Some(notice)))
+        }
+        Err(e) => Err(call_error(e, &stderr())),
     }
 }

@@ -9,11 +9,12 @@ use crate::catalog::{self, SessionConfig};
 use crate::events::{lock, SharedState};
 use crate::launch::{call_error, AppServer};
 use crate::permissions::{self, PendingApproval};
+use crate::sandbox_cache::ProbeCell;
 use crate::wire::notify::method;
 use crate::wire::params::{InputItem, TurnInterruptParams, TurnStartParams, TurnSteerParams};
 use crate::wire::thread::TurnStarted;
 use agent_bridge_core::rpc::PeerError;
-use agent_bridge_core::{AgentSession, TurnRequest};
+use agent_bridge_core::{AgentEvent, AgentSession, SessionSink, TurnRequest};
 use agent_bridge_protocol::{
     PromptInput, ProviderConfigChanges, ProviderConfigState, ProviderContent, ProviderError,
     ProviderPermissionResponse, TaggedContent,
@@ -29,12 +30,68 @@ pub struct CodexSession {
     shared: SharedState,
     thread_id: String,
     config: SessionConfig,
+    applied: Applied,
+    sandbox: Option<PendingProbe>,
+    sink: SessionSink,
+}
+
+/// The sandbox probe still running when the session opened (its config assumed the sandbox
+/// works); settled at the next turn or configure.
+#[derive(Debug)]
+pub struct PendingProbe {
+    pub cell: ProbeCell,
+    /// `config.toml` names a default mode (then the probe does not change it).
+    pub default_mode_configured: bool,
+}
+
+/// The settings the thread runs with (from its open answer, then from each `turn/start`
+/// that changed them: Codex keeps a turn's overrides for the turns after it).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Applied {
+    pub model: Option<String>,
+    pub effort: Option<String>,
+    /// The mode id of the thread's approval policy and sandbox (`None` when none matches).
+    pub mode: Option<String>,
+}
+
+impl Applied {
+    /// The overrides a turn must carry to run with `config`: only what differs. Any override
+    /// makes the app-server rebuild the turn's context, a few ms before the model request.
+    pub fn overrides(&self, config: &SessionConfig) -> Applied {
+        let differs = |want: &Option<String>, have: &Option<String>| {
+            want.as_ref().filter(|w| Some(*w) != have.as_ref()).cloned()
+        };
+        Applied {
+            model: differs(&config.model, &self.model),
+            effort: differs(&config.effort, &self.effort),
+            mode: differs(&config.mode, &self.mode),
+        }
+    }
+
+    /// The settings after a turn ran with `overrides`.
+    fn merge(&mut self, overrides: Applied) {
+        let Applied {
+            model,
+            effort,
+            mode,
+        } = overrides;
+        self.model = model.or(self.model.take());
+        self.effort = effort.or(self.effort.take());
+        self.mode = mode.or(self.mode.take());
+    }
 }
 
 impl CodexSession {
     /// The session over a started app-server whose reader already feeds `shared`'s
     /// normalizer (bound to the thread) into the sink.
-    pub fn start(server: AppServer, shared: SharedState, config: SessionConfig) -> CodexSession {
+    pub fn start(
+        server: AppServer,
+        shared: SharedState,
+        config: SessionConfig,
+        applied: Applied,
+        sandbox: Option<PendingProbe>,
+        sink: SessionSink,
+    ) -> CodexSession {
         let thread_id = {
             let mut s = lock(&shared);
             s.live = true;
@@ -45,7 +102,23 @@ impl CodexSession {
             shared,
             thread_id,
             config,
+            applied,
+            sandbox,
+            sink,
         }
+    }
+
+    /// Takes the late probe's answer into the config once it is there; true when the config
+    /// changed.
+    fn settle_sandbox(&mut self) -> bool {
+        let Some(answer) = self.sandbox.as_ref().and_then(|p| p.cell.get().cloned()) else {
+            return false;
+        };
+        let configured = self
+            .sandbox
+            .take()
+            .is_some_and(|p| p.default_mode_configured);
+        self.config.sandbox_answered(answer.as_deref(), configured)
     }
 
     fn input(turn: &TurnRequest) -> Vec<InputItem> {
@@ -74,13 +147,20 @@ impl CodexSession {
 #[async_trait]
 impl AgentSession for CodexSession {
     async fn start_turn(&mut self, turn: TurnRequest) -> Result<(), ProviderError> {
+        if self.settle_sandbox() {
+            let _ = self
+                .sink
+                .send(AgentEvent::Config(self.config.state()))
+                .await;
+        }
         lock(&self.shared).normalizer.begin_turn(&turn.turn_id);
-        let mode = self.config.mode.as_deref().and_then(catalog::mode);
+        let overrides = self.applied.overrides(&self.config);
+        let mode = overrides.mode.as_deref().and_then(catalog::mode);
         let params = TurnStartParams {
             thread_id: self.thread_id.clone(),
             input: Self::input(&turn),
-            model: self.config.model.clone(),
-            effort: self.config.effort.clone(),
+            model: overrides.model.clone(),
+            effort: overrides.effort.clone(),
             approval_policy: mode.map(|m| m.approval.to_string()),
             sandbox_policy: mode.map(|m| m.sandbox_policy()),
             output_schema: turn.prompt.output_schema.clone(),
@@ -88,6 +168,7 @@ impl AgentSession for CodexSession {
         let params = serde_json::to_value(&params).unwrap_or(Value::Null);
         match self.call(method::TURN_START, params).await {
             Ok(v) => {
+                self.applied.merge(overrides);
                 if let Ok(started) = serde_json::from_value::<TurnStarted>(v) {
                     lock(&self.shared)
                         .normalizer
@@ -192,6 +273,7 @@ impl AgentSession for CodexSession {
         &mut self,
         changes: ProviderConfigChanges,
     ) -> Result<ProviderConfigState, ProviderError> {
+        self.settle_sandbox();
         let next = self.config.apply(&changes)?;
         self.config = next;
         Ok(self.config.state())
@@ -251,6 +333,80 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
     use serde_json::json;
+
+    fn config(model: &str, effort: Option<&str>, mode: &str) -> SessionConfig {
+        SessionConfig {
+            model: Some(model.into()),
+            effort: effort.map(str::to_string),
+            mode: Some(mode.into()),
+            models: Vec::new(),
+            modes: Vec::new(),
+            default_model: None,
+            default_mode: None,
+        }
+    }
+
+    #[test]
+    fn a_turn_overrides_only_what_the_thread_does_not_run_with() {
+        let mut applied = Applied {
+            model: Some("gpt-5".into()),
+            effort: Some("medium".into()),
+            mode: Some("full-access".into()),
+        };
+        let same = config("gpt-5", Some("medium"), "full-access");
+        assert_eq!(applied.overrides(&same), Applied::default());
+        let changed = config("gpt-5-mini", Some("medium"), "read-only");
+        let overrides = applied.overrides(&changed);
+        assert_eq!(
+            overrides,
+            Applied {
+                model: Some("gpt-5-mini".into()),
+                effort: None,
+                mode: Some("read-only".into()),
+            }
+        );
+        applied.merge(overrides);
+        assert_eq!(applied.overrides(&changed), Applied::default(), "kept");
+        assert_eq!(applied.effort.as_deref(), Some("medium"));
+        // A thread whose settings match no mode gets the session's mode with its turn.
+        let unknown = Applied {
+            mode: None,
+            ..applied.clone()
+        };
+        assert_eq!(
+            unknown.overrides(&changed).mode.as_deref(),
+            Some("read-only")
+        );
+        // Nothing chosen is nothing sent.
+        let unset = SessionConfig {
+            effort: None,
+            ..changed
+        };
+        assert_eq!(applied.overrides(&unset).effort, None);
+    }
+
+    #[test]
+    fn a_late_sandbox_problem_reaches_the_modes_and_the_unconfigured_default() {
+        let mut works = config("gpt-5", None, "full-access");
+        works.modes = catalog::modes(None);
+        works.default_mode = Some("auto".into());
+        let before = works.clone();
+        assert!(!works.sandbox_answered(None, false), "nothing to change");
+        assert_eq!(works, before);
+        let mut broken = before.clone();
+        assert!(broken.sandbox_answered(Some("bwrap: no permission"), false));
+        assert_eq!(broken.modes, catalog::modes(Some("bwrap: no permission")));
+        assert_ne!(broken.modes, before.modes);
+        assert_eq!(broken.default_mode.as_deref(), Some("ask"));
+        assert_eq!(
+            broken.mode.as_deref(),
+            Some("full-access"),
+            "the mode in force stays"
+        );
+        let mut configured = before.clone();
+        configured.sandbox_answered(Some("x"), true);
+        assert_eq!(configured.default_mode.as_deref(), Some("auto"));
+    }
 
     #[test]
     fn images_travel_as_data_urls_next_to_the_text() {

@@ -115,6 +115,17 @@ const SWITCHES: &[Switch] = &[
 ];
 
 /// What Codex does with `denied`, given the session's MCP servers and those of `config.toml`.
+/// Whether [`plan`] needs the MCP servers `config.toml` configures: only for a denied
+/// `mcp__server...` name whose server the session does not bring itself.
+pub fn needs_configured_servers(
+    denied: &[String],
+    session_servers: &BTreeMap<String, McpServerConfig>,
+) -> bool {
+    denied.iter().any(|name| {
+        mcp_target(name.trim()).is_some_and(|(server, _)| !session_servers.contains_key(server))
+    })
+}
+
 pub fn plan(
     denied: &[String],
     session_servers: &BTreeMap<String, McpServerConfig>,

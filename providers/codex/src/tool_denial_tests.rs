@@ -215,3 +215,41 @@ fn configured_servers_come_from_config_read() {
         ConfiguredServers::new()
     );
 }
+
+#[test]
+fn only_a_denied_mcp_name_outside_the_session_needs_the_configured_servers() {
+    let session = BTreeMap::from([("paseo".to_string(), stdio("paseo-mcp"))]);
+    assert!(!needs_configured_servers(&[], &session));
+    assert!(!needs_configured_servers(
+        &names(&["Bash", "WebSearch"]),
+        &session
+    ));
+    assert!(!needs_configured_servers(
+        &names(&["mcp__paseo__x"]),
+        &session
+    ));
+    assert!(needs_configured_servers(
+        &names(&["mcp__docs__search"]),
+        &session
+    ));
+    assert!(needs_configured_servers(
+        &names(&[" mcp__docs__* "]),
+        &session
+    ));
+    // Without the configured servers the plan of the others is the same.
+    let configured = configured_servers(&json!({"mcp_servers": {"docs": {"command": "d"}}}));
+    for denied in [names(&["Bash", "mcp__paseo__x"]), names(&["WebSearch"])] {
+        assert_eq!(
+            plan(&denied, &session, &configured),
+            plan(&denied, &session, &ConfiguredServers::new())
+        );
+    }
+    assert_ne!(
+        plan(&names(&["mcp__docs__search"]), &session, &configured),
+        plan(
+            &names(&["mcp__docs__search"]),
+            &session,
+            &ConfiguredServers::new()
+        )
+    );
+}

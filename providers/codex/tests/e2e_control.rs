@@ -142,6 +142,16 @@ async fn model_and_effort_change_apply_to_the_next_turn() {
         "{}",
         last.body["reasoning"]
     );
+    // The bridge sends an override only with the turn after the change: Codex keeps it.
+    let again = rig.run_turn("s-model", "say hi").await;
+    assert_eq!(again.state(), "completed", "{:?}", again.end);
+    let last = rig.last_model_request();
+    assert_eq!(last.body["model"], json!(model_id), "the model stayed");
+    assert_eq!(
+        last.body["reasoning"]["effort"],
+        json!(effort),
+        "the effort stayed"
+    );
     rig.finish("s-model").await;
     rig.report("model-change");
 }

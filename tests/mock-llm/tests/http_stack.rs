@@ -156,6 +156,7 @@ async fn sse_events_arrive_before_the_stream_ends() {
     );
     assert!(!seen.ends_with("\r\n0\r\n\r\n"), "the stream ended: {seen}");
     assert_eq!(mock.requests()[0].reply, "", "not finished yet");
+    assert_eq!(mock.requests()[0].done_unix_us, None, "not finished yet");
 
     drop(s);
     let noticed = mock
@@ -164,7 +165,10 @@ async fn sse_events_arrive_before_the_stream_ends() {
         })
         .await;
     assert!(noticed, "hang-up not recorded: {:?}", mock.requests());
-    assert_eq!(mock.requests()[0].reply, "slow-text");
+    let entry = &mock.requests()[0];
+    assert_eq!(entry.reply, "slow-text");
+    let done = entry.done_unix_us.expect("when the answer ended");
+    assert!(done >= entry.at_unix_us, "{entry:?}");
 }
 
 #[tokio::test]

@@ -35,6 +35,8 @@ pub struct Tally {
     pub first_item: Option<Instant>,
     pub last_item: Option<Instant>,
     pub end: Option<(TurnState, Instant)>,
+    /// When a real agent's assistant text was read (a Codex or Claude turn; at most 64).
+    pub outputs: Vec<Instant>,
 }
 
 impl Tally {
@@ -336,11 +338,14 @@ fn absorb_event(state: &mut State, event: ProviderEvent, nanos: i128, at: Instan
             session_id, item, ..
         } => {
             let Some(i) = bench_index(&item.id) else {
-                // A real agent's reply: the turn's first assistant text.
+                // A real agent's reply (a Codex or Claude turn): when it began to show.
                 if let (ItemBody::AssistantMessage { .. }, Some(t)) =
                     (&item.body, state.tallies.get_mut(&session_id))
                 {
                     t.first_item.get_or_insert(at);
+                    if t.outputs.len() < 64 {
+                        t.outputs.push(at);
+                    }
                 }
                 return false;
             };

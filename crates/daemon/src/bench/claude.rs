@@ -101,6 +101,15 @@ pub(super) fn locate_claude(
     if let Some(bin) = &args.claude_bin {
         return Ok(bin.clone());
     }
+    locate_pinned("claude", plugin_dir, exe)
+}
+
+/// A pinned CLI's bin by name (`claude`, `codex`, `codex-acp`), looked up as [`locate_claude`].
+pub(super) fn locate_pinned(
+    name: &str,
+    plugin_dir: Option<&Path>,
+    exe: &Path,
+) -> anyhow::Result<PathBuf> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     if let Some(bin) = std::env::var_os("AGENT_BRIDGE_CLI_BIN") {
         dirs.push(PathBuf::from(bin));
@@ -120,9 +129,13 @@ pub(super) fn locate_claude(
             .map(|r| r.join(".cache/clis/node_modules/.bin")),
     );
     dirs.iter()
-        .map(|d| d.join("claude"))
+        .map(|d| d.join(name))
         .find(|p| p.is_file())
-        .ok_or_else(|| anyhow!("the pinned claude is not installed (run tests/clis/install.sh or pass --claude-bin)"))
+        .ok_or_else(|| {
+            anyhow!(
+                "the pinned {name} is not installed (run tests/clis/install.sh or pass its path)"
+            )
+        })
 }
 
 /// claude-agent-acp: `--claude-acp-bin`, or the one installed beside `claude`.

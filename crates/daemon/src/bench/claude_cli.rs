@@ -98,6 +98,15 @@ impl MockServer {
         serde_json::from_str(&body).context("the mock's request log")
     }
 
+    /// The request log as the mock serves it (`GET /_mock/requests`).
+    pub fn requests(&self) -> anyhow::Result<Vec<Value>> {
+        let (status, body) = self.control("GET", "/_mock/requests")?;
+        if status != 200 {
+            bail!("the mock did not list its requests: {status}");
+        }
+        serde_json::from_str(&body).context("the mock's request log")
+    }
+
     /// What the mock answered to each logged request (`text`, `tool-call:Bash`, ...).
     pub fn replies(&self) -> anyhow::Result<Vec<String>> {
         let (status, body) = self.control("GET", "/_mock/requests")?;
@@ -131,13 +140,23 @@ impl Hermetic {
     /// `tests/mock-llm`'s `hermetic::claude` for the mock at `mock_url`), with `claude`'s own
     /// directory first on PATH.
     pub fn new(mock_bin: &Path, mock_url: &str, claude: &Path) -> anyhow::Result<Hermetic> {
+        Hermetic::for_cli(mock_bin, mock_url, "claude", claude)
+    }
+
+    /// [`Hermetic::new`] for another CLI of `mock-llm env` (`codex`, `codex-acp`, ...).
+    pub fn for_cli(
+        mock_bin: &Path,
+        mock_url: &str,
+        name: &str,
+        cli: &Path,
+    ) -> anyhow::Result<Hermetic> {
         let port = mock_url
             .rsplit(':')
             .next()
             .and_then(|p| p.parse::<u16>().ok())
             .ok_or_else(|| anyhow!("no port in the mock's URL {mock_url:?}"))?;
         let root =
-            std::env::temp_dir().join(format!("agent-bridge-bench-claude-{}", std::process::id()));
+            std::env::temp_dir().join(format!("agent-bridge-bench-{name}-{}", std::process::id()));
         // Removed again on drop, also when `mock-llm env` fails.
         let mut herm = Hermetic {
             workdir: root.join("work"),
@@ -146,28 +165,28 @@ impl Hermetic {
         };
         let mut cmd = Command::new(mock_bin);
         cmd.arg("env")
-            .arg("claude")
+            .arg(name)
             .arg("--root")
             .arg(&herm.root)
             .arg("--port")
             .arg(port.to_string())
             .stdin(Stdio::null());
-        if let Some(bin) = claude.parent() {
-            // The recipe puts the pinned CLIs' bin dir first on PATH: make it this claude's.
+        if let Some(bin) = cli.parent() {
+            // The recipe puts the pinned CLIs' bin dir first on PATH: make it this CLI's.
             cmd.env("AGENT_BRIDGE_CLI_BIN", bin);
         }
         let out = cmd
             .output()
-            .with_context(|| format!("running {} env claude", mock_bin.display()))?;
+            .with_context(|| format!("running {} env {name}", mock_bin.display()))?;
         if !out.status.success() {
             bail!(
-                "{} env claude failed: {}",
+                "{} env {name} failed: {}",
                 mock_bin.display(),
                 String::from_utf8_lossy(&out.stderr).trim()
             );
         }
         herm.env = serde_json::from_slice(&out.stdout)
-            .context("mock-llm env claude did not print a JSON object of variables")?;
+            .context("mock-llm env did not print a JSON object of variables")?;
         Ok(herm)
     }
 

@@ -6,6 +6,10 @@ mod bridge;
 mod claude;
 mod claude_cli;
 mod compare;
+mod codex;
+mod codex_drive;
+mod codex_modes;
+mod codex_report;
 mod phases;
 mod proc_tree;
 mod report;
@@ -55,9 +59,14 @@ pub struct BenchArgs {
     pub plugin_dir: Option<PathBuf>,
     #[command(flatten)]
     pub claude: claude::ClaudeArgs,
+    #[command(flatten)]
+    pub codex: codex::CodexArgs,
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    if args.codex.codex {
+        return codex::run(&args.codex, &args.claude, args.json, args.plugin_dir);
+    }
     if args.claude.claude {
         return claude::run(&args.claude, args.json, args.plugin_dir);
     }
