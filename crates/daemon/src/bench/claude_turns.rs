@@ -14,7 +14,7 @@ use super::{connect, open_with, prompt_turn, PROMPT, STEP};
 use crate::bench::acp_client::AcpClient;
 use crate::bench::bridge::Bridge;
 use crate::bench::claude_cli::{DirectCli, MockServer};
-use crate::bench::compare::{Mode, ModeSamples};
+use crate::bench::compare::{Mode, ModeSamples, ORDERS};
 use crate::bench::proc_tree;
 use crate::bench::turn_phases::{anthropic_generation, phases, Clock, Phases, TurnStamps};
 use agent_bridge_core::supervisor::SpawnSpec;
@@ -25,16 +25,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Every order of the three modes: each follows each other equally often (a turn right after
-/// another CLI's pays for that one's leftover work on a small machine).
-const ORDERS: [[usize; 3]; 6] = [
-    [0, 1, 2],
-    [0, 2, 1],
-    [1, 0, 2],
-    [1, 2, 0],
-    [2, 0, 1],
-    [2, 1, 0],
-];
 /// Quiet time after a round's last turn before its idle memory is read.
 const IDLE_SETTLE: Duration = Duration::from_millis(1000);
 

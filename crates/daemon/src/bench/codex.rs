@@ -7,7 +7,8 @@
 //!   for a before/after comparison from the same bench code).
 //!
 //! Opens are sampled first (a fresh bridge process for each cold open, then a second open in
-//! it), then rounds of turns interleaved turn by turn, the order rotating. The mock stamps each
+//! it), then rounds of turns interleaved turn by turn, cycling through every order of the three with
+//! a quiet gap before each turn. The mock stamps each
 //! request's arrival and its response's end with the wall clock; the host stamps the prompt
 //! write, the first assistant text and the turn end it reads, so each turn splits into prompt
 //! -> model request, the model's own time, and model end -> turn end.
@@ -18,6 +19,7 @@ use super::claude_cli::{Hermetic, MockServer};
 use super::codex_drive::{tree_rss, TreeSampler};
 use super::codex_modes::{bridge_close, bridge_open, bridge_turn, Acp, Direct, TurnTimes};
 use super::codex_report::{CodexReport, ModeReport};
+use super::compare::ORDERS;
 use super::report::Verdict;
 use super::stats::Dist;
 use crate::plugin;
@@ -32,6 +34,8 @@ use std::time::{Duration, Instant};
 
 /// Lets closed processes go and memory settle before the idle RSS is read.
 const SETTLE: Duration = Duration::from_millis(1500);
+/// Quiet time before each measured turn.
+const TURN_GAP: Duration = Duration::from_millis(300);
 
 #[derive(Debug, Args)]
 pub struct CodexArgs {
@@ -260,8 +264,10 @@ fn round(
     for t in 0..turns {
         let counted = t > 0;
         let (mut direct_ns, mut bridge_ns) = (0, 0);
-        for k in 0..3 {
-            match (t + k) % 3 {
+        for mode in ORDERS[t % ORDERS.len()] {
+            // A CLI keeps working for a while after its turn: let that pass first.
+            std::thread::sleep(TURN_GAP);
+            match mode {
                 0 => {
                     let times = direct.turn()?;
                     direct_ns = times.end.saturating_duration_since(times.sent).as_nanos() as i64;

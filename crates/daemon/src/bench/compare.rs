@@ -6,6 +6,18 @@ use super::stats::{fmt_mb, fmt_ms, Dist};
 use super::turn_phases::Phases;
 use serde::Serialize;
 
+/// Every order of the three modes (indices into [`Mode::ALL`]): cycling through them, each
+/// mode follows each other equally often (a turn right after another CLI's pays for that one's
+/// leftover work on a small machine).
+pub const ORDERS: [[usize; 3]; 6] = [
+    [0, 1, 2],
+    [0, 2, 1],
+    [1, 0, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [2, 1, 0],
+];
+
 /// A way of driving the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
