@@ -63,7 +63,9 @@ impl RigSpec {
 
 /// Records a scenario in the CLI report (`AGENT_BRIDGE_CLI_REPORT`) for the CLI at `path`.
 pub fn report(cli: &str, path: &Path, scenario: &str) {
-    let version = mock_llm::cli_version(path).unwrap_or_else(|| "unknown".into());
+    let version = mock_llm::cli_version(path)
+        .or_else(|| mock_llm::package_version(path))
+        .unwrap_or_else(|| "unknown".into());
     mock_llm::report_ok(cli, &version, scenario);
 }
 
@@ -112,7 +114,9 @@ impl AgentRig {
         launch: impl FnOnce(&Path, &HermeticEnv) -> Value,
     ) -> Option<AgentRig> {
         let cli = mock_llm::require_cli(spec.cli)?;
-        let version = mock_llm::cli_version(&cli).unwrap_or_else(|| "unknown".into());
+        let version = mock_llm::cli_version(&cli)
+            .or_else(|| mock_llm::package_version(&cli))
+            .unwrap_or_else(|| "unknown".into());
         let mock = MockLlm::start().await.expect("mock server");
         let root = tempfile::tempdir().expect("temp root");
         let env = (spec.hermetic)(&mock, root.path()).expect("hermetic env");

@@ -103,6 +103,19 @@ pub fn cli_version(path: &Path) -> Option<String> {
     parse_version(&String::from_utf8_lossy(&out.stdout))
 }
 
+/// The version in the `package.json` of the npm package whose bin `bin` is (for CLIs without a
+/// `--version`, such as claude-agent-acp and codex-acp).
+pub fn package_version(bin: &Path) -> Option<String> {
+    let mut dir = std::fs::canonicalize(bin).ok()?;
+    while dir.pop() {
+        if let Ok(text) = std::fs::read_to_string(dir.join("package.json")) {
+            let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+            return v["version"].as_str().map(str::to_string);
+        }
+    }
+    None
+}
+
 /// `2.1.197 (Claude Code)` -> `2.1.197`; `codex-cli 0.171.0` -> `0.171.0`.
 pub fn parse_version(text: &str) -> Option<String> {
     text.split_whitespace()

@@ -117,22 +117,9 @@ async fn text_turn(env: &HermeticEnv, program: &Path) -> (String, Value, f64) {
 }
 
 fn report(cli: &str, path: &Path, secs: f64) {
-    let version = package_version(path).unwrap_or_else(|| "unknown".into());
+    let version = mock_llm::package_version(path).unwrap_or_else(|| "unknown".into());
     eprintln!("{cli} {version} acp-say-hi ok in {secs:.2} s");
     mock_llm::report_ok(cli, &version, "acp-say-hi");
-}
-
-/// The adapters have no `--version`: read the version from the npm package behind the bin.
-fn package_version(bin: &Path) -> Option<String> {
-    let mut dir = std::fs::canonicalize(bin).ok()?;
-    while dir.pop() {
-        let manifest = dir.join("package.json");
-        if let Ok(text) = std::fs::read_to_string(&manifest) {
-            let v: Value = serde_json::from_str(&text).ok()?;
-            return v["version"].as_str().map(str::to_string);
-        }
-    }
-    None
 }
 
 #[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
