@@ -194,3 +194,43 @@ async fn interrupt_while_a_permission_is_pending() {
     assert!(!file.exists(), "the command never ran");
     d.host.assert_invariants();
 }
+
+/// A host that did not negotiate `permission` cannot answer a request: the bridge denies it
+/// for the host (the command never runs, the tool fails), and the turn ends instead of waiting.
+#[tokio::test]
+async fn without_the_permission_capability_a_request_is_denied_not_sent() {
+    let host = BridgeHost::spawn().await.expect("spawn agent-bridge serve");
+    host.initialize().await.expect("initialize");
+    let caps: Vec<&str> = DEMO_CAPS
+        .iter()
+        .copied()
+        .filter(|c| *c != "permission")
+        .collect();
+    let (conn, negotiated) = host.connect(DEMO, &caps, None).await.expect("connect");
+    assert!(
+        !negotiated.iter().any(|c| c == "permission"),
+        "{negotiated:?}"
+    );
+    let dir = tempfile::tempdir().expect("temp cwd");
+    let d = Demo { host, conn, dir };
+    let file = d.path("never");
+    d.open("s", json!({"mode": "ask"})).await;
+    let (_, turn) = d
+        .start_turn("s", &format!("run `touch {}`", file.display()))
+        .await;
+    let end = d.host.wait_turn_end("s", &turn, T).await.expect("turn end");
+    assert_ne!(end.turn_state(), Some("started"), "{end}");
+    let asked = d
+        .host
+        .session_events("s")
+        .iter()
+        .any(|e| e.is("session.permission"));
+    assert!(
+        !asked,
+        "no session.permission on a connection without `permission`"
+    );
+    let call = tool_call(&d, "s", &turn);
+    assert_eq!(call["status"], "failed", "{call}");
+    assert!(!file.exists(), "the denied command must not run");
+    d.host.assert_invariants();
+}

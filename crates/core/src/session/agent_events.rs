@@ -66,6 +66,18 @@ impl Actor {
         }
     }
 
+    /// Denies the permission requests the host cannot answer (see `unanswerable`).
+    pub(super) async fn deny_unanswerable(&mut self, session: &mut Box<dyn AgentSession>) {
+        for id in std::mem::take(&mut self.unanswerable) {
+            let deny = ProviderPermissionResponse::deny(
+                "the host did not negotiate the `permission` capability, so it cannot answer",
+            );
+            if let Err(e) = self.call(session.respond_permission(&id, deny)).await {
+                tracing::warn!(session = %self.session_id, "denying permission {id} failed: {e}");
+            }
+        }
+    }
+
     pub(super) async fn resolve_permission(&mut self, permission_id: &str) {
         if self.take_pending(permission_id) {
             self.emit(ProviderEvent::SessionPermissionResolved {
@@ -138,6 +150,13 @@ impl Actor {
                     commands,
                 })
                 .await
+            }
+            AgentEvent::Permission(request) if !self.host_answers_permissions => {
+                // Nobody could answer it and the turn would wait forever: denied instead.
+                tracing::warn!(session = %sid, permission = %request.id, "the host did not negotiate `permission`; denying the agent's request");
+                if !self.unanswerable.contains(&request.id) {
+                    self.unanswerable.push(request.id);
+                }
             }
             AgentEvent::Permission(request) => {
                 // Bound to the turn it is raised in (or the command turn about to start).

@@ -131,6 +131,11 @@ struct Actor {
     /// The processes spawned for this session; its token is the session's cancellation.
     scope: ProcessScope,
     cancel: CancellationToken,
+    /// The connection negotiated `permission`: the host can answer `session.permission`.
+    host_answers_permissions: bool,
+    /// Permission requests the host cannot answer (no `permission`), denied by the actor at
+    /// its next step; bounded by what the agent has pending.
+    unanswerable: Vec<String>,
 }
 
 /// Prepares a session actor: returns the handle admission uses and the actor future. Register
@@ -183,6 +188,8 @@ async fn run(
         spool: None,
         cancel: scope.token(),
         scope,
+        host_answers_permissions: capabilities.contains(&Capability::Permission),
+        unanswerable: Vec::new(),
     };
     let session = match actor.open(provider.open(&ctx, open, sink)).await {
         open::OpenEnd::Opened(opened) => Some(
@@ -217,6 +224,7 @@ impl Actor {
         loop {
             // A runtime failure reported meanwhile (or while opening) is acted on first.
             self.settle_failure(&mut session).await;
+            self.deny_unanswerable(&mut session).await;
             let deadline = self.turn.as_ref().and_then(|t| t.interrupt_deadline);
             tokio::select! {
                 biased;
