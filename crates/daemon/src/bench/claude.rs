@@ -38,8 +38,10 @@ use agent_bridge_protocol::{
 };
 use anyhow::{anyhow, bail};
 use clap::Args;
-use claude_locate::{claude_acp_version, locate_claude_acp};
-pub(super) use claude_locate::{cli_version, locate_claude, locate_mock, locate_pinned};
+use claude_locate::locate_claude_acp;
+pub(super) use claude_locate::{
+    cli_version, locate_claude, locate_mock, locate_pinned, npm_package_version,
+};
 use claude_report::{ClaudeReport, NOTES};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -361,7 +363,7 @@ pub fn run(
     let report = ClaudeReport {
         release_build: release,
         claude_version: version,
-        claude_agent_acp_version: claude_acp_version(&turn_setup.acp_program),
+        claude_agent_acp_version: npm_package_version(&turn_setup.acp_program),
         modes: samples.iter().map(|s| s.figures()).collect(),
         open_cold_bridge: Dist::from_nanos(open_bridge),
         cli_start_to_initialize: Dist::from_nanos(to_init),

@@ -4,6 +4,7 @@
 //! updates off), and the CLI driven directly over stream-json with the bridge's own flags, each
 //! stdout line stamped when it is read.
 
+use super::codex_drive::stamped_lines;
 use super::turn_phases::{ModelRequest, TurnStamps};
 use agent_bridge_core::supervisor::SpawnSpec;
 use anyhow::{anyhow, bail, Context};
@@ -272,25 +273,7 @@ impl DirectCli {
             .take()
             .ok_or_else(|| anyhow!("claude has no stdout"))?;
         let stdin = child.stdin.take();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut out = BufReader::new(stdout);
-            loop {
-                let mut line = String::new();
-                match out.read_line(&mut line) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let at = Instant::now();
-                        let Ok(value) = serde_json::from_str::<Value>(&line) else {
-                            continue;
-                        };
-                        if tx.send((at, value)).is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-        });
+        let lines = stamped_lines(stdout);
         let cli = DirectCli {
             child,
             stdin,

@@ -61,16 +61,16 @@ pub fn locate_claude_acp(args: &ClaudeArgs, claude: &Path) -> anyhow::Result<Pat
         .ok_or_else(|| anyhow!("claude-agent-acp is not installed beside {} (run tests/clis/install.sh or pass --claude-acp-bin)", claude.display()))
 }
 
-/// claude-agent-acp's version, from the `package.json` of the package its bin links to.
-pub fn claude_acp_version(bin: &Path) -> String {
-    let package = std::fs::canonicalize(bin)
-        .ok()
-        .and_then(|p| p.parent()?.parent().map(|d| d.join("package.json")));
-    package
-        .and_then(|p| std::fs::read_to_string(p).ok())
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-        .and_then(|v| v["version"].as_str().map(str::to_string))
-        .unwrap_or_else(|| "unknown".into())
+/// An npm package's version, from the package.json behind its bin.
+pub fn npm_package_version(bin: &Path) -> String {
+    let mut dir = std::fs::canonicalize(bin).unwrap_or_else(|_| bin.to_path_buf());
+    while dir.pop() {
+        if let Ok(text) = std::fs::read_to_string(dir.join("package.json")) {
+            let v: Value = serde_json::from_str(&text).unwrap_or_default();
+            return v["version"].as_str().unwrap_or("unknown").to_string();
+        }
+    }
+    "unknown".into()
 }
 
 pub fn locate_mock(args: &ClaudeArgs, exe: &Path) -> anyhow::Result<PathBuf> {

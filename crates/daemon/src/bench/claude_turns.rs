@@ -11,9 +11,9 @@
 //! each, cycling through every order of the three, with a quiet gap before each turn. Every turn is split with the mock's timestamps (see `turn_phases`).
 
 use super::{connect, open_with, prompt_turn, PROMPT, STEP};
-use crate::bench::acp_client::AcpClient;
 use crate::bench::bridge::Bridge;
 use crate::bench::claude_cli::{DirectCli, MockServer};
+use crate::bench::codex_modes::Acp;
 use crate::bench::compare::{Mode, ModeSamples, ORDERS};
 use crate::bench::proc_tree;
 use crate::bench::turn_phases::{anthropic_generation, phases, Clock, Phases, TurnStamps};
@@ -48,7 +48,7 @@ pub struct Setup<'a> {
 /// One round's three live sessions.
 struct Round {
     direct: DirectCli,
-    acp: AcpClient,
+    acp: Acp,
     bridge: Bridge,
     conn: String,
     sid: String,
@@ -60,12 +60,16 @@ impl Round {
         let ns = |d: Duration| d.as_nanos() as i64;
         let (mut direct, spawned) = DirectCli::spawn(setup.spec)?;
         let direct_ready = direct.initialize(STEP).context("the direct claude")?;
-        let (mut acp, acp_spawned) =
-            AcpClient::spawn(&setup.acp_program, &[], &setup.acp_env, setup.cwd)?;
-        acp.initialize(STEP).context("claude-agent-acp")?;
-        let acp_ready = acp
-            .new_session(setup.cwd, STEP)
-            .context("claude-agent-acp session/new")?;
+        let acp_spec = SpawnSpec {
+            program: setup.acp_program.display().to_string(),
+            args: Vec::new(),
+            cwd: Some(setup.cwd.to_path_buf()),
+            base_env: Some(setup.acp_env.clone()),
+            env: BTreeMap::new(),
+            env_remove: Vec::new(),
+        };
+        let (cli, acp_spawned) = Acp::spawn(&acp_spec, "claude-agent-acp")?;
+        let (acp, acp_ready) = Acp::open(cli, acp_spawned, &setup.cwd.display().to_string())?;
         let mut bridge = Bridge::spawn(setup.bridge_exe, setup.plugin_dir)?;
         let conn = connect(&mut bridge, setup.provider, setup.launch)?;
         let sid = format!("turns{round}");
@@ -76,7 +80,7 @@ impl Round {
         let opened = open_with(&mut bridge, &conn, &sid, config)?;
         let ready = [
             ns(direct_ready.saturating_duration_since(spawned)),
-            ns(acp_ready.saturating_duration_since(acp_spawned)),
+            ns(acp_ready),
             ns(opened),
         ];
         let round = Round {
@@ -92,7 +96,11 @@ impl Round {
     fn turn(&mut self, mode: Mode) -> anyhow::Result<TurnStamps> {
         match mode {
             Mode::Direct => self.direct.turn(PROMPT, STEP),
-            Mode::Acp => self.acp.turn(PROMPT, STEP),
+            Mode::Acp => self.acp.turn().map(|t| TurnStamps {
+                sent: t.sent,
+                first_output: t.outputs.first().copied(),
+                end: t.end,
+            }),
             Mode::Bridge => prompt_turn(&mut self.bridge, &self.conn, &self.sid, PROMPT),
         }
     }
@@ -100,7 +108,7 @@ impl Round {
     fn root_pid(&self, mode: Mode) -> u32 {
         match mode {
             Mode::Direct => self.direct.pid(),
-            Mode::Acp => self.acp.pid(),
+            Mode::Acp => self.acp.cli.pid,
             Mode::Bridge => self.bridge.pid,
         }
     }

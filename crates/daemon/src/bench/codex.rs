@@ -13,15 +13,16 @@
 //! write, the first assistant text and the turn end it reads, so each turn splits into prompt
 //! -> model request, the model's own time, and model end -> turn end.
 
-use super::bridge::{unix_nanos, Bridge};
-use super::claude::{connect, locate_mock, locate_pinned, ClaudeArgs};
+use super::bridge::Bridge;
+use super::claude::{connect, locate_mock, locate_pinned, npm_package_version, ClaudeArgs};
 use super::claude_cli::{Hermetic, MockServer};
-use super::codex_drive::{tree_rss, TreeSampler};
 use super::codex_modes::{bridge_close, bridge_open, bridge_turn, Acp, Direct, TurnTimes};
 use super::codex_report::{CodexReport, ModeReport};
 use super::compare::ORDERS;
+use super::proc_tree::{tree_rss, TreeSampler};
 use super::report::Verdict;
 use super::stats::Dist;
+use super::turn_phases::Clock;
 use crate::plugin;
 use agent_bridge_core::supervisor::LaunchOverride;
 use anyhow::{anyhow, bail};
@@ -30,7 +31,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Lets closed processes go and memory settle before the idle RSS is read.
 const SETTLE: Duration = Duration::from_millis(1500);
@@ -85,28 +86,6 @@ impl Samples {
             first_output: Dist::from_nanos(self.first_output),
             rss_peak_bytes: self.rss_peak,
             rss_idle_bytes: self.rss_idle,
-        }
-    }
-}
-
-/// Maps host instants onto the wall clock the mock stamps with (µs since the epoch).
-struct Clock {
-    instant: Instant,
-    unix_us: i64,
-}
-
-impl Clock {
-    fn new() -> Clock {
-        Clock {
-            instant: Instant::now(),
-            unix_us: (unix_nanos() / 1000) as i64,
-        }
-    }
-
-    fn unix_us(&self, at: Instant) -> i64 {
-        match at.checked_duration_since(self.instant) {
-            Some(d) => self.unix_us + d.as_micros() as i64,
-            None => self.unix_us - self.instant.duration_since(at).as_micros() as i64,
         }
     }
 }
@@ -175,18 +154,6 @@ fn codex_version(codex: &Path) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-/// An npm package's version, from the package.json behind its bin.
-fn package_version(bin: &Path) -> String {
-    let mut dir = std::fs::canonicalize(bin).unwrap_or_else(|_| bin.to_path_buf());
-    while dir.pop() {
-        if let Ok(text) = std::fs::read_to_string(dir.join("package.json")) {
-            let v: Value = serde_json::from_str(&text).unwrap_or_default();
-            return v["version"].as_str().unwrap_or("unknown").to_string();
-        }
-    }
-    "unknown".into()
-}
-
 struct Setup {
     plugin_dir: Option<PathBuf>,
     provider: String,
@@ -221,7 +188,7 @@ fn opens(
                     s[0].open.push(ns(d));
                 }
                 1 => {
-                    let (cli, started) = Acp::spawn(&setup.acp)?;
+                    let (cli, started) = Acp::spawn(&setup.acp, "codex-acp")?;
                     let (_, d) = Acp::open(cli, started, &setup.cwd)?;
                     s[1].open.push(ns(d));
                 }
@@ -249,7 +216,7 @@ fn round(
     s: &mut [Samples; 3],
     paired: &mut Vec<i64>,
 ) -> anyhow::Result<()> {
-    let clock = Clock::new();
+    let clock = Clock::now();
     let (mut b, conn) = setup.bridge()?;
     let bridge_rss = TreeSampler::start(b.pid)?;
     let sid = format!("round{r}");
@@ -257,7 +224,7 @@ fn round(
     let (cli, started) = Direct::spawn(&setup.direct)?;
     let direct_rss = TreeSampler::start(cli.pid)?;
     let (mut direct, _) = Direct::open(cli, started, &setup.cwd)?;
-    let (cli, started) = Acp::spawn(&setup.acp)?;
+    let (cli, started) = Acp::spawn(&setup.acp, "codex-acp")?;
     let acp_rss = TreeSampler::start(cli.pid)?;
     let (mut acp, _) = Acp::open(cli, started, &setup.cwd)?;
     mock.clear_log()?;
@@ -392,7 +359,7 @@ pub fn run(
     let report = CodexReport {
         release_build: release,
         codex_version: codex_version(&codex),
-        codex_acp_version: package_version(&codex_acp),
+        codex_acp_version: npm_package_version(&codex_acp),
         load_before,
         load_after: load_average(),
         direct: direct.report(),
@@ -431,15 +398,5 @@ mod tests {
             vec![json!({"family": "openai-responses", "at_unix_us": 100, "done_unix_us": null})];
         assert_eq!(model_span(&unfinished), None);
         assert_eq!(model_span(&[]), None);
-    }
-
-    #[test]
-    fn the_clock_maps_instants_both_ways() {
-        let clock = Clock::new();
-        let later = clock.instant + Duration::from_millis(3);
-        assert_eq!(clock.unix_us(later), clock.unix_us + 3000);
-        if let Some(earlier) = clock.instant.checked_sub(Duration::from_millis(2)) {
-            assert_eq!(clock.unix_us(earlier), clock.unix_us - 2000);
-        }
     }
 }

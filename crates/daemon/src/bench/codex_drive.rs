@@ -1,18 +1,40 @@
 //! What `bench --codex` drives besides the bridge: a child speaking JSON-RPC lines over its
 //! stdio (`codex app-server`, codex-acp) in a process group of its own, each stdout line
-//! stamped when it is read; and the RSS of a whole process tree (an npm launcher, the native
-//! CLI, its helpers).
+//! stamped when it is read.
 
 use agent_bridge_core::supervisor::SpawnSpec;
 use anyhow::{anyhow, bail, Context};
 use serde_json::{json, Value};
-use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+/// Reads `stdout` on a thread of its own: every JSON line, stamped the moment it was read
+/// (lines that are not JSON are skipped), until the end of the output.
+pub fn stamped_lines(stdout: ChildStdout) -> mpsc::Receiver<(Instant, Value)> {
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut out = BufReader::new(stdout);
+        loop {
+            let mut line = String::new();
+            match out.read_line(&mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    let at = Instant::now();
+                    let Ok(value) = serde_json::from_str::<Value>(&line) else {
+                        continue;
+                    };
+                    if tx.send((at, value)).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    lines
+}
 
 /// A JSON-RPC child: `jsonrpc` says whether messages carry `"jsonrpc": "2.0"` (ACP does, the
 /// app-server's dialect does not).
@@ -55,25 +77,7 @@ impl RpcChild {
             .take()
             .ok_or_else(|| anyhow!("{name} has no stdout"))?;
         let stdin = child.stdin.take();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut out = BufReader::new(stdout);
-            loop {
-                let mut line = String::new();
-                match out.read_line(&mut line) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let at = Instant::now();
-                        let Ok(value) = serde_json::from_str::<Value>(&line) else {
-                            continue;
-                        };
-                        if tx.send((at, value)).is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-        });
+        let lines = stamped_lines(stdout);
         let pid = child.id();
         let me = RpcChild {
             child,
@@ -130,6 +134,9 @@ impl RpcChild {
                 Ok((_, v)) if v.get("error").is_some() && v.get("method").is_none() => {
                     bail!("{}: {what}: error answer {v}", self.name)
                 }
+                Ok((_, v)) if v.get("id").is_some() && v.get("method").is_some() => {
+                    self.answer_request(&v)?
+                }
                 Ok((at, v)) if pred(at, &v) => return Ok((at, v)),
                 Ok(_) => {}
                 Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -140,6 +147,36 @@ impl RpcChild {
                 }
             }
         }
+    }
+
+    /// Answers a request from the child: an ACP permission with its first "allow" option,
+    /// anything else with method-not-found (the bench serves no client capability).
+    fn answer_request(&mut self, request: &Value) -> anyhow::Result<()> {
+        let id = request["id"].clone();
+        let method = request["method"].as_str().unwrap_or_default();
+        let answer = if method == "session/request_permission" {
+            let options = request["params"]["options"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let allow = options
+                .iter()
+                .find(|o| o["kind"].as_str().is_some_and(|k| k.starts_with("allow")))
+                .or_else(|| options.first());
+            match allow.and_then(|o| o["optionId"].as_str()) {
+                Some(option) => json!({"id": id, "result": {
+                    "outcome": {"outcome": "selected", "optionId": option}}}),
+                None => json!({"id": id, "result": {"outcome": {"outcome": "cancelled"}}}),
+            }
+        } else {
+            json!({"id": id, "error": {"code": -32601,
+                "message": format!("the bench client does not serve {method}")}})
+        };
+        self.write(answer).map(|_| ())
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.name
     }
 
     /// A request and its answer: returns when it was written, when answered, and the result.
@@ -172,90 +209,5 @@ impl Drop for RpcChild {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
-    }
-}
-
-/// `pid` and its descendants, from `/proc/*/stat`.
-fn tree(pid: u32) -> Vec<u32> {
-    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
-    if let Ok(entries) = std::fs::read_dir("/proc") {
-        for e in entries.flatten() {
-            let Some(p) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
-                continue;
-            };
-            let parent = std::fs::read_to_string(e.path().join("stat"))
-                .ok()
-                .and_then(|stat| {
-                    let rest = stat.get(stat.rfind(')')? + 1..)?;
-                    rest.split_whitespace().nth(1)?.parse::<u32>().ok()
-                });
-            if let Some(parent) = parent {
-                children.entry(parent).or_default().push(p);
-            }
-        }
-    }
-    let mut out = vec![pid];
-    let mut i = 0;
-    while i < out.len() {
-        out.extend(children.get(&out[i]).into_iter().flatten());
-        i += 1;
-    }
-    out
-}
-
-/// The summed RSS of `pid` and its descendants, in bytes.
-pub fn tree_rss(pid: u32) -> u64 {
-    tree(pid)
-        .into_iter()
-        .filter_map(|p| super::bridge::rss_bytes(p).map(|(rss, _)| rss))
-        .sum()
-}
-
-/// Samples [`tree_rss`] every 10 ms until finished; returns the peak.
-pub struct TreeSampler {
-    stop: Arc<AtomicBool>,
-    thread: std::thread::JoinHandle<u64>,
-}
-
-impl TreeSampler {
-    pub fn start(pid: u32) -> anyhow::Result<TreeSampler> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let thread = std::thread::Builder::new()
-            .name("bench-tree-rss".into())
-            .spawn(move || {
-                let mut peak = 0;
-                while !flag.load(Ordering::Relaxed) {
-                    peak = peak.max(tree_rss(pid));
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-                peak
-            })?;
-        Ok(TreeSampler { stop, thread })
-    }
-
-    pub fn finish(self) -> u64 {
-        self.stop.store(true, Ordering::Relaxed);
-        self.thread.join().unwrap_or(0)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_tree_counts_its_children() {
-        let mut child = Command::new("sleep").arg("5").spawn().expect("sleep");
-        // Let it exec (before that it is a copy of this process).
-        std::thread::sleep(Duration::from_millis(100));
-        let me = std::process::id();
-        let members = tree(me);
-        assert!(members.contains(&me) && members.contains(&child.id()));
-        let alone = super::super::bridge::rss_bytes(child.id()).expect("rss").0;
-        assert_eq!(tree(child.id()), vec![child.id()]);
-        assert_eq!(tree_rss(child.id()), alone);
-        let _ = child.kill();
-        let _ = child.wait();
     }
 }

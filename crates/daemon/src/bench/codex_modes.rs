@@ -93,15 +93,16 @@ impl Direct {
     }
 }
 
-/// codex-acp over ACP (its config: the same hermetic config.toml, full-access / never).
+/// An ACP adapter driven as an editor drives it (codex-acp with the same hermetic config.toml,
+/// full-access / never; claude-agent-acp in the Claude section).
 pub struct Acp {
     pub cli: RpcChild,
     session: Value,
 }
 
 impl Acp {
-    pub fn spawn(spec: &SpawnSpec) -> anyhow::Result<(RpcChild, Instant)> {
-        RpcChild::spawn(spec, "codex-acp", true)
+    pub fn spawn(spec: &SpawnSpec, name: &'static str) -> anyhow::Result<(RpcChild, Instant)> {
+        RpcChild::spawn(spec, name, true)
     }
 
     /// initialize + session/new; returns the session and spawn -> session ready.
@@ -132,7 +133,7 @@ impl Acp {
         })?;
         let stop = &answer["result"]["stopReason"];
         if stop != "end_turn" {
-            bail!("a codex-acp turn stopped with {stop}");
+            bail!("a {} turn stopped with {stop}", self.cli.name());
         }
         Ok(TurnTimes { sent, outputs, end })
     }

@@ -1,7 +1,6 @@
 //! `agent-bridge bench`: runs this very binary's `serve` as a child over pipes with the demo
 //! agent, measures latency, throughput and memory, and prints them beside their targets.
 
-mod acp_client;
 mod bridge;
 mod claude;
 mod claude_cli;

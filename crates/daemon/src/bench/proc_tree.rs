@@ -2,6 +2,9 @@
 //! memory, and which child started last (a bridge's newest CLI is its spare).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// One `/proc/PID/stat` line's fields this module needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,6 +95,41 @@ pub fn memory(pids: &BTreeSet<u32>) -> TreeMemory {
         })
 }
 
+/// The summed resident memory of `pid` and its descendants now, in bytes.
+pub fn tree_rss(pid: u32) -> u64 {
+    memory(&tree(pid)).rss
+}
+
+/// Samples the resident memory of `pid`'s whole tree every 10 ms until finished; returns the
+/// peak (an npm launcher, the native CLI and its helpers come and go).
+pub struct TreeSampler {
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<u64>,
+}
+
+impl TreeSampler {
+    pub fn start(pid: u32) -> anyhow::Result<TreeSampler> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("bench-tree-rss".into())
+            .spawn(move || {
+                let mut peak = 0;
+                while !flag.load(Ordering::Relaxed) {
+                    peak = peak.max(tree_rss(pid));
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                peak
+            })?;
+        Ok(TreeSampler { stop, thread })
+    }
+
+    pub fn finish(self) -> u64 {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().unwrap_or(0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,10 +169,15 @@ mod tests {
             .arg("5")
             .spawn()
             .expect("sleep");
+        // Let it exec (before that it is a copy of this process).
+        std::thread::sleep(Duration::from_millis(100));
         let me = std::process::id();
-        assert!(tree(me).contains(&child.id()));
+        assert!(tree(me).contains(&me) && tree(me).contains(&child.id()));
         assert!(has_children(me));
         assert!(memory(&tree(me)).rss > 0);
+        let alone = super::super::bridge::rss_bytes(child.id()).expect("rss").0;
+        assert_eq!(tree(child.id()), BTreeSet::from([child.id()]));
+        assert_eq!(tree_rss(child.id()), alone);
         let _ = child.kill();
         let _ = child.wait();
     }

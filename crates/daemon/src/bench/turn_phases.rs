@@ -2,33 +2,31 @@
 //! lined up with the mock model server's own clock (request arrived, answer's last byte), so
 //! a turn splits into "before the model" and "after the model" for every way of driving a CLI.
 
+use super::bridge::unix_nanos;
 use serde::Deserialize;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
-/// Converts this process's `Instant`s into wall-clock microseconds (the mock's clock).
+/// Maps this process's `Instant`s onto the wall clock the mock stamps with (µs since the
+/// epoch).
 #[derive(Debug, Clone, Copy)]
 pub struct Clock {
     instant: Instant,
-    unix_us: f64,
+    unix_us: i64,
 }
 
 impl Clock {
     pub fn now() -> Clock {
-        let unix_us = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs_f64() * 1e6)
-            .unwrap_or_default();
         Clock {
             instant: Instant::now(),
-            unix_us,
+            unix_us: (unix_nanos() / 1000) as i64,
         }
     }
 
     /// `at` in microseconds since the Unix epoch.
-    pub fn unix_us(&self, at: Instant) -> f64 {
+    pub fn unix_us(&self, at: Instant) -> i64 {
         match at.checked_duration_since(self.instant) {
-            Some(after) => self.unix_us + after.as_secs_f64() * 1e6,
-            None => self.unix_us - self.instant.duration_since(at).as_secs_f64() * 1e6,
+            Some(d) => self.unix_us + d.as_micros() as i64,
+            None => self.unix_us - self.instant.duration_since(at).as_micros() as i64,
         }
     }
 }
@@ -78,15 +76,15 @@ pub fn phases(
     let during: Vec<&ModelRequest> = log
         .iter()
         .filter(|r| is_model(&r.path))
-        .filter(|r| (r.at_unix_us as f64) >= sent && (r.at_unix_us as f64) <= end)
+        .filter(|r| (r.at_unix_us as i64) >= sent && (r.at_unix_us as i64) <= end)
         .collect();
-    let ns = |us: f64| (us * 1e3) as i64;
+    let ns = |us: i64| us * 1000;
     let first = during.iter().map(|r| r.at_unix_us).min();
     let last_done = during.iter().filter_map(|r| r.done_unix_us).max();
     Phases {
         turn: turn.end.saturating_duration_since(turn.sent).as_nanos() as i64,
-        to_model: first.map(|at| ns(at as f64 - sent)),
-        after_model: last_done.map(|done| ns(end - done as f64)),
+        to_model: first.map(|at| ns(at as i64 - sent)),
+        after_model: last_done.map(|done| ns(end - done as i64)),
         first_output: turn
             .first_output
             .map(|at| at.saturating_duration_since(turn.sent).as_nanos() as i64),
@@ -134,6 +132,16 @@ mod tests {
         assert_eq!(p.first_output, Some(30_000_000));
         let none = phases(&clock, &turn, &[], anthropic_generation);
         assert_eq!((none.to_model, none.after_model), (None, None));
+    }
+
+    #[test]
+    fn the_clock_maps_instants_both_ways() {
+        let clock = Clock::now();
+        let later = clock.instant + Duration::from_millis(3);
+        assert_eq!(clock.unix_us(later), clock.unix_us + 3000);
+        if let Some(earlier) = clock.instant.checked_sub(Duration::from_millis(2)) {
+            assert_eq!(clock.unix_us(earlier), clock.unix_us - 2000);
+        }
     }
 
     #[test]
