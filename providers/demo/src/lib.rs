@@ -5,6 +5,9 @@
 //! Prompt directives: ``run `CMD` `` runs CMD as a shell tool call (asking first in mode `ask`);
 //! `SLOW` streams one word per 200 ms; `FAIL` fails the turn; `CRASH` kills the runtime;
 //! `BENCH n` emits n timestamped items as fast as it can. Commands: `/echo ARGS`, `/status`.
+//!
+//! Launch variable: `DEMO_OPEN_DELAY_MS` (in the launch's `env`) makes every open take that long
+//! (at most 10 s), so a test can land a close or an interrupt while an open is under way.
 
 mod catalog;
 mod script;
@@ -13,8 +16,11 @@ mod shell;
 mod store;
 mod turn;
 
+use std::time::Duration;
+
 use agent_bridge_core::{
-    CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink, SessionsQuery,
+    supervisor::LaunchOverride, CatalogQuery, OpenRequest, OpenedSession, Provider,
+    ProviderContext, SessionSink, SessionsQuery,
 };
 use agent_bridge_protocol::{
     Capability, HistoryMode, ProviderAvailability, ProviderCatalog, ProviderCatalogOptions,
@@ -36,6 +42,23 @@ impl DemoProvider {
         DemoProvider
     }
 }
+
+/// The longest open delay `DEMO_OPEN_DELAY_MS` can ask for.
+const MAX_OPEN_DELAY: Duration = Duration::from_secs(10);
+
+/// `DEMO_OPEN_DELAY_MS` from the launch's environment (the plugin entry's `env` wins over the
+/// connect request's base `env`), capped at [`MAX_OPEN_DELAY`]; `None` when unset or not a
+/// number.
+fn open_delay(launch: &LaunchOverride) -> Option<Duration> {
+    let value = launch
+        .extra_env
+        .get(OPEN_DELAY_VAR)
+        .or_else(|| launch.env.as_ref()?.get(OPEN_DELAY_VAR))?;
+    let ms: u64 = value.trim().parse().ok()?;
+    Some(Duration::from_millis(ms).min(MAX_OPEN_DELAY))
+}
+
+const OPEN_DELAY_VAR: &str = "DEMO_OPEN_DELAY_MS";
 
 fn commands() -> Vec<ProviderCommand> {
     vec![
@@ -130,6 +153,9 @@ impl Provider for DemoProvider {
             scope,
         } = request;
         let demo_config = DemoConfig::from_open(&config)?;
+        if let Some(delay) = open_delay(&ctx.launch) {
+            tokio::time::sleep(delay).await;
+        }
         if !tokio::fs::metadata(&config.cwd)
             .await
             .is_ok_and(|m| m.is_dir())
@@ -184,5 +210,26 @@ impl Provider for DemoProvider {
         opened.replay = replay;
         opened.commands = commands();
         Ok(opened)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_delay_reads_the_launch_env_and_is_capped() {
+        let mut launch = LaunchOverride::default();
+        assert_eq!(open_delay(&launch), None);
+        launch.env = Some([(OPEN_DELAY_VAR.to_string(), "250".to_string())].into());
+        assert_eq!(open_delay(&launch), Some(Duration::from_millis(250)));
+        launch
+            .extra_env
+            .insert(OPEN_DELAY_VAR.into(), "999999".into());
+        assert_eq!(open_delay(&launch), Some(MAX_OPEN_DELAY));
+        launch
+            .extra_env
+            .insert(OPEN_DELAY_VAR.into(), "soon".into());
+        assert_eq!(open_delay(&launch), None);
     }
 }
