@@ -20,6 +20,9 @@
 //!   sending [`AgentEvent::TurnEnded`] with that id. Ends for a turn that is not the active one
 //!   are ignored, so a stale `result` after an interrupt is harmless.
 //! - When the CLI dies, send [`AgentEvent::RuntimeFailed`]; the core fails the active turn.
+//!   A session whose [`AgentSession::can_restart`] is true stays open: before its next prompt,
+//!   command or configure the core calls [`AgentSession::restart`] (a crash loop or a failed
+//!   restart ends it with `session.runtime_failed`).
 //! - Events sent while `Provider::open` runs (a replayed history, say) are drained as they come
 //!   and published in order after `session.opened` + `session.config` and before
 //!   `session.ready`; any number is fine (the core spools them, memory-bounded). A `Config`
@@ -281,6 +284,23 @@ pub trait AgentSession: Send + 'static {
     /// shells, sub-agents, queued work). The core already checks turns and permissions.
     async fn can_stop_runtime(&mut self) -> bool {
         true
+    }
+
+    /// Whether [`restart`](Self::restart) can bring the runtime back after it died. When false
+    /// (the default) a runtime failure ends the session (`session.runtime_failed`).
+    fn can_restart(&self) -> bool {
+        false
+    }
+
+    /// The runtime died (this session reported [`AgentEvent::RuntimeFailed`], or dropped every
+    /// sink): start it again and resume the native session where it was, without replaying
+    /// its history as new timeline items. From now on report through `sink`; what is sent on
+    /// the previous sink is dropped. Called before the next prompt, command or configure,
+    /// within [`OPEN_TIMEOUT`](crate::limits::OPEN_TIMEOUT); an error ends the session with
+    /// `session.runtime_failed`. Register the new processes in the session's scope.
+    async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
+        let _ = sink;
+        Err(ProviderError::new("this agent cannot be restarted"))
     }
 
     /// Stops the native session and releases its processes (graceful, then forced).

@@ -36,6 +36,11 @@ pub struct Behaviour {
     /// `open` starts `sleep 60` (registered in the session's scope, logged as `spawned PID`)
     /// and never returns; the process dies when the open is dropped.
     pub spawn_in_open: bool,
+    /// The session can restart its runtime (`can_restart`); `restart` logs `restart`, takes
+    /// the new sink and hands it to the test like an opened session's.
+    pub restartable: bool,
+    /// `restart` fails (with code `session_not_found`).
+    pub fail_restart: bool,
 }
 
 pub struct FakeProvider {
@@ -46,6 +51,8 @@ pub struct FakeProvider {
 }
 
 struct FakeSession {
+    session_id: String,
+    sinks: mpsc::UnboundedSender<(String, SessionSink)>,
     behaviour: Behaviour,
     calls: Arc<Mutex<Vec<String>>>,
     sink: Option<SessionSink>,
@@ -142,6 +149,8 @@ impl Provider for FakeProvider {
         }
         let _ = self.sinks.send((req.session_id.clone(), sink.clone()));
         let session = FakeSession {
+            session_id: req.session_id.clone(),
+            sinks: self.sinks.clone(),
             behaviour: self.behaviour.clone(),
             calls: self.calls.clone(),
             sink: Some(sink),
@@ -254,6 +263,19 @@ impl AgentSession for FakeSession {
             }),
             _ => Ok(ProviderConfigState::default()),
         }
+    }
+    fn can_restart(&self) -> bool {
+        self.behaviour.restartable
+    }
+    async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
+        self.log("restart".into());
+        if self.behaviour.fail_restart {
+            return Err(ProviderError::new("No conversation found").with_code("session_not_found"));
+        }
+        self.native_turn = None;
+        let _ = self.sinks.send((self.session_id.clone(), sink.clone()));
+        self.sink = Some(sink);
+        Ok(())
     }
     async fn close(&mut self) {
         self.log("close".into());

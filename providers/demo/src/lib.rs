@@ -3,7 +3,8 @@
 //! configure with controls, persistence with replay, the session list and can_stop_runtime.
 //!
 //! Prompt directives: ``run `CMD` `` runs CMD as a shell tool call (asking first in mode `ask`);
-//! `SLOW` streams one word per 200 ms; `FAIL` fails the turn; `CRASH` kills the runtime;
+//! `SLOW` streams one word per 200 ms; `FAIL` fails the turn; `CRASH` kills the runtime (it
+//! restarts with the next prompt);
 //! `BENCH n` emits n timestamped items as fast as it can. Commands: `/echo ARGS`, `/status`.
 //!
 //! Launch variable: `DEMO_OPEN_DELAY_MS` (in the launch's `env`) makes every open take that long

@@ -270,6 +270,20 @@ impl AgentSession for DemoSession {
         !busy && tools == 0
     }
 
+    /// The demo's runtime lives in the bridge: a restart keeps the conversation and takes the
+    /// new sink; the crashed turn's task has ended.
+    fn can_restart(&self) -> bool {
+        true
+    }
+
+    async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
+        if let Some(active) = self.active.take() {
+            active.cancel.cancel();
+        }
+        self.sink = sink;
+        Ok(())
+    }
+
     async fn close(&mut self) {
         if let Some(active) = self.active.take() {
             active.cancel.cancel();

@@ -223,7 +223,8 @@ async fn echo_command_starts_a_turn_replying_with_its_arguments() {
 }
 
 #[tokio::test]
-async fn a_crashing_runtime_fails_its_turn_and_spares_other_sessions() {
+async fn a_crashing_runtime_fails_its_turn_restarts_with_the_next_prompt_and_spares_other_sessions()
+{
     let d = demo().await;
     d.open("doomed", json!({})).await;
     d.open("fine", json!({})).await;
@@ -233,16 +234,6 @@ async fn a_crashing_runtime_fails_its_turn_and_spares_other_sessions() {
         .prompt_result("doomed", &cmid, T)
         .await
         .expect("prompt result");
-    let runtime_failed = d
-        .wait(|e| e.is_for("session.runtime_failed", "doomed"))
-        .await;
-    assert!(
-        !runtime_failed.event["error"]["message"]
-            .as_str()
-            .unwrap_or("")
-            .is_empty(),
-        "{runtime_failed}"
-    );
     assert_eq!(
         result["type"], "turn",
         "CRASH starts a turn that then fails: {result}"
@@ -254,11 +245,61 @@ async fn a_crashing_runtime_fails_its_turn_and_spares_other_sessions() {
         .await
         .expect("the crashed turn ends");
     assert_eq!(end.turn_state(), Some("failed"), "{end}");
+    assert!(
+        end.event["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("crashed"),
+        "the failure says why: {end}"
+    );
     let run = d
         .host
         .run_turn(&d.conn, "fine", "are you ok?", T)
         .await
         .expect("other session works");
     assert_eq!(run.state(), "completed");
+    // The crashed session restarts with its next prompt, says so, and goes on.
+    let again = d
+        .host
+        .run_turn(&d.conn, "doomed", "are you back?", T)
+        .await
+        .expect("the crashed session takes a prompt");
+    assert_eq!(again.state(), "completed", "{:?}", again.end);
+    let events = d.host.session_events("doomed");
+    let notice = events
+        .iter()
+        .find(|e| e.is("session.notice"))
+        .unwrap_or_else(|| panic!("a notice says the agent restarted: {events:?}"));
+    assert_eq!(notice.event["notice"]["severity"], "warning", "{notice}");
+    assert!(
+        !events.iter().any(|e| e.is("session.runtime_failed")),
+        "{events:?}"
+    );
+    d.host.assert_invariants();
+}
+
+#[tokio::test]
+async fn a_runtime_that_crashes_three_times_in_a_row_is_given_up() {
+    let d = demo().await;
+    d.open("looping", json!({})).await;
+    for round in 0..3 {
+        let run = d
+            .host
+            .run_turn(&d.conn, "looping", "CRASH again", T)
+            .await
+            .expect("a crashing turn ends");
+        assert_eq!(run.state(), "failed", "round {round}: {:?}", run.end);
+    }
+    let failed = d
+        .wait(|e| e.is_for("session.runtime_failed", "looping"))
+        .await;
+    assert_eq!(failed.event["error"]["code"], "crash_loop", "{failed}");
+    let cmid = d.prompt("looping", "hello?").await;
+    let result = d
+        .host
+        .prompt_result("looping", &cmid, T)
+        .await
+        .expect("prompt result");
+    assert_eq!(result["type"], "failed", "{result}");
     d.host.assert_invariants();
 }

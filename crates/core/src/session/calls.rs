@@ -74,7 +74,7 @@ impl Actor {
 
     /// Records that the runtime died; [`settle_failure`](Self::settle_failure) acts on it.
     pub(super) fn note_failure(&mut self, error: ProviderError) {
-        if self.dead.is_none() && self.failure.is_none() {
+        if self.dead.is_none() && self.recovery.down.is_none() && self.failure.is_none() {
             self.failure = Some(error);
         }
     }

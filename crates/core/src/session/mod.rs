@@ -7,6 +7,7 @@ mod calls;
 mod children;
 mod close;
 mod open;
+mod recovery;
 mod spool;
 mod turns;
 
@@ -34,6 +35,7 @@ use tokio_util::sync::CancellationToken;
 use crate::limits::{bounded, PROCESS_GONE_TIMEOUT};
 pub use crate::limits::{CALL_TIMEOUT, CLOSE_CALL_TIMEOUT, INTERRUPT_GRACE, OPEN_TIMEOUT};
 pub use children::MAX_CHILDREN;
+pub use recovery::CRASH_LOOP_LIMIT;
 pub use spool::SPOOL_MEMORY_BYTES;
 
 /// Capacity of a session's command queue.
@@ -114,8 +116,10 @@ struct Actor {
     shared: Arc<Mutex<SessionShared>>,
     store: TimelineStore,
     turn: Option<ActiveTurn>,
-    /// Set once the runtime died; prompts then fail.
+    /// Set once the runtime died for good; prompts then fail.
     dead: Option<ProviderError>,
+    /// Restarting a runtime that died (see `recovery`).
+    recovery: recovery::Recovery,
     /// A runtime failure reported but not yet acted on (see `settle_failure`).
     failure: Option<ProviderError>,
     children: children::Children,
@@ -179,6 +183,7 @@ async fn run(
         store: TimelineStore::default(),
         turn: None,
         dead: None,
+        recovery: recovery::Recovery::default(),
         failure: None,
         children: children::Children::default(),
         cwd,
@@ -302,7 +307,10 @@ impl Actor {
             SessionCommand::Configure {
                 request_id,
                 changes,
-            } => match self.call(session.configure(changes)).await {
+            } => match match self.ensure_running(session).await {
+                Ok(()) => self.call(session.configure(changes)).await,
+                Err(error) => Err(error),
+            } {
                 Ok(config) => {
                     self.emit(ProviderEvent::SessionConfig {
                         session_id: self.session_id.clone(),
@@ -322,11 +330,14 @@ impl Actor {
                     && self.pending_permissions().is_empty()
                     && self.store.running_tools() == 0
                     && self.children.running_tools() == 0;
+                // A runtime that is down has nothing left to stop.
+                let down = self.recovery.down.is_some() || self.dead.is_some();
                 let can_stop = idle
-                    && self
-                        .call(async { Ok(session.can_stop_runtime().await) })
-                        .await
-                        .unwrap_or(false);
+                    && (down
+                        || self
+                            .call(async { Ok(session.can_stop_runtime().await) })
+                            .await
+                            .unwrap_or(false));
                 self.emit(ProviderEvent::SessionCanStopRuntime {
                     request_id,
                     session_id: self.session_id.clone(),

@@ -39,11 +39,13 @@ impl Actor {
                 self.resolve_permission(&id).await;
             }
         }
-        if let Some(error) = self.dead.as_ref().or(self.failure.as_ref()) {
-            let error = ProviderError::new(format!(
-                "the agent runtime is not running: {}",
-                error.message
-            ));
+        if let Some(error) = self.failure.as_ref() {
+            let error = recovery::not_running(error);
+            return self
+                .prompt_result(cmid, PromptResult::Failed { error })
+                .await;
+        }
+        if let Err(error) = self.ensure_running(session).await {
             return self
                 .prompt_result(cmid, PromptResult::Failed { error })
                 .await;
@@ -189,6 +191,9 @@ impl Actor {
             return;
         }
         let turn_id = active.id.clone();
+        if outcome == TurnOutcome::Completed {
+            self.recovery.progressed();
+        }
         let (state, error, tool_status) = match outcome {
             TurnOutcome::Completed => (TurnState::Completed, None, None),
             TurnOutcome::Failed(e) => (TurnState::Failed, Some(e), Some(ToolStatus::Failed)),
@@ -225,25 +230,23 @@ impl Actor {
     }
 
     /// The runtime died: the active turn is abandoned and fails, every pending permission is
-    /// resolved, later prompts fail.
+    /// resolved; then the session waits for a restart (see `recovery`) or, when it cannot
+    /// restart, ends: later prompts fail.
     pub(super) async fn runtime_failed(
         &mut self,
         session: &mut Box<dyn AgentSession>,
         error: ProviderError,
     ) {
-        if self.dead.is_some() {
+        if self.dead.is_some() || self.recovery.down.is_some() {
             return;
         }
-        self.dead = Some(error.clone());
         self.abandon_and_end(session, None, TurnOutcome::Failed(error.clone()))
             .await;
         for id in self.pending_permissions() {
             self.resolve_permission(&id).await;
         }
-        self.emit(ProviderEvent::SessionRuntimeFailed {
-            session_id: self.session_id.clone(),
-            error,
-        })
-        .await;
+        if let Err(error) = self.keep_for_restart(session.as_ref(), error) {
+            self.give_up(error).await;
+        }
     }
 }

@@ -1,0 +1,146 @@
+//! A runtime that dies is restarted, not given up on. When the agent reports its runtime dead
+//! the active turn fails (with the agent's diagnostic) and its permissions are resolved, as
+//! before; a session whose agent can restart then stays open, *down*: its next prompt, command
+//! or configure first restarts the runtime (resuming the native session) and says so with a
+//! `session.notice`. The session ends with `session.runtime_failed` only when the agent cannot
+//! restart, the restart fails, or the runtime died [`CRASH_LOOP_LIMIT`] times in a row without
+//! completing a turn (a crash loop).
+
+use super::*;
+use agent_bridge_protocol::{ProviderNotice, Severity};
+
+/// Deaths in a row, without a turn completing in between, after which the session is given up.
+pub const CRASH_LOOP_LIMIT: u32 = 3;
+
+/// The session's runtime health, as far as restarts go.
+#[derive(Debug, Default)]
+pub(super) struct Recovery {
+    /// The runtime died and was not restarted yet: why.
+    pub down: Option<ProviderError>,
+    /// Deaths since the last completed turn.
+    pub deaths_in_a_row: u32,
+    /// Restarts so far (numbers the notices).
+    pub restarts: u32,
+}
+
+impl Recovery {
+    /// A turn completed: the runtime works.
+    pub fn progressed(&mut self) {
+        self.deaths_in_a_row = 0;
+    }
+}
+
+impl Actor {
+    /// After a runtime failure was settled (turn failed, permissions resolved): keeps the
+    /// session for a restart, or returns the error that ends it.
+    pub(super) fn keep_for_restart(
+        &mut self,
+        session: &dyn AgentSession,
+        error: ProviderError,
+    ) -> Result<(), ProviderError> {
+        self.recovery.deaths_in_a_row += 1;
+        if !session.can_restart() {
+            return Err(error);
+        }
+        if self.recovery.deaths_in_a_row >= CRASH_LOOP_LIMIT {
+            return Err(ProviderError::new(format!(
+                "the agent stopped {} times in a row without completing a turn; giving up: {}",
+                self.recovery.deaths_in_a_row, error.message
+            ))
+            .with_code("crash_loop")
+            .with_diagnostic(error.diagnostic.clone().unwrap_or_default()));
+        }
+        tracing::warn!(session = %self.session_id, "the agent runtime stopped ({}); it restarts with the next prompt", error.message);
+        self.recovery.down = Some(error);
+        Ok(())
+    }
+
+    /// Restarts a runtime that is down, before a call that needs it. Ok when it runs (or was
+    /// not down); an error ends the session (`session.runtime_failed`) and is what the caller
+    /// answers with.
+    pub(super) async fn ensure_running(
+        &mut self,
+        session: &mut Box<dyn AgentSession>,
+    ) -> Result<(), ProviderError> {
+        if let Some(error) = self.dead.as_ref() {
+            return Err(not_running(error));
+        }
+        let Some(cause) = self.recovery.down.clone() else {
+            return Ok(());
+        };
+        let (sink, events) = SessionSink::channel();
+        // What the old runtime still had queued is dropped with its receiver.
+        self.events = Some(events);
+        let restarted = self
+            .call_within(
+                OPEN_TIMEOUT,
+                "restarting the agent",
+                true,
+                session.restart(sink),
+            )
+            .await;
+        // A death reported while restarting is the restart's failure.
+        let restarted = match self.failure.take() {
+            Some(error) => restarted.and(Err(error)),
+            None => restarted,
+        };
+        match restarted {
+            Ok(()) => {
+                self.recovery.down = None;
+                self.recovery.restarts += 1;
+                let notice = ProviderNotice {
+                    id: format!("agent-restarted:{}", self.recovery.restarts),
+                    severity: Severity::Warning,
+                    title: "The agent was restarted".into(),
+                    description: Some(format!(
+                        "Its process had stopped ({}); it was started again and the session resumed.",
+                        cause.message
+                    )),
+                    dismissed: None,
+                };
+                self.emit(ProviderEvent::SessionNotice {
+                    session_id: self.session_id.clone(),
+                    notice,
+                })
+                .await;
+                Ok(())
+            }
+            Err(error) if error.code.as_deref() == Some("session_closed") => Err(error),
+            Err(error) => {
+                let error = ProviderError::new(format!(
+                    "the agent could not be restarted after it stopped ({}): {}",
+                    cause.message, error.message
+                ))
+                .with_code(
+                    error
+                        .code
+                        .clone()
+                        .unwrap_or_else(|| "restart_failed".into()),
+                )
+                .with_diagnostic(error.diagnostic.clone().unwrap_or_default());
+                self.recovery.down = None;
+                self.give_up(error.clone()).await;
+                Err(not_running(&error))
+            }
+        }
+    }
+
+    /// Ends the session's runtime for good: later prompts fail, the host is told.
+    pub(super) async fn give_up(&mut self, error: ProviderError) {
+        self.dead = Some(error.clone());
+        self.emit(ProviderEvent::SessionRuntimeFailed {
+            session_id: self.session_id.clone(),
+            error,
+        })
+        .await;
+    }
+}
+
+/// What a call on a session whose runtime is gone answers.
+pub(super) fn not_running(error: &ProviderError) -> ProviderError {
+    ProviderError::new(format!(
+        "the agent runtime is not running: {}",
+        error.message
+    ))
+    .with_code("runtime_failed")
+}

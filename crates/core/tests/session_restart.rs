@@ -1,0 +1,225 @@
+//! A runtime that dies is restarted with the next prompt (when the agent can restart): the
+//! turn fails, the session stays, a notice says it restarted; a failed restart or a crash loop
+//! ends the session with `session.runtime_failed`.
+
+mod support;
+
+use agent_bridge_core::session::CRASH_LOOP_LIMIT;
+use agent_bridge_core::{AgentEvent, SessionSink, TurnOutcome};
+use agent_bridge_protocol::*;
+use pretty_assertions::assert_eq;
+use serde_json::{json, Value};
+use support::{kinds, Behaviour, Host};
+
+fn restartable() -> Behaviour {
+    Behaviour {
+        restartable: true,
+        ..Behaviour::default()
+    }
+}
+
+fn calls(host: &Host) -> Vec<String> {
+    host.calls.lock().unwrap().clone()
+}
+
+/// Prompts and returns the prompt result's `result`.
+async fn prompt(host: &mut Host, cmid: &str, text: &str) -> Value {
+    host.prompt("s1", cmid, text, "auto").await;
+    let events = host.until("session.prompt_result").await;
+    events.last().unwrap()["result"].clone()
+}
+
+/// Starts a turn and returns its id.
+async fn start(host: &mut Host, cmid: &str, text: &str) -> String {
+    let result = prompt(host, cmid, text).await;
+    assert_eq!(result["type"], "turn", "{result}");
+    host.until("session.turn").await;
+    result["turnId"].as_str().unwrap().to_string()
+}
+
+async fn die(sink: &SessionSink, why: &str) {
+    sink.send(AgentEvent::RuntimeFailed(
+        ProviderError::new(why)
+            .with_code("runtime_exited")
+            .with_diagnostic("last stderr line"),
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn a_dead_runtime_fails_its_turn_then_the_next_prompt_restarts_it() {
+    let mut host = Host::start(restartable()).await;
+    let old = host.open("s1").await;
+    start(&mut host, "m1", "work").await;
+    die(&old, "cli exited (signal: 9)").await;
+    let end = host.until("session.turn").await;
+    let end = end.last().unwrap();
+    assert_eq!(end["state"], "failed");
+    assert_eq!(end["error"]["diagnostic"], "last stderr line");
+    assert!(!calls(&host).contains(&"restart".to_string()), "lazily");
+
+    let turn = start(&mut host, "m2", "again").await;
+    let restart_at = calls(&host).iter().position(|c| c == "restart");
+    let start_at = calls(&host).iter().position(|c| c == "start_turn again");
+    assert!(
+        restart_at < start_at && restart_at.is_some(),
+        "{:?}",
+        calls(&host)
+    );
+    // The restarted runtime reports through its new sink; the old one is gone.
+    let (_, new) = host.sinks.recv().await.expect("the restart's sink");
+    assert!(!old.send(AgentEvent::Notice(stale_notice())).await);
+    new.turn_ended(turn, TurnOutcome::Completed).await;
+    let end = host.until("session.turn").await;
+    assert_eq!(end.last().unwrap()["state"], "completed");
+    assert!(
+        !kinds(&end).contains(&"session.notice".to_string()),
+        "no stale event: {end:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_restart_is_announced_by_a_warning_notice_before_the_turn() {
+    let mut host = Host::start(restartable()).await;
+    let old = host.open("s1").await;
+    die(&old, "cli exited (signal: 9)").await;
+    host.prompt("s1", "m1", "hello", "auto").await;
+    let events = host.until("session.prompt_result").await;
+    assert_eq!(
+        kinds(&events),
+        vec!["session.notice", "timeline.item", "session.prompt_result"],
+        "{events:?}"
+    );
+    let notice = &events[0]["notice"];
+    assert_eq!(notice["severity"], "warning");
+    assert!(
+        notice["description"]
+            .as_str()
+            .unwrap_or("")
+            .contains("cli exited (signal: 9)"),
+        "{notice}"
+    );
+    assert_eq!(events[2]["result"]["type"], "turn");
+}
+
+fn stale_notice() -> ProviderNotice {
+    ProviderNotice {
+        id: "stale".into(),
+        severity: Severity::Info,
+        title: "from the dead runtime".into(),
+        description: None,
+        dismissed: None,
+    }
+}
+
+#[tokio::test]
+async fn a_failed_restart_ends_the_session_with_runtime_failed() {
+    let mut host = Host::start(Behaviour {
+        fail_restart: true,
+        ..restartable()
+    })
+    .await;
+    let old = host.open("s1").await;
+    die(&old, "cli exited (exit status: 1)").await;
+    host.prompt("s1", "m1", "hello", "auto").await;
+    let events = host.until("session.prompt_result").await;
+    let failed = events
+        .iter()
+        .find(|e| e["type"] == "session.runtime_failed")
+        .unwrap_or_else(|| panic!("runtime_failed before the prompt result: {events:?}"));
+    assert_eq!(failed["error"]["code"], "session_not_found", "{failed}");
+    let message = failed["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("could not be restarted") && message.contains("No conversation found"),
+        "{message}"
+    );
+    assert_eq!(events.last().unwrap()["result"]["type"], "failed");
+    // For good: no second restart, later prompts fail at once.
+    let result = prompt(&mut host, "m2", "again").await;
+    assert_eq!(result["type"], "failed", "{result}");
+    let restarts = calls(&host).iter().filter(|c| *c == "restart").count();
+    assert_eq!(restarts, 1);
+}
+
+#[tokio::test]
+async fn dying_again_and_again_without_completing_a_turn_is_a_crash_loop() {
+    let mut host = Host::start(restartable()).await;
+    let mut sink = host.open("s1").await;
+    start(&mut host, "m0", "work").await;
+    for death in 1..=CRASH_LOOP_LIMIT {
+        die(&sink, "cli exited (signal: 11)").await;
+        let end = host.until("session.turn").await;
+        assert_eq!(end.last().unwrap()["state"], "failed");
+        if death == CRASH_LOOP_LIMIT {
+            break;
+        }
+        start(&mut host, &format!("m{death}"), "work").await;
+        sink = host.sinks.recv().await.expect("restarted").1;
+    }
+    let events = host.until("session.runtime_failed").await;
+    let failed = events.last().unwrap();
+    assert_eq!(failed["error"]["code"], "crash_loop", "{failed}");
+    let restarts = calls(&host).iter().filter(|c| *c == "restart").count();
+    assert_eq!(restarts as u32, CRASH_LOOP_LIMIT - 1);
+    let result = prompt(&mut host, "late", "again").await;
+    assert_eq!(result["type"], "failed", "{result}");
+}
+
+#[tokio::test]
+async fn a_completed_turn_between_deaths_is_no_crash_loop() {
+    let mut host = Host::start(restartable()).await;
+    let mut sink = host.open("s1").await;
+    for round in 0..(CRASH_LOOP_LIMIT * 2) {
+        let turn = start(&mut host, &format!("ok{round}"), "work").await;
+        if round > 0 {
+            sink = host.sinks.recv().await.expect("restarted").1;
+        }
+        sink.turn_ended(turn, TurnOutcome::Completed).await;
+        assert_eq!(
+            host.until("session.turn").await.last().unwrap()["state"],
+            "completed"
+        );
+        start(&mut host, &format!("die{round}"), "work").await;
+        die(&sink, "cli exited (signal: 9)").await;
+        let end = host.until("session.turn").await;
+        assert!(
+            !kinds(&end).contains(&"session.runtime_failed".to_string()),
+            "round {round}: {end:?}"
+        );
+    }
+    let restarts = calls(&host).iter().filter(|c| *c == "restart").count();
+    assert_eq!(restarts as u32, CRASH_LOOP_LIMIT * 2 - 1);
+}
+
+#[tokio::test]
+async fn configure_on_a_dead_runtime_restarts_it_first() {
+    let mut host = Host::start(restartable()).await;
+    let old = host.open("s1").await;
+    die(&old, "cli exited (signal: 9)").await;
+    host.send(
+        json!({"type": "session.configure", "requestId": "cfg", "sessionId": "s1",
+        "changes": {"model": "m2"}}),
+    )
+    .await;
+    let events = host.until("request.completed").await;
+    assert_eq!(
+        kinds(&events),
+        vec!["session.notice", "session.config", "request.completed"],
+        "{events:?}"
+    );
+    assert_eq!(calls(&host), vec!["restart".to_string()]);
+}
+
+#[tokio::test]
+async fn an_agent_that_cannot_restart_ends_the_session_at_once() {
+    let mut host = Host::start(Behaviour::default()).await;
+    let sink = host.open("s1").await;
+    start(&mut host, "m1", "work").await;
+    die(&sink, "cli exited (signal: 9)").await;
+    let events = host.until("session.runtime_failed").await;
+    assert_eq!(
+        kinds(&events),
+        vec!["session.turn", "session.runtime_failed"]
+    );
+    assert!(!calls(&host).contains(&"restart".to_string()));
+}
