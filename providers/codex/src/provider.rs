@@ -8,7 +8,7 @@ use crate::launch::{self, call_error};
 use crate::normalize::Normalizer;
 use crate::queries::{fetch_models, load_turns, mcp_servers, read_defaults};
 use crate::sandbox_cache::{launch_key, Sandbox, SandboxCache};
-use crate::session::{Applied, CodexSession, PendingProbe};
+use crate::session::{Applied, CodexSession, PendingProbe, Relaunch};
 use crate::threads::{self, ThreadAnswer};
 use crate::tool_denial;
 use crate::wire::notify::method;
@@ -229,6 +229,11 @@ impl Provider for CodexProvider {
             .as_ref()
             .map(history::thread_of)
             .transpose()?;
+        let relaunch = Relaunch {
+            spec: spec.clone(),
+            scope: request.scope.clone(),
+            thread: overrides.clone(),
+        };
         let thread = threads::resume_or_start(&server, resume.as_deref(), overrides);
         let defaults = async {
             match early {
@@ -353,7 +358,7 @@ impl Provider for CodexProvider {
             .normalizer
             .bind_thread(&thread.id, &cwd);
         let state = config.state();
-        let session = CodexSession::start(server, shared, config, applied, pending, sink);
+        let session = CodexSession::start(server, shared, config, applied, pending, relaunch, sink);
         let mut out = OpenedSession::new(Box::new(session), state);
         out.persistence = Some(persistence);
         out.title = title;

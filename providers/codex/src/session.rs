@@ -1,4 +1,5 @@
-//! A live Codex session: one app-server process, one thread.
+//! A live Codex session: one app-server process (started again after it died, see
+//! `restart`), one thread.
 //!
 //! Methods write to the app-server and await the answers of `turn/start`, `turn/steer` and
 //! `turn/interrupt`, which the reader task hands over directly. Meanwhile the reader sends the
@@ -23,6 +24,10 @@ use async_trait::async_trait;
 use serde_json::{json, Value};
 use std::time::Duration;
 
+mod restart;
+
+pub use restart::Relaunch;
+
 /// Longest a turn request (`turn/start`, `turn/steer`, `turn/interrupt`) may take to answer.
 const TURN_CALL_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct CodexSession {
@@ -32,6 +37,7 @@ pub struct CodexSession {
     config: SessionConfig,
     applied: Applied,
     sandbox: Option<PendingProbe>,
+    relaunch: Relaunch,
     sink: SessionSink,
 }
 
@@ -90,6 +96,7 @@ impl CodexSession {
         config: SessionConfig,
         applied: Applied,
         sandbox: Option<PendingProbe>,
+        relaunch: Relaunch,
         sink: SessionSink,
     ) -> CodexSession {
         let thread_id = {
@@ -104,6 +111,7 @@ impl CodexSession {
             config,
             applied,
             sandbox,
+            relaunch,
             sink,
         }
     }
@@ -200,10 +208,10 @@ impl AgentSession for CodexSession {
             expected_turn_id: native,
         };
         let params = serde_json::to_value(&params).unwrap_or(Value::Null);
-        self.call(method::TURN_STEER, params)
-            .await
-            .map(|_| ())
-            .map_err(|e| self.error(e))
+        match self.call(method::TURN_STEER, params).await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.error(e)),
+        }
     }
 
     async fn interrupt(&mut self, turn_id: &str) -> Result<(), ProviderError> {
@@ -284,6 +292,15 @@ impl AgentSession for CodexSession {
         s.normalizer.active_turn().is_none()
             && s.approvals.is_empty()
             && s.normalizer.running_tools() == 0
+    }
+
+    /// A dead app-server is started again and resumes the thread (see `restart`).
+    fn can_restart(&self) -> bool {
+        true
+    }
+
+    async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
+        self.restart_runtime(sink).await
     }
 
     async fn close(&mut self) {
