@@ -8,7 +8,7 @@
 
 use crate::catalog::{self, SessionConfig};
 use crate::events::{lock, SharedState};
-use crate::launch::{call_error, AppServer};
+use crate::launch::{call_error, AppServer, LABEL};
 use crate::permissions::{self, PendingApproval};
 use crate::sandbox_cache::ProbeCell;
 use crate::wire::notify::method;
@@ -27,6 +27,10 @@ use std::time::Duration;
 mod restart;
 
 pub use restart::Relaunch;
+
+/// Longest a failed call waits for the app-server's exit, to report it (its output may end
+/// up to `EOF_EXIT_GRACE` before the process is made to go).
+const EXIT_WAIT: Duration = Duration::from_secs(2);
 
 /// Longest a turn request (`turn/start`, `turn/steer`, `turn/interrupt`) may take to answer.
 const TURN_CALL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -133,7 +137,17 @@ impl CodexSession {
         prompt_input(&turn.prompt.input, &turn.text)
     }
 
-    fn error(&self, e: PeerError) -> ProviderError {
+    /// A call's failure. When the app-server is gone it is its exit that says why (status
+    /// and last stderr lines), as the runtime failure does.
+    async fn failure(&self, e: PeerError) -> ProviderError {
+        if let PeerError::Closed { .. } = e {
+            let exit = tokio::time::timeout(EXIT_WAIT, self.server.process.wait_exit()).await;
+            if let Ok(Some(exit)) = exit.as_ref() {
+                if !exit.expected {
+                    return exit.error(LABEL);
+                }
+            }
+        }
         call_error(e, &self.server.process.stderr_tail())
     }
 
@@ -186,7 +200,7 @@ impl AgentSession for CodexSession {
             }
             Err(e) => {
                 lock(&self.shared).normalizer.drop_turn(&turn.turn_id);
-                Err(self.error(e))
+                Err(self.failure(e).await)
             }
         }
     }
@@ -210,7 +224,7 @@ impl AgentSession for CodexSession {
         let params = serde_json::to_value(&params).unwrap_or(Value::Null);
         match self.call(method::TURN_STEER, params).await {
             Ok(_) => Ok(()),
-            Err(e) => Err(self.error(e)),
+            Err(e) => Err(self.failure(e).await),
         }
     }
 
@@ -233,7 +247,7 @@ impl AgentSession for CodexSession {
                         tracing::info!("turn/interrupt refused: {error}");
                         Ok(())
                     }
-                    Err(e) => Err(self.error(e)),
+                    Err(e) => Err(self.failure(e).await),
                 }
             }
             // Codex never started it; the core ends the turn after its grace period.

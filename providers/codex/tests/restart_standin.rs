@@ -1,7 +1,8 @@
 //! Restarting a Codex session, against stand-in app-servers (shell scripts that log each request
 //! and answer from a script): what a restart sends (`initialize`, then `thread/resume` of the
 //! session's thread with its committed config), where the events go afterwards (the new sink),
-//! and the new thread when the resume is refused.
+//! the new thread when the resume is refused, and the error of a call the dying app-server
+//! left unanswered (its exit status and last stderr lines).
 
 use agent_bridge_codex::catalog::SessionConfig;
 use agent_bridge_codex::events::{self, SessionEvents, SharedState};
@@ -157,6 +158,35 @@ fn drained(rx: &mut mpsc::Receiver<AgentEvent>) -> Vec<AgentEvent> {
         out.push(ev);
     }
     out
+}
+
+#[tokio::test]
+async fn a_call_the_dying_app_server_left_unanswered_fails_with_its_exit_status_and_stderr() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dying = dir.path().join("dying");
+    script(
+        &dying,
+        "#!/bin/sh\nread -r line\necho 'thread panicked: out of cheese' >&2\nexit 3\n",
+    );
+    let scope = ProcessScope::default();
+    let (sink, _rx) = SessionSink::channel();
+    let (mut session, _) = session(&dying, &dying, &scope, sink);
+    let error = session.start_turn(turn("t1")).await.expect_err("it died");
+    assert!(
+        error
+            .message
+            .contains("exited unexpectedly (exit status: 3)"),
+        "{error:?}"
+    );
+    assert!(
+        error
+            .diagnostic
+            .as_deref()
+            .unwrap_or("")
+            .contains("out of cheese"),
+        "{error:?}"
+    );
+    session.close().await;
 }
 
 /// The first app-server dies at once; the session's `restart` runs `relaunch`. Returns the
