@@ -28,6 +28,8 @@ pub struct Shared {
     pub live: bool,
     /// The session is closing (or dropped): the exit is expected.
     pub closing: bool,
+    /// Which of the session's app-servers runs: 0 for the open's, one more per restart.
+    pub runtime: u32,
 }
 
 pub type SharedState = Arc<Mutex<Shared>>;
@@ -38,6 +40,7 @@ pub fn shared(normalizer: Normalizer) -> SharedState {
         approvals: HashMap::new(),
         live: false,
         closing: false,
+        runtime: 0,
     }))
 }
 
@@ -117,7 +120,7 @@ fn notification(shared: &SharedState, method: &str, params: Value) -> Vec<AgentE
     let mut s = lock(shared);
     if method == "serverRequest/resolved" {
         if let Notification::RequestResolved(r) = Notification::parse(method, params) {
-            let id = permissions::permission_id(&r.request_id);
+            let id = permissions::permission_id(s.runtime, &r.request_id);
             s.approvals.remove(&id);
             return vec![AgentEvent::PermissionResolved { permission_id: id }];
         }
@@ -136,13 +139,18 @@ async fn server_request(shared: &SharedState, request: IncomingRequest) -> Vec<A
     let parsed = {
         let s = lock(shared);
         match ServerRequest::parse(&method, params) {
-            ServerRequest::CommandApproval(p) => {
-                Ok((permissions::command_request(&p, &id), p.item_id))
-            }
+            ServerRequest::CommandApproval(p) => Ok((
+                permissions::command_request(&p, permissions::permission_id(s.runtime, &id)),
+                p.item_id,
+            )),
             ServerRequest::FileChangeApproval(p) => {
                 let snapshot = s.normalizer.tool(&p.item_id);
                 Ok((
-                    permissions::file_change_request(&p, &id, snapshot),
+                    permissions::file_change_request(
+                        &p,
+                        permissions::permission_id(s.runtime, &id),
+                        snapshot,
+                    ),
                     p.item_id,
                 ))
             }

@@ -16,6 +16,7 @@ mod provider;
 mod queries;
 pub mod sandbox_cache;
 pub mod session;
+pub mod threads;
 pub mod tool_denial;
 pub mod wire;
 

@@ -1,4 +1,5 @@
-//! A live Codex session: one app-server process, one thread.
+//! A live Codex session: one app-server process (started again after it died, see
+//! `restart`), one thread.
 //!
 //! Methods write to the app-server and await the answers of `turn/start`, `turn/steer` and
 //! `turn/interrupt`, which the reader task hands over directly. Meanwhile the reader sends the
@@ -7,7 +8,7 @@
 
 use crate::catalog::{self, SessionConfig};
 use crate::events::{lock, SharedState};
-use crate::launch::{call_error, AppServer};
+use crate::launch::{call_error, AppServer, LABEL};
 use crate::permissions::{self, PendingApproval};
 use crate::sandbox_cache::ProbeCell;
 use crate::wire::notify::method;
@@ -23,6 +24,14 @@ use async_trait::async_trait;
 use serde_json::{json, Value};
 use std::time::Duration;
 
+mod restart;
+
+pub use restart::Relaunch;
+
+/// Longest a failed call waits for the app-server's exit, to report it (its output may end
+/// up to `EOF_EXIT_GRACE` before the process is made to go).
+const EXIT_WAIT: Duration = Duration::from_secs(2);
+
 /// Longest a turn request (`turn/start`, `turn/steer`, `turn/interrupt`) may take to answer.
 const TURN_CALL_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct CodexSession {
@@ -32,6 +41,7 @@ pub struct CodexSession {
     config: SessionConfig,
     applied: Applied,
     sandbox: Option<PendingProbe>,
+    relaunch: Relaunch,
     sink: SessionSink,
 }
 
@@ -90,6 +100,7 @@ impl CodexSession {
         config: SessionConfig,
         applied: Applied,
         sandbox: Option<PendingProbe>,
+        relaunch: Relaunch,
         sink: SessionSink,
     ) -> CodexSession {
         let thread_id = {
@@ -104,6 +115,7 @@ impl CodexSession {
             config,
             applied,
             sandbox,
+            relaunch,
             sink,
         }
     }
@@ -125,7 +137,17 @@ impl CodexSession {
         prompt_input(&turn.prompt.input, &turn.text)
     }
 
-    fn error(&self, e: PeerError) -> ProviderError {
+    /// A call's failure. When the app-server is gone it is its exit that says why (status
+    /// and last stderr lines), as the runtime failure does.
+    async fn failure(&self, e: PeerError) -> ProviderError {
+        if let PeerError::Closed { .. } = e {
+            let exit = tokio::time::timeout(EXIT_WAIT, self.server.process.wait_exit()).await;
+            if let Ok(Some(exit)) = exit.as_ref() {
+                if !exit.expected {
+                    return exit.error(LABEL);
+                }
+            }
+        }
         call_error(e, &self.server.process.stderr_tail())
     }
 
@@ -178,7 +200,7 @@ impl AgentSession for CodexSession {
             }
             Err(e) => {
                 lock(&self.shared).normalizer.drop_turn(&turn.turn_id);
-                Err(self.error(e))
+                Err(self.failure(e).await)
             }
         }
     }
@@ -200,10 +222,10 @@ impl AgentSession for CodexSession {
             expected_turn_id: native,
         };
         let params = serde_json::to_value(&params).unwrap_or(Value::Null);
-        self.call(method::TURN_STEER, params)
-            .await
-            .map(|_| ())
-            .map_err(|e| self.error(e))
+        match self.call(method::TURN_STEER, params).await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.failure(e).await),
+        }
     }
 
     async fn interrupt(&mut self, turn_id: &str) -> Result<(), ProviderError> {
@@ -225,7 +247,7 @@ impl AgentSession for CodexSession {
                         tracing::info!("turn/interrupt refused: {error}");
                         Ok(())
                     }
-                    Err(e) => Err(self.error(e)),
+                    Err(e) => Err(self.failure(e).await),
                 }
             }
             // Codex never started it; the core ends the turn after its grace period.
@@ -284,6 +306,15 @@ impl AgentSession for CodexSession {
         s.normalizer.active_turn().is_none()
             && s.approvals.is_empty()
             && s.normalizer.running_tools() == 0
+    }
+
+    /// A dead app-server is started again and resumes the thread (see `restart`).
+    fn can_restart(&self) -> bool {
+        true
+    }
+
+    async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
+        self.restart_runtime(sink).await
     }
 
     async fn close(&mut self) {
