@@ -41,6 +41,8 @@ pub struct Behaviour {
     pub restartable: bool,
     /// `restart` fails (with code `session_not_found`).
     pub fail_restart: bool,
+    /// `restart` reports a notice `fresh` through its new sink before it returns.
+    pub notice_on_restart: bool,
 }
 
 pub struct FakeProvider {
@@ -273,6 +275,16 @@ impl AgentSession for FakeSession {
             return Err(ProviderError::new("No conversation found").with_code("session_not_found"));
         }
         self.native_turn = None;
+        if self.behaviour.notice_on_restart {
+            let notice = ProviderNotice {
+                id: "fresh".into(),
+                severity: Severity::Warning,
+                title: "a new conversation".into(),
+                description: None,
+                dismissed: None,
+            };
+            sink.send(AgentEvent::Notice(notice)).await;
+        }
         let _ = self.sinks.send((self.session_id.clone(), sink.clone()));
         self.sink = Some(sink);
         Ok(())
