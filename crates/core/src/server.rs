@@ -114,6 +114,14 @@ fn parse_params<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, R
     })
 }
 
+/// At most 200 characters of a host-given string, for a log line.
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(200) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
 /// Params that name the provider they are for.
 trait NamesProvider {
     fn provider_id(&self) -> &str;
@@ -249,6 +257,11 @@ impl State {
         if let Some(plugin) = &params.plugin {
             self.data_dir = plugin.data_dir.as_ref().map(PathBuf::from);
         }
+        tracing::info!(
+            host = %clip(&params.host.name),
+            version = %clip(&params.host.version),
+            "initialized"
+        );
         self.initialized = true;
         let providers = self
             .config
