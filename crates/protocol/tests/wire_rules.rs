@@ -245,3 +245,33 @@ fn required_method_params_are_required() {
         "missing field `options`"
     );
 }
+
+#[test]
+fn request_ids_keep_any_json_number_and_error_messages_are_bounded() {
+    use jsonrpc::{ErrorCode, Incoming, Outgoing, RpcError, MAX_ERROR_MESSAGE};
+    for text in [
+        "9223372036854775808",
+        "18446744073709551615",
+        "-3",
+        "0.5",
+        "\"s\"",
+    ] {
+        let id: Value = serde_json::from_str(text).unwrap();
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": "m"});
+        let Ok(Incoming::Request { id: parsed, .. }) = Incoming::from_value(msg) else {
+            panic!("id {text} refused");
+        };
+        let answer = serde_json::to_value(Outgoing::result(parsed, Value::Null)).unwrap();
+        assert_eq!(answer["id"], id, "id {text} echoed");
+    }
+    for id in [json!(true), json!(null), json!([1]), json!({})] {
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": "m"});
+        let (echo, err) = Incoming::from_value(msg).expect_err("refused");
+        assert_eq!((echo, err.code), (None, -32600), "id {id}");
+    }
+    let long = RpcError::new(ErrorCode::InvalidParams, "é".repeat(MAX_ERROR_MESSAGE * 3));
+    assert_eq!(long.message.chars().count(), MAX_ERROR_MESSAGE + 1);
+    assert!(long.message.ends_with('…'));
+    let short = RpcError::new(ErrorCode::InvalidParams, "unknown session `s`");
+    assert_eq!(short.message, "unknown session `s`");
+}
