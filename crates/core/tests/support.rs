@@ -348,7 +348,11 @@ impl Host {
             seen: vec![],
             next_id: 1,
         };
-        host.request("initialize", json!({"apiVersion": 1})).await;
+        host.request(
+            "initialize",
+            json!({"apiVersion": 1, "host": {"name": "core-tests", "version": "0"}}),
+        )
+        .await;
         let r = host.request("provider/connect", json!({"providerId": "fake", "request": {"versions": [1],
             "capabilities": ["prompt.message", "prompt.steer", "session.configure", "session.list", "permission"]}})).await;
         assert_eq!(r["result"]["connectionId"], "c1");
