@@ -3,6 +3,7 @@
 mod agents;
 mod bench;
 mod doctor;
+mod host;
 mod plugin;
 mod try_cmd;
 

@@ -10,14 +10,14 @@ mod codex_modes;
 mod codex_report;
 mod compare;
 mod phases;
-mod proc_tree;
 mod report;
 mod stats;
 mod turn_phases;
 
+use crate::host::proc_tree::rss_bytes;
 use crate::plugin;
 use anyhow::anyhow;
-use bridge::{rss_bytes, Bridge};
+use bridge::Bridge;
 use clap::Args;
 use phases::SETTLE;
 use report::{format_table, Report, Verdict};

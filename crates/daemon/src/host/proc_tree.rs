@@ -76,6 +76,32 @@ pub fn newest_child_tree(root: u32) -> BTreeSet<u32> {
         .unwrap_or_default()
 }
 
+/// The resident set size of a process, in bytes (`VmRSS`), and its peak (`VmHWM`).
+pub fn rss_bytes(pid: u32) -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
+}
+
+/// CPU time (user + system) a process used so far, in seconds. `/proc` counts in USER_HZ
+/// ticks, which Linux fixes at 100 per second for this interface.
+pub fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces) start at field 3 (`state`).
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) as f64 / 100.0)
+}
+
 /// Summed memory of some processes, in bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TreeMemory {
@@ -88,7 +114,7 @@ pub struct TreeMemory {
 /// The memory of `pids` (processes gone meanwhile count nothing).
 pub fn memory(pids: &BTreeSet<u32>) -> TreeMemory {
     pids.iter()
-        .filter_map(|pid| super::bridge::rss_bytes(*pid))
+        .filter_map(|pid| rss_bytes(*pid))
         .fold(TreeMemory::default(), |sum, (rss, peak)| TreeMemory {
             rss: sum.rss + rss,
             peak: sum.peak + peak,
@@ -136,6 +162,18 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     #[test]
+    fn cpu_time_of_this_process_is_readable() {
+        let spent = cpu_seconds(std::process::id()).expect("/proc stat");
+        assert!(spent >= 0.0);
+    }
+
+    #[test]
+    fn rss_of_this_process_is_readable() {
+        let (rss, peak) = rss_bytes(std::process::id()).expect("/proc status");
+        assert!(rss > 0 && peak >= rss);
+    }
+
+    #[test]
     fn stat_lines_with_odd_command_names_parse() {
         let line =
             "4242 (node (x) y) S 17 4242 4242 0 -1 4194560 1 0 0 0 3 1 0 0 20 0 11 0 987654 1 2";
@@ -175,7 +213,7 @@ mod tests {
         assert!(tree(me).contains(&me) && tree(me).contains(&child.id()));
         assert!(has_children(me));
         assert!(memory(&tree(me)).rss > 0);
-        let alone = super::super::bridge::rss_bytes(child.id()).expect("rss").0;
+        let alone = rss_bytes(child.id()).expect("rss").0;
         assert_eq!(tree(child.id()), BTreeSet::from([child.id()]));
         assert_eq!(tree_rss(child.id()), alone);
         let _ = child.kill();
