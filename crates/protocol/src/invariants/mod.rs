@@ -353,8 +353,8 @@ impl InvariantChecker {
 
 mod rules;
 mod tally;
-pub use tally::Tally;
 use rules::{answer, on_closed, on_item, on_opened, on_prompt_result, on_ready, on_turn};
+pub use tally::Tally;
 
 #[cfg(test)]
 mod tests;
