@@ -15,12 +15,13 @@ mod stats;
 mod turn_phases;
 
 use crate::host::proc_tree::rss_bytes;
+use crate::host::table::{format_table, Verdict};
 use crate::plugin;
 use anyhow::anyhow;
 use bridge::Bridge;
 use clap::Args;
 use phases::SETTLE;
-use report::{format_table, Report, Verdict};
+use report::Report;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;

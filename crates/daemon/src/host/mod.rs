@@ -6,3 +6,4 @@ pub mod child;
 pub mod locate;
 pub mod mock;
 pub mod proc_tree;
+pub mod table;
