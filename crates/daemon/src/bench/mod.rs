@@ -11,7 +11,7 @@ mod codex_report;
 mod compare;
 mod phases;
 mod report;
-mod stats;
+pub(crate) mod stats;
 mod turn_phases;
 
 use crate::host::proc_tree::rss_bytes;

@@ -26,23 +26,42 @@ pub fn serve_command(exe: &Path, plugin_dir: Option<&Path>) -> Command {
 /// (lines that are not JSON are skipped), until the end of the output.
 pub fn stamped_lines(stdout: ChildStdout) -> mpsc::Receiver<(Instant, Value)> {
     let (tx, lines) = mpsc::channel();
+    read_lines(stdout, move |at, line| match line {
+        Ok(value) => tx.send((at, value)).is_ok(),
+        Err(_) => true,
+    });
+    lines
+}
+
+/// [`stamped_lines`] keeping the lines that are not JSON (as they were read, lossy UTF-8).
+pub fn stamped_lines_all(stdout: ChildStdout) -> mpsc::Receiver<(Instant, Result<Value, String>)> {
+    let (tx, lines) = mpsc::channel();
+    read_lines(stdout, move |at, line| tx.send((at, line)).is_ok());
+    lines
+}
+
+/// Calls `each` with every line of `stdout` (parsed, or the text when it is not JSON) on a
+/// thread of its own, until the output ends or `each` returns false.
+fn read_lines(
+    stdout: ChildStdout,
+    mut each: impl FnMut(Instant, Result<Value, String>) -> bool + Send + 'static,
+) {
     std::thread::spawn(move || {
         let mut out = BufReader::new(stdout);
+        let mut bytes = Vec::new();
         loop {
-            let mut line = String::new();
-            match out.read_line(&mut line) {
+            bytes.clear();
+            match out.read_until(b'\n', &mut bytes) {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {
                     let at = Instant::now();
-                    let Ok(value) = serde_json::from_str::<Value>(&line) else {
-                        continue;
-                    };
-                    if tx.send((at, value)).is_err() {
+                    let line = serde_json::from_slice::<Value>(&bytes)
+                        .map_err(|_| String::from_utf8_lossy(&bytes).trim_end().to_string());
+                    if !each(at, line) {
                         break;
                     }
                 }
             }
         }
     });
-    lines
 }

@@ -1,5 +1,6 @@
 //! A process and everything under it, read from `/proc`: its descendants, their summed
-//! memory, and which child started last (a bridge's newest CLI is its spare).
+//! memory, which child started last (a bridge's newest CLI is its spare), and whether a process
+//! seen earlier still runs.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,6 +13,8 @@ struct Stat {
     ppid: u32,
     /// Clock ticks after boot when the process started.
     start: u64,
+    /// Exited, not reaped yet (state `Z`).
+    zombie: bool,
 }
 
 /// Parses `/proc/PID/stat` text (the command name may hold spaces and parentheses).
@@ -21,7 +24,12 @@ fn parse_stat(text: &str) -> Option<Stat> {
     Some(Stat {
         ppid: fields.get(1)?.parse().ok()?,
         start: fields.get(19)?.parse().ok()?,
+        zombie: *fields.first()? == "Z",
     })
+}
+
+fn stat_of(pid: u32) -> Option<Stat> {
+    parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
 /// Every live process's stat, by pid.
@@ -33,8 +41,7 @@ fn all_stats() -> BTreeMap<u32, Stat> {
         .flatten()
         .filter_map(|e| {
             let pid: u32 = e.file_name().to_str()?.parse().ok()?;
-            let text = std::fs::read_to_string(e.path().join("stat")).ok()?;
-            Some((pid, parse_stat(&text)?))
+            Some((pid, stat_of(pid)?))
         })
         .collect()
 }
@@ -58,6 +65,40 @@ fn tree_in(stats: &BTreeMap<u32, Stat>, root: u32) -> BTreeSet<u32> {
 /// `root` and every live process under it.
 pub fn tree(root: u32) -> BTreeSet<u32> {
     tree_in(&all_stats(), root)
+}
+
+/// A process as told apart over time: a recycled pid has another start time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ProcId {
+    pub pid: u32,
+    /// Clock ticks after boot when it started.
+    pub start: u64,
+}
+
+/// Every live process under `root` (not `root` itself).
+pub fn descendants(root: u32) -> Vec<ProcId> {
+    let stats = all_stats();
+    tree_in(&stats, root)
+        .into_iter()
+        .filter(|pid| *pid != root)
+        .filter_map(|pid| {
+            let stat = stats.get(&pid).filter(|s| !s.zombie)?;
+            Some(ProcId {
+                pid,
+                start: stat.start,
+            })
+        })
+        .collect()
+}
+
+/// The parent of a live process.
+pub fn parent(pid: u32) -> Option<u32> {
+    stat_of(pid).map(|s| s.ppid)
+}
+
+/// True while that very process runs (a zombie has stopped).
+pub fn alive(p: ProcId) -> bool {
+    stat_of(p.pid).is_some_and(|s| s.start == p.start && !s.zombie)
 }
 
 /// True while `pid` has a child process.
@@ -181,7 +222,8 @@ mod tests {
             parse_stat(line),
             Some(Stat {
                 ppid: 17,
-                start: 987654
+                start: 987654,
+                zombie: false
             })
         );
         assert_eq!(parse_stat("garbage"), None);
@@ -189,7 +231,11 @@ mod tests {
 
     #[test]
     fn a_tree_holds_grandchildren_and_nothing_else() {
-        let stat = |ppid, start| Stat { ppid, start };
+        let stat = |ppid, start| Stat {
+            ppid,
+            start,
+            zombie: false,
+        };
         let stats = BTreeMap::from([
             (1, stat(0, 1)),
             (10, stat(1, 5)),
@@ -212,11 +258,15 @@ mod tests {
         let me = std::process::id();
         assert!(tree(me).contains(&me) && tree(me).contains(&child.id()));
         assert!(has_children(me));
+        let seen = descendants(me);
+        let sleeper = seen.iter().find(|p| p.pid == child.id()).copied();
+        assert!(sleeper.is_some_and(alive), "{seen:?}");
         assert!(memory(&tree(me)).rss > 0);
         let alone = rss_bytes(child.id()).expect("rss").0;
         assert_eq!(tree(child.id()), BTreeSet::from([child.id()]));
         assert_eq!(tree_rss(child.id()), alone);
         let _ = child.kill();
         let _ = child.wait();
+        assert!(sleeper.is_some_and(|p| !alive(p)), "a reaped child is gone");
     }
 }

@@ -2,9 +2,10 @@
 //! host that reports figures rather than asserting (`agent-bridge soak`).
 
 use super::{InvariantChecker, TurnPhase};
+use serde::Serialize;
 
 /// Counts over every connection a checker saw.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Tally {
     /// Admitted prompts (`session.prompt` inputs not refused at admission).
     pub prompts: usize,
