@@ -37,7 +37,8 @@ pub struct Counts {
     pub canceled: usize,
     /// Prompts answered by a `failed` prompt result (no turn).
     pub prompt_failed: usize,
-    /// Failed turns that were not killed (the agent or the bridge failed on its own).
+    /// Failed turns that were neither killed nor right after a kill (the agent or the bridge
+    /// failed on its own).
     pub unexpected_failures: usize,
     pub runtime_failed: usize,
     /// `session.notice` warnings that the agent was restarted.
@@ -187,7 +188,7 @@ impl Ledger {
             "hung" => c.hung += 1,
             _ => {}
         }
-        if matches!(outcome, "failed" | "prompt_failed") && !killed {
+        if matches!(outcome, "failed" | "prompt_failed") && !killed && !probe {
             c.unexpected_failures += 1;
         }
         if probe {

@@ -195,7 +195,7 @@ impl Summary {
                 None,
             ),
             row(
-                "failed turns without a kill",
+                "failed turns, neither killed nor after a kill",
                 c.unexpected_failures.to_string(),
                 "",
                 None,
