@@ -14,6 +14,9 @@ pub struct Profile {
     pub cli: Option<&'static str>,
     /// The mode the sessions open in: one that asks before a file-writing command.
     pub ask_mode: Option<&'static str>,
+    /// Whether that mode asks before the soak's tool command; when it does not, a kill
+    /// planned at a permission kills a streaming turn instead.
+    pub asks: bool,
     /// Variables added to the CLI's hermetic environment.
     pub extra_env: &'static [(&'static str, &'static str)],
 }
@@ -41,6 +44,8 @@ pub fn profile(provider: &str, agent: &str) -> Option<Profile> {
         provider: provider.to_string(),
         cli,
         ask_mode,
+        // codex-acp's read-only mode asks only for a command that wants out of its sandbox.
+        asks: provider != "codex-acp-bridge",
         extra_env,
     })
 }
@@ -55,15 +60,20 @@ impl Profile {
             (Action::Tool { .. }, _) => tool,
             (Action::Interrupt { .. }, _) => slow,
             (Action::Kill { .. }, None) => "CRASH please".into(),
-            (
-                Action::Kill {
-                    at_permission: true,
-                    ..
-                },
-                Some(_),
-            ) => tool,
+            (Action::Kill { .. }, Some(_)) if self.kills_at_permission(action) => tool,
             (Action::Kill { .. }, Some(_)) => slow,
         }
+    }
+
+    /// The kill waits for the turn's permission request (else for its first streamed item).
+    pub fn kills_at_permission(&self, action: Action) -> bool {
+        matches!(
+            action,
+            Action::Kill {
+                at_permission: true,
+                ..
+            }
+        ) && self.asks
     }
 
     /// True when a kill is the soak's to do (a CLI process); the demo kills itself.
@@ -110,5 +120,7 @@ mod tests {
             "please run `touch soak-s1-3.txt`"
         );
         assert!(!demo.kills_a_process() && claude.kills_a_process());
+        let codex_acp = profile("codex-acp-bridge", "acp").expect("codex-acp");
+        assert!(codex_acp.prompt(at_permission, "s1", 3).starts_with("SLOW"));
     }
 }

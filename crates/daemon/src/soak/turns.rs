@@ -299,6 +299,9 @@ impl Driver<'_> {
     /// An item of a started turn: a streaming kill or an interrupt is scheduled now.
     fn on_item(&mut self, i: usize) {
         let kills = self.setup.profile.kills_a_process();
+        let at_permission = self.sessions[i]
+            .turn_mut()
+            .is_some_and(|t| self.setup.profile.kills_at_permission(t.action));
         let (generation, session) = (self.sessions[i].generation, i);
         let Some(t) = self.sessions[i].turn_mut() else {
             return;
@@ -308,10 +311,7 @@ impl Driver<'_> {
         }
         let (kind, after) = match t.action {
             Action::Interrupt { after_ms } => (TimerKind::Interrupt, after_ms),
-            Action::Kill {
-                at_permission: false,
-                after_ms,
-            } if kills => (TimerKind::Kill, after_ms),
+            Action::Kill { after_ms, .. } if kills && !at_permission => (TimerKind::Kill, after_ms),
             _ => return,
         };
         t.triggered = true;
@@ -340,10 +340,11 @@ impl Driver<'_> {
         let mut allow = true;
         if let Some(t) = self.sessions[i].turn_mut() {
             match t.action {
-                Action::Kill {
-                    at_permission: true,
-                    after_ms,
-                } if kills && !t.triggered => {
+                Action::Kill { after_ms, .. }
+                    if kills
+                        && !t.triggered
+                        && self.setup.profile.kills_at_permission(t.action) =>
+                {
                     t.triggered = true;
                     let turn = t.k;
                     self.timers.push(Timer {
