@@ -139,3 +139,48 @@ fn catches_wrong_answers_and_ordering() {
     assert!(report[4].contains("after its `session.closed`"));
     assert!(report[5].contains("never opened"));
 }
+
+#[test]
+fn the_tally_counts_lost_duplicated_unended_and_unanswered() {
+    let mut c = InvariantChecker::new();
+    opened(&mut c);
+    prompt(&mut c, "once");
+    c.on_event(1, "c1", &turn_result("once", "t1"));
+    c.on_event(2, "c1", &turn("t1", "started"));
+    c.on_event(3, "c1", &turn("t1", "completed"));
+    prompt(&mut c, "twice");
+    let failed = json!({"type": "session.prompt_result", "sessionId": "s", "clientMessageId": "twice", "result": {"type": "failed", "error": {"message": "x"}}});
+    c.on_event(4, "c1", &failed);
+    c.on_event(5, "c1", &failed);
+    prompt(&mut c, "lost");
+    prompt(&mut c, "refused");
+    c.on_refused(
+        "c1",
+        &json!({"type": "session.prompt", "sessionId": "s", "prompt": {"clientMessageId": "refused"}}),
+    );
+    prompt(&mut c, "hangs");
+    c.on_event(6, "c1", &turn_result("hangs", "t2"));
+    c.on_event(7, "c1", &turn("t2", "started"));
+    c.on_input(
+        "c1",
+        &json!({"type": "session.interrupt", "requestId": "i", "sessionId": "s"}),
+    );
+    let t = c.tally();
+    assert_eq!(
+        t,
+        Tally {
+            prompts: 4,
+            prompts_answered_once: 2,
+            prompts_lost: 1,
+            prompts_duplicated: 1,
+            extra_results: 1,
+            turns: 2,
+            turns_unended: 1,
+            turns_never_started: 0,
+            requests: 2,
+            requests_unanswered: 1,
+            violations: 1,
+        }
+    );
+    assert_eq!(t.other_violations(), 0);
+}

@@ -352,7 +352,9 @@ impl InvariantChecker {
 }
 
 mod rules;
+mod tally;
 use rules::{answer, on_closed, on_item, on_opened, on_prompt_result, on_ready, on_turn};
+pub use tally::Tally;
 
 #[cfg(test)]
 mod tests;
