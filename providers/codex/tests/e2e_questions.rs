@@ -141,3 +141,26 @@ async fn denying_request_user_input_removes_the_question_tool() {
     rig.finish("s-qn").await;
     rig.report("question-tool-denied");
 }
+
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_denied_with_interrupt_stops_the_turn() {
+    let Some(rig) = rig().await else { return };
+    rig.open("s-qx", json!({})).await;
+    rig.mock.push_steps([ask_color()]);
+    let (_, turn) = rig.start_turn("s-qx", "pick a color with me").await;
+    let (_, id) = rig.wait_permission("s-qx", None).await;
+    rig.answer_permission(
+        "s-qx",
+        &id,
+        json!({"behavior": "deny", "message": "stop", "interrupt": true}),
+    )
+    .await;
+    rig.wait_resolved("s-qx", &id).await;
+    let end = rig.turn_end("s-qx", &turn).await;
+    assert_eq!(end.turn_state(), Some("canceled"), "{end}");
+    let run = rig.run_turn("s-qx", "say hi").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    rig.finish("s-qx").await;
+    rig.report("question-denied-interrupt");
+}
