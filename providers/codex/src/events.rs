@@ -9,7 +9,8 @@
 
 use crate::launch::LABEL;
 use crate::normalize::Normalizer;
-use crate::permissions::{self, PendingApproval};
+use crate::permissions::{self, Asked, PendingApproval};
+use crate::questions;
 use crate::wire::notify::{Notification, ServerRequest};
 use agent_bridge_core::agent_process::ExitInfo;
 use agent_bridge_core::rpc::{Inbound, IncomingRequest, PeerHandle};
@@ -142,6 +143,12 @@ async fn server_request(shared: &SharedState, request: IncomingRequest) -> Vec<A
             ServerRequest::CommandApproval(p) => Ok((
                 permissions::command_request(&p, permissions::permission_id(s.runtime, &id)),
                 p.item_id,
+                Asked::Approval,
+            )),
+            ServerRequest::UserInput(p) => Ok((
+                questions::request(&p, permissions::permission_id(s.runtime, &id)),
+                p.item_id,
+                Asked::Questions(p.questions),
             )),
             ServerRequest::FileChangeApproval(p) => {
                 let snapshot = s.normalizer.tool(&p.item_id);
@@ -152,12 +159,13 @@ async fn server_request(shared: &SharedState, request: IncomingRequest) -> Vec<A
                         snapshot,
                     ),
                     p.item_id,
+                    Asked::Approval,
                 ))
             }
             ServerRequest::Other(m) => Err(m),
         }
     };
-    let (request, item_id) = match parsed {
+    let (request, item_id, asked) = match parsed {
         Ok(r) => r,
         Err(m) => {
             tracing::warn!(method = %m, "codex server request not supported; answered with an error");
@@ -171,8 +179,13 @@ async fn server_request(shared: &SharedState, request: IncomingRequest) -> Vec<A
     };
     // Answered later (by id) when the user decides, or cancelled with the turn.
     let rpc_id = responder.detach();
-    lock(shared)
-        .approvals
-        .insert(request.id.clone(), PendingApproval { rpc_id, item_id });
+    lock(shared).approvals.insert(
+        request.id.clone(),
+        PendingApproval {
+            rpc_id,
+            item_id,
+            asked,
+        },
+    );
     vec![AgentEvent::Permission(request)]
 }

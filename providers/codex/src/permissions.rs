@@ -3,10 +3,12 @@
 //! `item/commandExecution/requestApproval` and `item/fileChange/requestApproval` become
 //! `session.permission` requests with three actions (allow once, allow for this session, deny);
 //! the answer goes back as the request's result: `accept`, `acceptForSession`, `decline`, or
-//! `cancel` when the denial also stops the turn.
+//! `cancel` when the denial also stops the turn. The agent's own questions
+//! (`item/tool/requestUserInput`) are permissions too, answered as `questions` says.
 
 use crate::normalize::items::display_command;
-use crate::wire::notify::{CommandApproval, FileChangeApproval};
+use crate::questions;
+use crate::wire::notify::{CommandApproval, FileChangeApproval, UserInputQuestion};
 use agent_bridge_protocol::{
     ActionVariant, JsonMap, PermissionBehavior, PermissionKind, ProviderPermissionAction,
     ProviderPermissionRequest, ProviderPermissionResponse, ToolCall, ToolCallDetail,
@@ -23,6 +25,34 @@ pub struct PendingApproval {
     /// The JSON-RPC id of Codex's request (answered with the decision).
     pub rpc_id: Value,
     pub item_id: String,
+    pub asked: Asked,
+}
+
+/// What Codex asked, which decides the shape of the answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Asked {
+    /// A command or file-change approval: `{decision}`.
+    Approval,
+    /// The agent's questions: `{answers}`.
+    Questions(Vec<UserInputQuestion>),
+}
+
+impl PendingApproval {
+    /// The result Codex gets for the host's answer.
+    pub fn result(&self, response: &ProviderPermissionResponse) -> Value {
+        match &self.asked {
+            Asked::Approval => json!({ "decision": decision(response) }),
+            Asked::Questions(q) => questions::response(q, response),
+        }
+    }
+
+    /// The result of a request cancelled with its turn.
+    pub fn cancelled(&self) -> Value {
+        match &self.asked {
+            Asked::Approval => json!({ "decision": "cancel" }),
+            Asked::Questions(_) => questions::cancel(),
+        }
+    }
 }
 
 /// The permission id for a Codex request id. Codex numbers its requests afresh in each

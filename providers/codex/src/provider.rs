@@ -7,6 +7,7 @@ use crate::history;
 use crate::launch::{self, call_error};
 use crate::normalize::Normalizer;
 use crate::queries::{fetch_models, load_turns, mcp_servers, read_defaults};
+use crate::questions;
 use crate::sandbox_cache::{launch_key, Sandbox, SandboxCache};
 use crate::session::{Applied, CodexSession, PendingProbe, Relaunch};
 use crate::threads::{self, ThreadAnswer};
@@ -22,7 +23,8 @@ use agent_bridge_core::{
 };
 use agent_bridge_protocol::{
     AvailabilityStatus, Capability, HistoryMode, ProviderAvailability, ProviderCatalog,
-    ProviderCatalogOptions, ProviderError, ProviderNotice, ProviderSessionSummary, Severity,
+    ProviderCatalogOptions, ProviderError, ProviderNotice, ProviderPersistence,
+    ProviderSessionSummary, Severity,
 };
 use async_trait::async_trait;
 use serde_json::json;
@@ -72,6 +74,9 @@ impl Provider for CodexProvider {
             Capability::SessionSubsession,
             Capability::Permission,
             Capability::SessionCanStopRuntime,
+            Capability::SessionArchive,
+            Capability::SessionUnarchive,
+            Capability::SessionRevertConversation,
         ]
     }
 
@@ -184,6 +189,15 @@ impl Provider for CodexProvider {
         Ok(page.data.iter().map(history::summary).collect())
     }
 
+    async fn set_archived(
+        &self,
+        ctx: &ProviderContext,
+        persistence: ProviderPersistence,
+        archived: bool,
+    ) -> Result<(), ProviderError> {
+        crate::archive::set_archived(ctx, &persistence, archived).await
+    }
+
     async fn open(
         &self,
         ctx: &ProviderContext,
@@ -222,7 +236,11 @@ impl Provider for CodexProvider {
             approval_policy: requested_mode.map(|m| m.approval.to_string()),
             sandbox: requested_mode.map(|m| m.sandbox.to_string()),
             developer_instructions: cfg.system_prompt.clone(),
-            config: tool_denial::merge(mcp_servers(&cfg.mcp_servers), off),
+            // The agent's questions are on unless denied (the denial is merged last).
+            config: tool_denial::merge(
+                tool_denial::merge(mcp_servers(&cfg.mcp_servers), questions::enable_config()),
+                off,
+            ),
         };
         let resume = request
             .persistence

@@ -18,13 +18,14 @@ use agent_bridge_core::rpc::PeerError;
 use agent_bridge_core::{AgentEvent, AgentSession, SessionSink, TurnRequest};
 use agent_bridge_protocol::{
     PromptInput, ProviderConfigChanges, ProviderConfigState, ProviderContent, ProviderError,
-    ProviderPermissionResponse, TaggedContent,
+    ProviderPermissionResponse, RevertScope, TaggedContent,
 };
 use async_trait::async_trait;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::time::Duration;
 
 mod restart;
+pub mod revert;
 
 pub use restart::Relaunch;
 
@@ -158,10 +159,10 @@ impl CodexSession {
             .await
     }
 
-    async fn answer(&self, approval: PendingApproval, decision: &str) {
+    async fn answer(&self, approval: &PendingApproval, result: Value) {
         self.server
             .rpc
-            .respond_to(&approval.rpc_id, Ok(json!({ "decision": decision })))
+            .respond_to(&approval.rpc_id, Ok(result))
             .await;
     }
 }
@@ -195,6 +196,7 @@ impl AgentSession for CodexSession {
                     lock(&self.shared)
                         .normalizer
                         .bind_native(&turn.turn_id, &started.turn.id);
+                    self.tag_user_message(&turn, &started.turn.id).await;
                 }
                 Ok(())
             }
@@ -260,7 +262,7 @@ impl AgentSession for CodexSession {
             .map(|(_, a)| a)
             .collect();
         for approval in pending {
-            self.answer(approval, "cancel").await;
+            self.answer(&approval, approval.cancelled()).await;
         }
         result
     }
@@ -285,9 +287,28 @@ impl AgentSession for CodexSession {
                 "no pending Codex approval `{permission_id}`"
             )));
         };
-        let decision = permissions::decision(&response);
-        tracing::debug!(permission_id, decision, "answering codex approval");
-        self.answer(approval, decision).await;
+        let result = approval.result(&response);
+        tracing::debug!(permission_id, %result, "answering codex approval");
+        self.answer(&approval, result).await;
+        // A question denied with `interrupt` also stops the turn (an approval's `cancel`
+        // decision does that natively).
+        let stop = matches!(approval.asked, permissions::Asked::Questions(_))
+            && matches!(
+                response,
+                ProviderPermissionResponse::Deny {
+                    interrupt: Some(true),
+                    ..
+                }
+            );
+        if stop {
+            let active = lock(&self.shared)
+                .normalizer
+                .active_turn()
+                .map(|(core, _)| core.to_string());
+            if let Some(turn_id) = active {
+                self.interrupt(&turn_id).await?;
+            }
+        }
         Ok(())
     }
 
@@ -299,6 +320,10 @@ impl AgentSession for CodexSession {
         let next = self.config.apply(&changes)?;
         self.config = next;
         Ok(self.config.state())
+    }
+
+    async fn revert(&mut self, token: Value, scope: RevertScope) -> Result<(), ProviderError> {
+        self.revert_to(token, scope).await
     }
 
     async fn can_stop_runtime(&mut self) -> bool {
