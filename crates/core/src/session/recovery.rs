@@ -93,7 +93,7 @@ impl Actor {
                     severity: Severity::Warning,
                     title: "The agent was restarted".into(),
                     description: Some(format!(
-                        "Its process had stopped ({}); it was started again and the session resumed.",
+                        "Its process had stopped ({}); it was started again.",
                         cause.message
                     )),
                     dismissed: None,
