@@ -207,6 +207,12 @@ pub trait Provider: Send + Sync + 'static {
     ) -> Result<OpenedSession, ProviderError>;
 }
 
+/// The id of the `user_message` row the core publishes for the prompt that starts turn
+/// `turn_id`: an agent re-sends that row (say, with a `revertToken`) under this id.
+pub fn user_item_id(turn_id: &str) -> String {
+    format!("user:{turn_id}")
+}
+
 /// A prompt, as handed to the agent when a turn starts.
 #[derive(Debug, Clone)]
 pub struct TurnRequest {
@@ -301,6 +307,18 @@ pub trait AgentSession: Send + 'static {
     async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
         let _ = sink;
         Err(ProviderError::new("this agent cannot be restarted"))
+    }
+
+    /// `session.revert`: rewinds the native session to the user message whose item carries
+    /// `token` as its `revertToken` (the message and everything after it go), in `scope`.
+    /// Only called between turns, for a scope the provider declares.
+    async fn revert(
+        &mut self,
+        token: &agent_bridge_protocol::Json,
+        scope: agent_bridge_protocol::RevertScope,
+    ) -> Result<(), ProviderError> {
+        let _ = (token, scope);
+        Err(ProviderError::new("this agent cannot rewind").with_code("unsupported"))
     }
 
     /// Stops the native session and releases its processes (graceful, then forced).

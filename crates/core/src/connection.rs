@@ -365,8 +365,20 @@ impl Connection {
                     done: None,
                 },
             ),
-            ProviderInput::SessionRevert { request_id, .. }
-            | ProviderInput::SessionArchive { request_id, .. }
+            ProviderInput::SessionRevert {
+                request_id,
+                session_id,
+                token,
+                scope,
+            } => self.command(
+                &session_id,
+                SessionCommand::Revert {
+                    request_id,
+                    token,
+                    scope,
+                },
+            ),
+            ProviderInput::SessionArchive { request_id, .. }
             | ProviderInput::SessionUnarchive { request_id, .. } => {
                 // Reachable only if a provider declares these capabilities without support.
                 let out = self.out.clone();
