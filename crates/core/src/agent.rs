@@ -314,7 +314,7 @@ pub trait AgentSession: Send + 'static {
     /// Only called between turns, for a scope the provider declares.
     async fn revert(
         &mut self,
-        token: &agent_bridge_protocol::Json,
+        token: agent_bridge_protocol::Json,
         scope: agent_bridge_protocol::RevertScope,
     ) -> Result<(), ProviderError> {
         let _ = (token, scope);

@@ -476,8 +476,8 @@ impl AgentSession for ClaudeSession {
         }
     }
 
-    async fn revert(&mut self, token: &Value, scope: RevertScope) -> Result<(), ProviderError> {
-        self.rewind(token, scope).await
+    async fn revert(&mut self, token: Value, scope: RevertScope) -> Result<(), ProviderError> {
+        self.rewind(&token, scope).await
     }
 
     fn can_restart(&self) -> bool {

@@ -377,7 +377,7 @@ impl Actor {
             .with_code("turn_active"))
         } else {
             match self.ensure_running(session).await {
-                Ok(()) => self.call(session.revert(&token, scope)).await,
+                Ok(()) => self.call(session.revert(token, scope)).await,
                 Err(error) => Err(error),
             }
         };
