@@ -222,6 +222,12 @@ pub trait Provider: Send + Sync + 'static {
     ) -> Result<OpenedSession, ProviderError>;
 }
 
+/// The id of the `user_message` row the core publishes for the prompt that starts turn
+/// `turn_id`: an agent re-sends that row (say, with a `revertToken`) under this id.
+pub fn user_item_id(turn_id: &str) -> String {
+    format!("user:{turn_id}")
+}
+
 /// A prompt, as handed to the agent when a turn starts.
 #[derive(Debug, Clone)]
 pub struct TurnRequest {

@@ -7,6 +7,7 @@
 //! [`session`] module owns the process, the turn accounting and the control plumbing.
 
 pub mod catalog;
+pub mod commands;
 pub mod configure;
 pub mod control;
 pub mod dialect;
@@ -15,9 +16,11 @@ pub mod list;
 pub mod mcp_file;
 pub mod normalize;
 pub mod permissions;
+pub mod prompt;
 pub mod provider;
 pub mod reader;
 pub mod restart;
+pub mod rewind;
 pub mod session;
 pub mod transcript;
 pub mod transcript_peek;

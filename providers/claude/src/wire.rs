@@ -48,6 +48,9 @@ pub struct SystemMessage {
     pub slash_commands: Option<Vec<String>>,
     #[serde(default)]
     pub claude_code_version: Option<String>,
+    // commands_changed: the whole list, `{name, description, argumentHint}` objects
+    #[serde(default)]
+    pub commands: Option<Vec<Value>>,
     // status
     #[serde(default)]
     pub status: Option<String>,

@@ -354,25 +354,36 @@ impl Actor {
                 request_id,
                 token,
                 scope,
-            } => {
-                let done = match self.turn.as_ref() {
-                    Some(t) => Err(ProviderError::new(format!(
-                        "a turn is running ({}); interrupt it before rewinding",
-                        t.id
-                    ))
-                    .with_code("turn_active")),
-                    None => match self.ensure_running(session).await {
-                        Ok(()) => self.call(session.revert(token, scope)).await,
-                        Err(error) => Err(error),
-                    },
-                };
-                let event = match done {
-                    Ok(()) => ProviderEvent::RequestCompleted { request_id },
-                    Err(error) => ProviderEvent::RequestFailed { request_id, error },
-                };
-                self.emit(event).await;
-            }
+            } => self.revert(session, request_id, token, scope).await,
             SessionCommand::Close { .. } => {}
         }
+    }
+
+    /// `session.revert`, only between turns; answered `request.completed` once the agent
+    /// rewound.
+    async fn revert(
+        &mut self,
+        session: &mut Box<dyn AgentSession>,
+        request_id: String,
+        token: agent_bridge_protocol::Json,
+        scope: agent_bridge_protocol::RevertScope,
+    ) {
+        let result = if let Some(turn) = self.turn.as_ref() {
+            Err(ProviderError::new(format!(
+                "a turn is running ({}); interrupt it before rewinding",
+                turn.id
+            ))
+            .with_code("turn_active"))
+        } else {
+            match self.ensure_running(session).await {
+                Ok(()) => self.call(session.revert(token, scope)).await,
+                Err(error) => Err(error),
+            }
+        };
+        let event = match result {
+            Ok(()) => ProviderEvent::RequestCompleted { request_id },
+            Err(error) => ProviderEvent::RequestFailed { request_id, error },
+        };
+        self.emit(event).await;
     }
 }

@@ -53,6 +53,8 @@ pub enum NormEvent {
     },
     /// `system/init`: the CLI's actual session id, model and permission mode.
     Init(InitInfo),
+    /// `system/commands_changed`: the CLI's whole slash-command list, replacing the last one.
+    CommandsChanged(Vec<agent_bridge_protocol::ProviderCommand>),
     /// The permission mode changed (`system/status`).
     ModeChanged(String),
     /// The CLI echoed a user line the bridge wrote (`--replay-user-messages`).
@@ -295,15 +297,20 @@ impl Normalizer {
                     item,
                 });
             }
-            // Live prompts are published by the core; only a transcript replays them.
-            None if self.mode == Mode::Replay => out.push(NormEvent::Item(TimelineItem::new(
-                format!("user:{uuid}"),
-                ItemBody::UserMessage {
-                    text,
-                    message_id: Some(uuid),
-                    client_message_id: None,
-                },
-            ))),
+            // Live prompts are published by the core; only a transcript replays them. Their
+            // uuid is where a rewind goes back to (see `crate::rewind`).
+            None if self.mode == Mode::Replay => {
+                let mut item = TimelineItem::new(
+                    format!("user:{uuid}"),
+                    ItemBody::UserMessage {
+                        text,
+                        message_id: Some(uuid.clone()),
+                        client_message_id: None,
+                    },
+                );
+                item.revert_token = (!uuid.is_empty()).then_some(Value::String(uuid));
+                out.push(NormEvent::Item(item));
+            }
             None => {}
         }
     }

@@ -25,6 +25,11 @@ impl Normalizer {
                     version: sys.claude_code_version.clone(),
                 }));
             }
+            "commands_changed" => {
+                if let Some(list) = &sys.commands {
+                    out.push(NormEvent::CommandsChanged(crate::commands::from_list(list)));
+                }
+            }
             "status" => {
                 if let Some(mode) = &sys.permission_mode {
                     out.push(NormEvent::ModeChanged(mode.clone()));

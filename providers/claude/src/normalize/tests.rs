@@ -28,6 +28,7 @@ fn events_json(events: &[NormEvent]) -> Value {
                 NormEvent::ChildItem { child_session_id, item } => json!({"childItem": {"child": child_session_id, "item": item}}),
                 NormEvent::Init(i) => json!({"init": {"sessionId": i.session_id, "model": i.model, "mode": i.permission_mode, "commands": i.slash_commands.len()}}),
                 NormEvent::ModeChanged(m) => json!({"mode": m}),
+                NormEvent::CommandsChanged(c) => json!({"commandsChanged": c}),
                 NormEvent::Echo { uuid } => json!({"echo": uuid}),
                 NormEvent::Usage(u) => json!({"usage": u}),
                 NormEvent::RunEnded { outcome, usage } => json!({"runEnded": {"outcome": outcome_json(outcome), "usage": usage}}),
@@ -312,4 +313,14 @@ fn thinking_then_text_of_one_message_are_two_rows() {
     insta::assert_json_snapshot!("thinking_text", events_json(&events));
     let ids: Vec<String> = items(&events).into_iter().map(|i| i.id).collect();
     assert_eq!(ids, vec!["m1:0", "m1:0", "m1:1"]);
+}
+
+/// `system/commands_changed` as claude 2.1.197 prints it after `/reload-skills` picked up a
+/// project command (trimmed to three entries).
+#[test]
+fn commands_changed_carries_the_whole_new_list() {
+    let line = r#"{"type":"system","subtype":"commands_changed","commands":[{"name":"existing","description":"hello (project)","argumentHint":""},{"name":"fresh","description":"Brand new command (project)","argumentHint":""},{"name":"loop","description":"Run a prompt or slash command on a recurring interval (e.g. /loop 5m /foo, defaults to 10m)","argumentHint":"[interval] <prompt>","aliases":["proactive"]}],"uuid":"5d0c1e2f-0000-4000-8000-000000000001","session_id":"6abab2af-6c90-4d2d-8b06-116349facffa"}"#;
+    let msg = CliMessage::parse(line).expect("a system line");
+    let mut n = Normalizer::new("s", Mode::Live);
+    insta::assert_json_snapshot!("commands_changed", events_json(&n.handle(&msg)));
 }
