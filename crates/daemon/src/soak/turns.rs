@@ -214,7 +214,10 @@ impl Driver<'_> {
             if let Some(&i) = self.by_request.get(rid) {
                 match (&self.sessions[i].phase, kind) {
                     (Phase::Opening { request_id, .. }, "request.failed") if request_id == rid => {
-                        return self.open_failed(i)
+                        let why = ev.get("error").and_then(|e| s(e, "message")).unwrap_or("?");
+                        let what = format!("open of `{}` failed: {why}", self.sessions[i].id);
+                        self.ledger.note(what);
+                        return self.open_failed(i);
                     }
                     (
                         Phase::Closing {
