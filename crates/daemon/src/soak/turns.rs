@@ -214,8 +214,16 @@ impl Driver<'_> {
             if let Some(&i) = self.by_request.get(rid) {
                 match (&self.sessions[i].phase, kind) {
                     (Phase::Opening { request_id, .. }, "request.failed") if request_id == rid => {
-                        let why = ev.get("error").and_then(|e| s(e, "message")).unwrap_or("?");
-                        let what = format!("open of `{}` failed: {why}", self.sessions[i].id);
+                        let error = ev.get("error");
+                        let why = error.and_then(|e| s(e, "message")).unwrap_or("?");
+                        let detail: String = error
+                            .and_then(|e| s(e, "diagnostic"))
+                            .unwrap_or_default()
+                            .chars()
+                            .take(400)
+                            .collect();
+                        let what =
+                            format!("open of `{}` failed: {why} {detail}", self.sessions[i].id);
                         self.ledger.note(what);
                         return self.open_failed(i);
                     }
