@@ -102,6 +102,34 @@ async fn the_restart_is_announced_by_a_warning_notice_before_the_turn() {
     assert_eq!(events[2]["result"]["type"], "turn");
 }
 
+#[tokio::test]
+async fn what_the_agent_reports_while_restarting_follows_the_restart_notice() {
+    let mut host = Host::start(Behaviour {
+        notice_on_restart: true,
+        ..restartable()
+    })
+    .await;
+    let old = host.open("s1").await;
+    die(&old, "cli exited (signal: 9)").await;
+    host.prompt("s1", "m1", "hello", "auto").await;
+    let events = host.until("session.prompt_result").await;
+    let notices: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "session.notice")
+        .filter_map(|e| e["notice"]["id"].as_str())
+        .collect();
+    assert_eq!(notices, vec!["agent-restarted:1", "fresh"], "{events:?}");
+    assert_eq!(
+        kinds(&events),
+        vec![
+            "session.notice",
+            "session.notice",
+            "timeline.item",
+            "session.prompt_result"
+        ]
+    );
+}
+
 fn stale_notice() -> ProviderNotice {
     ProviderNotice {
         id: "stale".into(),

@@ -41,6 +41,8 @@ pub struct Behaviour {
     pub restartable: bool,
     /// `restart` fails (with code `session_not_found`).
     pub fail_restart: bool,
+    /// `restart` reports a notice `fresh` through its new sink before it returns.
+    pub notice_on_restart: bool,
 }
 
 pub struct FakeProvider {
@@ -273,6 +275,16 @@ impl AgentSession for FakeSession {
             return Err(ProviderError::new("No conversation found").with_code("session_not_found"));
         }
         self.native_turn = None;
+        if self.behaviour.notice_on_restart {
+            let notice = ProviderNotice {
+                id: "fresh".into(),
+                severity: Severity::Warning,
+                title: "a new conversation".into(),
+                description: None,
+                dismissed: None,
+            };
+            sink.send(AgentEvent::Notice(notice)).await;
+        }
         let _ = self.sinks.send((self.session_id.clone(), sink.clone()));
         self.sink = Some(sink);
         Ok(())
@@ -336,7 +348,11 @@ impl Host {
             seen: vec![],
             next_id: 1,
         };
-        host.request("initialize", json!({"apiVersion": 1})).await;
+        host.request(
+            "initialize",
+            json!({"apiVersion": 1, "host": {"name": "core-tests", "version": "0"}}),
+        )
+        .await;
         let r = host.request("provider/connect", json!({"providerId": "fake", "request": {"versions": [1],
             "capabilities": ["prompt.message", "prompt.steer", "session.configure", "session.list", "permission"]}})).await;
         assert_eq!(r["result"]["connectionId"], "c1");

@@ -15,6 +15,7 @@ pub mod permission;
 pub mod persistence;
 pub mod profile;
 mod provider;
+pub mod restart;
 pub mod session;
 pub mod wire;
 

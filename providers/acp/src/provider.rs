@@ -5,6 +5,7 @@ use crate::inbound::{self, lock, Discard, SessionInbound, Shared};
 use crate::launch::{self, auth_error, Agent};
 use crate::persistence;
 use crate::profile::{self, Profile};
+use crate::restart::SessionLaunch;
 use crate::session::AcpSession;
 use crate::wire::{method, SessionList, SessionState};
 use agent_bridge_core::registry::ProviderManifest;
@@ -226,7 +227,14 @@ impl Provider for AcpProvider {
                     let replay = std::mem::take(&mut s.replay);
                     (s.config.state(), replay, s.title.clone())
                 };
-                let session = AcpSession::new(agent, shared, sink, session_id.clone());
+                let launch = SessionLaunch {
+                    profile: self.profile.clone(),
+                    spec,
+                    scope: request.scope.clone(),
+                    cwd: cwd.clone(),
+                    mcp_servers: cfg.mcp_servers.clone(),
+                };
+                let session = AcpSession::new(agent, shared, sink, session_id.clone(), launch);
                 let mut out = OpenedSession::new(Box::new(session), state);
                 out.persistence = Some(persistence::persistence(&session_id, &cwd));
                 out.title = title;

@@ -4,10 +4,7 @@
 
 use crate::catalog;
 use crate::control::ControlError;
-use crate::session::{
-    control_error, initialize, poisoned, spawn_runtime, startup_error, ClaudeSession,
-    ConfigSnapshot,
-};
+use crate::session::{control_error, ClaudeSession, ConfigSnapshot};
 use agent_bridge_protocol::{ProviderConfigChanges, ProviderError};
 use serde_json::{json, Value};
 
@@ -135,50 +132,4 @@ impl ClaudeSession {
 pub enum Applied {
     Live,
     NeedsRespawn,
-}
-
-impl ClaudeSession {
-    /// Restarts the CLI on the same native session with `next` as its flags (model, mode,
-    /// effort); the old process is stopped only once the new one answered `initialize`.
-    pub(crate) async fn respawn_with(
-        &mut self,
-        next: &ConfigSnapshot,
-    ) -> Result<(), ProviderError> {
-        let (native, models) = {
-            let s = self.runtime.shared.lock().map_err(|_| poisoned())?;
-            if s.turn.is_some() {
-                return Err(ProviderError::new(
-                    "this Claude Code version changes thinking only between turns (it restarts the session)",
-                )
-                .with_code("turn_active"));
-            }
-            (s.native_session_id.clone(), s.config.models.clone())
-        };
-        let info = &self.respawn;
-        let mut opts = info.opts.clone();
-        opts.model = (next.model != "default").then(|| next.model.clone());
-        opts.mode = next.mode.clone();
-        opts.effort = next.thinking.clone();
-        opts.resume = native;
-        let mut fresh = spawn_runtime(
-            &info.session_id,
-            &info.launch,
-            &info.env,
-            &opts,
-            Some(info.sink.clone()),
-        )
-        .await?;
-        fresh.process.register(&info.scope);
-        if let Err(e) = initialize(&fresh.channel).await {
-            return Err(startup_error(&mut fresh, "restart for a thinking change", e).await);
-        }
-        fresh.release_mcp_config().await;
-        if let Ok(mut s) = fresh.shared.lock() {
-            s.config.models = models;
-        }
-        let mut old = std::mem::replace(&mut self.runtime, fresh);
-        old.shutdown().await;
-        self.respawn.opts = opts;
-        Ok(())
-    }
 }

@@ -17,6 +17,7 @@ pub mod normalize;
 pub mod permissions;
 pub mod provider;
 pub mod reader;
+pub mod restart;
 pub mod session;
 pub mod transcript;
 pub mod transcript_peek;

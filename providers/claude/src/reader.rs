@@ -223,10 +223,14 @@ impl Reader {
                     && s.native_session_id.as_deref() != Some(info.session_id.as_str())
                 {
                     s.native_session_id = Some(info.session_id.clone());
-                    out.push(AgentEvent::Persistence(persistence(
-                        &info.session_id,
-                        &s.cwd,
-                    )));
+                    if s.transcript_saved {
+                        out.push(AgentEvent::Persistence(persistence(
+                            &info.session_id,
+                            &s.cwd,
+                        )));
+                    } else {
+                        s.persistence_held = true;
+                    }
                 }
                 let before = s.config_state();
                 if let Some(model) = &info.model {
@@ -273,10 +277,18 @@ impl Reader {
                 }]
             }
             NormEvent::RunEnded { outcome, usage } => {
-                let mut out = vec![AgentEvent::Usage {
+                // A run ended: the CLI has written the session's transcript.
+                s.transcript_saved = true;
+                let mut out = Vec::new();
+                if std::mem::take(&mut s.persistence_held) {
+                    if let Some(id) = &s.native_session_id {
+                        out.push(AgentEvent::Persistence(persistence(id, &s.cwd)));
+                    }
+                }
+                out.push(AgentEvent::Usage {
                     turn_id: s.turn.as_ref().map(|t| t.id.clone()),
                     usage,
-                }];
+                });
                 let Some(turn) = s.turn.as_ref() else {
                     return out;
                 };

@@ -53,6 +53,12 @@ pub struct Shared {
     pub permissions: HashMap<String, PendingPermission>,
     pub config: ConfigSnapshot,
     pub native_session_id: Option<String>,
+    /// The native session has a transcript (`--resume` can find it): it was resumed, or a run
+    /// of it ended. Until then its persistence handle is held back (a handle that cannot be
+    /// resumed would fail the host's reopen).
+    pub transcript_saved: bool,
+    /// The handle of `native_session_id` waits for `transcript_saved`.
+    pub persistence_held: bool,
     pub cwd: String,
     pub closing: bool,
     pub dead: bool,
@@ -132,6 +138,8 @@ pub async fn spawn_runtime(
             thinking: opts.effort.clone(),
         },
         native_session_id: opts.resume.clone(),
+        transcript_saved: opts.resume.is_some(),
+        persistence_held: false,
         cwd: opts.cwd.clone(),
         closing: false,
         dead: false,
@@ -490,6 +498,14 @@ impl AgentSession for ClaudeSession {
             }
             Err(_) => false,
         }
+    }
+
+    fn can_restart(&self) -> bool {
+        true
+    }
+
+    async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
+        self.restart_after_death(sink).await
     }
 
     async fn close(&mut self) {

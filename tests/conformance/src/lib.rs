@@ -69,6 +69,7 @@
 
 pub mod binary;
 pub mod event;
+mod flow;
 pub mod host;
 pub mod input;
 mod observe;

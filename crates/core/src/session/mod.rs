@@ -23,7 +23,7 @@ use crate::timeline::TimelineStore;
 use agent_bridge_protocol::{
     Capability, ItemBody, PromptDelivery, PromptInput, PromptResult, ProviderConfigChanges,
     ProviderError, ProviderEvent, ProviderPermissionResponse, ProviderPrompt, Restoration,
-    TimelineItem, ToolStatus, TurnState,
+    RevertScope, TimelineItem, ToolStatus, TurnState,
 };
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -58,6 +58,11 @@ pub enum SessionCommand {
     },
     CanStopRuntime {
         request_id: String,
+    },
+    Revert {
+        request_id: String,
+        token: serde_json::Value,
+        scope: RevertScope,
     },
     Close {
         request_id: Option<String>,
@@ -344,6 +349,28 @@ impl Actor {
                     can_stop,
                 })
                 .await;
+            }
+            SessionCommand::Revert {
+                request_id,
+                token,
+                scope,
+            } => {
+                let done = match self.turn.as_ref() {
+                    Some(t) => Err(ProviderError::new(format!(
+                        "a turn is running ({}); interrupt it before rewinding",
+                        t.id
+                    ))
+                    .with_code("turn_active")),
+                    None => match self.ensure_running(session).await {
+                        Ok(()) => self.call(session.revert(token, scope)).await,
+                        Err(error) => Err(error),
+                    },
+                };
+                let event = match done {
+                    Ok(()) => ProviderEvent::RequestCompleted { request_id },
+                    Err(error) => ProviderEvent::RequestFailed { request_id, error },
+                };
+                self.emit(event).await;
             }
             SessionCommand::Close { .. } => {}
         }

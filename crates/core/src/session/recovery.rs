@@ -93,7 +93,7 @@ impl Actor {
                     severity: Severity::Warning,
                     title: "The agent was restarted".into(),
                     description: Some(format!(
-                        "Its process had stopped ({}); it was started again and the session resumed.",
+                        "Its process had stopped ({}); it was started again.",
                         cause.message
                     )),
                     dismissed: None,
@@ -103,6 +103,9 @@ impl Actor {
                     notice,
                 })
                 .await;
+                // What the agent reported while restarting (its own notice, a new persistence
+                // handle) comes next, before the call that needed the runtime.
+                self.drain_queued_events().await;
                 Ok(())
             }
             Err(error) if error.code.as_deref() == Some("session_closed") => Err(error),

@@ -105,6 +105,18 @@ impl Normalizer {
         }
     }
 
+    /// The runtime died and a new one takes over the thread: forgets what the dead one left
+    /// unfinished (the turn binding, text still streaming, tool calls, whose rows the core
+    /// settled with the turn). Keeps the thread, the sub-agent children and the warnings seen
+    /// (their row ids stay unique).
+    pub fn forget_unfinished(&mut self) {
+        self.turn = None;
+        self.texts.clear();
+        self.reasoning.clear();
+        self.tools.clear();
+        self.last_error = None;
+    }
+
     pub fn active_turn(&self) -> Option<(&str, Option<&str>)> {
         self.turn
             .as_ref()

@@ -5,13 +5,12 @@ use crate::agent::ProviderContext;
 use crate::codec::{BoundedLineCodec, Line, MAX_LINE};
 use crate::connection::Connection;
 use crate::emitter::Outbound;
+use crate::inflight::InFlight;
 use crate::registry::ProviderEntry;
 use crate::supervisor::LaunchOverride;
 use agent_bridge_protocol::jsonrpc::{ErrorCode, Incoming, RequestId, RpcError};
 use agent_bridge_protocol::wire::*;
-use agent_bridge_protocol::{
-    capability, AvailabilityStatus, ProviderAvailability, BRIDGE_API_VERSION,
-};
+use agent_bridge_protocol::{capability, BRIDGE_API_VERSION};
 use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -23,8 +22,9 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
+mod provider_requests;
+
 pub use crate::limits::AVAILABILITY_TIMEOUT;
-use crate::limits::CATALOG_CACHE_KEY_TIMEOUT;
 
 /// Static configuration of a bridge server.
 pub struct ServerConfig {
@@ -41,6 +41,8 @@ struct State {
     initialized: bool,
     connections: HashMap<String, Arc<Connection>>,
     next_connection: u64,
+    /// Requests answered from tasks of their own, bounded; their ids.
+    inflight: InFlight,
 }
 
 /// Why the server stopped.
@@ -71,6 +73,7 @@ where
         initialized: false,
         connections: HashMap::new(),
         next_connection: 1,
+        inflight: InFlight::default(),
     };
     let mut lines = FramedRead::new(reader, BoundedLineCodec::new(MAX_LINE));
     let reason = loop {
@@ -86,7 +89,13 @@ where
             }
             Some(Ok(line)) => line,
         };
-        if state.handle_line(line).await {
+        // Handling may wait (for room in stdout's queue, for a free in-flight slot): that is
+        // backpressure on the host, but never deafness to a cancel.
+        let stop = tokio::select! {
+            _ = cancel.cancelled() => break StopReason::Canceled,
+            stop = state.handle_line(line) => stop,
+        };
+        if stop {
             break StopReason::Shutdown;
         }
     };
@@ -114,21 +123,9 @@ fn parse_params<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, R
     })
 }
 
-/// Params that name the provider they are for.
-trait NamesProvider {
-    fn provider_id(&self) -> &str;
-}
-
-impl NamesProvider for AvailabilityParams {
-    fn provider_id(&self) -> &str {
-        &self.provider_id
-    }
-}
-
-impl NamesProvider for CatalogCacheKeyParams {
-    fn provider_id(&self) -> &str {
-        &self.provider_id
-    }
+/// At most 200 characters of a host-given string, for a log line or a message.
+fn clip(text: &str) -> String {
+    agent_bridge_protocol::jsonrpc::clip(text, 200)
 }
 
 impl State {
@@ -192,6 +189,17 @@ impl State {
     }
 
     async fn handle_request(&mut self, id: RequestId, method: &str, params: Value) {
+        if self.inflight.holds(&id) {
+            // Answered with `id: null`: the request in flight keeps the only answer with its id.
+            let msg = format!(
+                "request id {} is in use by a request still in flight; this `{}` was not executed",
+                clip(&id.to_string()),
+                clip(method)
+            );
+            tracing::warn!("{msg}");
+            let err = RpcError::new(ErrorCode::InvalidRequest, msg);
+            return self.out.respond_error(None, err).await;
+        }
         if method != METHOD_INITIALIZE && !self.initialized {
             let known = [
                 METHOD_AVAILABILITY,
@@ -215,11 +223,11 @@ impl State {
         }
         let result = match method {
             METHOD_INITIALIZE => self.initialize(params),
-            METHOD_AVAILABILITY => return self.availability(id, params),
-            METHOD_CATALOG_CACHE_KEY => return self.cache_key(id, params),
+            METHOD_AVAILABILITY => return self.availability(id, params).await,
+            METHOD_CATALOG_CACHE_KEY => return self.cache_key(id, params).await,
             METHOD_CONNECT => self.connect(params),
             METHOD_SEND => return self.send(id, params).await,
-            METHOD_CLOSE => return self.close(id, params),
+            METHOD_CLOSE => return self.close(id, params).await,
             METHOD_SHUTDOWN => Err(RpcError::new(
                 ErrorCode::InvalidRequest,
                 "`shutdown` is a notification; send it without an id",
@@ -249,6 +257,11 @@ impl State {
         if let Some(plugin) = &params.plugin {
             self.data_dir = plugin.data_dir.as_ref().map(PathBuf::from);
         }
+        tracing::info!(
+            host = %clip(&params.host.name),
+            version = %clip(&params.host.version),
+            "initialized"
+        );
         self.initialized = true;
         let providers = self
             .config
@@ -304,80 +317,6 @@ impl State {
             data_dir: Some(data_dir),
             plugin_dir: Some(self.config.plugin_dir.clone()),
         }
-    }
-
-    /// Answers a provider-level request from a task of its own: parses the params, finds the
-    /// provider, runs `work` with the provider's default launch context.
-    fn provider_request<P, F, Fut>(&self, id: RequestId, method: &str, params: Value, work: F)
-    where
-        P: DeserializeOwned + NamesProvider + Send + 'static,
-        F: FnOnce(Arc<ProviderEntry>, ProviderContext, P) -> Fut + Send + 'static,
-        Fut: std::future::Future<Output = Value> + Send + 'static,
-    {
-        let out = self.out.clone();
-        let prepared = parse_params::<P>(method, params)
-            .and_then(|p| self.entry(p.provider_id()).map(|e| (p, e)));
-        match prepared {
-            Ok((params, entry)) => {
-                let ctx = self.context(&entry, None);
-                tokio::spawn(async move {
-                    let result = work(entry, ctx, params).await;
-                    out.respond(id, result).await;
-                });
-            }
-            Err(err) => {
-                tokio::spawn(async move { out.respond_error(Some(id), err).await });
-            }
-        }
-    }
-
-    fn availability(&self, id: RequestId, params: Value) {
-        self.provider_request(
-            id,
-            METHOD_AVAILABILITY,
-            params,
-            |entry, ctx, params: AvailabilityParams| async move {
-                let limit = params
-                    .timeout_ms
-                    .map(Duration::from_millis)
-                    .unwrap_or(AVAILABILITY_TIMEOUT);
-                let probe = entry.provider.availability(&ctx, &params.options);
-                let result = match tokio::time::timeout(limit, probe).await {
-                    Ok(a) => a,
-                    Err(_) => ProviderAvailability::with(
-                        AvailabilityStatus::Unrunnable,
-                        format!(
-                            "the availability probe did not finish within {} ms",
-                            limit.as_millis()
-                        ),
-                    ),
-                };
-                serde_json::to_value(result).unwrap_or(Value::Null)
-            },
-        );
-    }
-
-    fn cache_key(&self, id: RequestId, params: Value) {
-        self.provider_request(
-            id,
-            METHOD_CATALOG_CACHE_KEY,
-            params,
-            |entry, ctx, params: CatalogCacheKeyParams| async move {
-                let probe = entry.provider.catalog_cache_key(&ctx, &params.options);
-                let key = match tokio::time::timeout(CATALOG_CACHE_KEY_TIMEOUT, probe).await {
-                    Ok(key) => key,
-                    Err(_) => {
-                        tracing::warn!(
-                            provider = %entry.descriptor.id,
-                            "the catalog cache key did not come within {} s; answering no caching",
-                            CATALOG_CACHE_KEY_TIMEOUT.as_secs()
-                        );
-                        None
-                    }
-                };
-                serde_json::json!({ "key": key })
-            },
-        );
     }
 
     fn connect(&mut self, params: Value) -> Result<Value, RpcError> {
@@ -451,21 +390,21 @@ impl State {
         }
     }
 
-    fn close(&mut self, id: RequestId, params: Value) {
+    async fn close(&mut self, id: RequestId, params: Value) {
         let out = self.out.clone();
         let conn = parse_params::<CloseParams>(METHOD_CLOSE, params)
             .and_then(|p| self.connection(&p.connection_id));
         match conn {
             Ok(conn) => {
+                let ticket = self.inflight.begin(&id).await;
                 self.connections.remove(&conn.id);
                 tokio::spawn(async move {
                     conn.close().await;
                     out.respond(id, Value::Null).await;
+                    drop(ticket);
                 });
             }
-            Err(err) => {
-                tokio::spawn(async move { out.respond_error(Some(id), err).await });
-            }
+            Err(err) => out.respond_error(Some(id), err).await,
         }
     }
 }
