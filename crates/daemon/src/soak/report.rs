@@ -201,8 +201,11 @@ impl Summary {
                 None,
             ),
             row(
-                "opens / failed / reopened after runtime_failed",
-                format!("{} / {} / {}", c.opens, c.opens_failed, c.reopens),
+                "opens / failed / reopened after runtime_failed / turns not run",
+                format!(
+                    "{} / {} / {} / {}",
+                    c.opens, c.opens_failed, c.reopens, c.turns_not_run
+                ),
                 "",
                 None,
             ),

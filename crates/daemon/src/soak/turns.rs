@@ -214,7 +214,18 @@ impl Driver<'_> {
             if let Some(&i) = self.by_request.get(rid) {
                 match (&self.sessions[i].phase, kind) {
                     (Phase::Opening { request_id, .. }, "request.failed") if request_id == rid => {
-                        return self.open_failed(i)
+                        let error = ev.get("error");
+                        let why = error.and_then(|e| s(e, "message")).unwrap_or("?");
+                        let detail: String = error
+                            .and_then(|e| s(e, "diagnostic"))
+                            .unwrap_or_default()
+                            .chars()
+                            .take(400)
+                            .collect();
+                        let what =
+                            format!("open of `{}` failed: {why} {detail}", self.sessions[i].id);
+                        self.ledger.note(what);
+                        return self.open_failed(i);
                     }
                     (
                         Phase::Closing {
