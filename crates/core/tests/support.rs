@@ -39,8 +39,8 @@ pub struct Behaviour {
     /// The session can restart its runtime (`can_restart`); `restart` logs `restart`, takes
     /// the new sink and hands it to the test like an opened session's.
     pub restartable: bool,
-    /// `restart` fails (with code `session_not_found`).
-    pub fail_restart: bool,
+    /// `restart` fails (with code `session_not_found`) this many times, then works.
+    pub failing_restarts: u32,
     /// `restart` reports a notice `fresh` through its new sink before it returns.
     pub notice_on_restart: bool,
 }
@@ -271,7 +271,8 @@ impl AgentSession for FakeSession {
     }
     async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
         self.log("restart".into());
-        if self.behaviour.fail_restart {
+        if self.behaviour.failing_restarts > 0 {
+            self.behaviour.failing_restarts -= 1;
             return Err(ProviderError::new("No conversation found").with_code("session_not_found"));
         }
         self.native_turn = None;
