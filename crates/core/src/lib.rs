@@ -7,6 +7,7 @@ pub mod codec;
 pub mod connection;
 pub mod emitter;
 pub mod guard;
+pub mod host_input;
 pub mod inflight;
 pub mod limits;
 pub mod probe;

@@ -5,6 +5,7 @@ use crate::agent::ProviderContext;
 use crate::codec::{BoundedLineCodec, Line, MAX_LINE};
 use crate::connection::Connection;
 use crate::emitter::Outbound;
+use crate::host_input::{parse_line, parse_request, HostLine, HostRequest, REQUEST_METHODS};
 use crate::inflight::InFlight;
 use crate::registry::ProviderEntry;
 use crate::supervisor::LaunchOverride;
@@ -12,7 +13,6 @@ use agent_bridge_protocol::jsonrpc::{ErrorCode, Incoming, RequestId, RpcError};
 use agent_bridge_protocol::wire::*;
 use agent_bridge_protocol::{capability, BRIDGE_API_VERSION};
 use futures_util::StreamExt;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -114,15 +114,6 @@ where
     reason
 }
 
-fn parse_params<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, RpcError> {
-    serde_json::from_value(params).map_err(|e| {
-        RpcError::new(
-            ErrorCode::InvalidParams,
-            format!("invalid params for `{method}`: {e}"),
-        )
-    })
-}
-
 /// At most 200 characters of a host-given string, for a log line or a message.
 fn clip(text: &str) -> String {
     agent_bridge_protocol::jsonrpc::clip(text, 200)
@@ -131,57 +122,30 @@ fn clip(text: &str) -> String {
 impl State {
     /// Handles one line; returns true when the bridge must stop.
     async fn handle_line(&mut self, line: Line) -> bool {
-        let text = match line {
-            Line::Text(t) => t,
-            Line::Oversize { len } => {
-                tracing::warn!(len, "discarded a line over the 16 MiB limit");
-                let msg = format!("line of {len} bytes exceeds the 16 MiB limit; discarded");
-                self.out
-                    .respond_error(None, RpcError::new(ErrorCode::InvalidRequest, msg))
-                    .await;
-                return false;
-            }
-            Line::InvalidUtf8 => {
-                self.out
-                    .respond_error(
-                        None,
-                        RpcError::new(ErrorCode::ParseError, "line is not valid UTF-8"),
-                    )
-                    .await;
-                return false;
-            }
-        };
-        if text.trim().is_empty() {
-            return false;
+        if let Line::Oversize { len } = &line {
+            tracing::warn!(len, "discarded a line over the 16 MiB limit");
         }
-        let value: Value = match serde_json::from_str(&text) {
-            Ok(v) => v,
-            Err(e) => {
-                let err = RpcError::new(ErrorCode::ParseError, format!("line is not JSON: {e}"));
-                self.out.respond_error(None, err).await;
-                return false;
-            }
-        };
-        match Incoming::from_value(value) {
-            Err((id, err)) => {
+        match parse_line(line) {
+            HostLine::Blank => false,
+            HostLine::Refused(id, err) => {
                 self.out.respond_error(id, err).await;
                 false
             }
-            Ok(Incoming::Response { id }) => {
+            HostLine::Message(Incoming::Response { id }) => {
                 tracing::debug!(
                     ?id,
                     "ignoring a response to a request the bridge did not send"
                 );
                 false
             }
-            Ok(Incoming::Notification { method, .. }) => {
+            HostLine::Message(Incoming::Notification { method, .. }) => {
                 if method == METHOD_SHUTDOWN {
                     return true;
                 }
                 tracing::debug!(%method, "ignoring unknown notification");
                 false
             }
-            Ok(Incoming::Request { id, method, params }) => {
+            HostLine::Message(Incoming::Request { id, method, params }) => {
                 self.handle_request(id, &method, params).await;
                 false
             }
@@ -201,14 +165,7 @@ impl State {
             return self.out.respond_error(None, err).await;
         }
         if method != METHOD_INITIALIZE && !self.initialized {
-            let known = [
-                METHOD_AVAILABILITY,
-                METHOD_CATALOG_CACHE_KEY,
-                METHOD_CONNECT,
-                METHOD_SEND,
-                METHOD_CLOSE,
-            ];
-            let err = if known.contains(&method) {
+            let err = if REQUEST_METHODS.contains(&method) {
                 RpcError::new(
                     ErrorCode::Unavailable,
                     "not initialized: send `initialize` first",
@@ -221,21 +178,14 @@ impl State {
             };
             return self.out.respond_error(Some(id), err).await;
         }
-        let result = match method {
-            METHOD_INITIALIZE => self.initialize(params),
-            METHOD_AVAILABILITY => return self.availability(id, params).await,
-            METHOD_CATALOG_CACHE_KEY => return self.cache_key(id, params).await,
-            METHOD_CONNECT => self.connect(params),
-            METHOD_SEND => return self.send(id, params).await,
-            METHOD_CLOSE => return self.close(id, params).await,
-            METHOD_SHUTDOWN => Err(RpcError::new(
-                ErrorCode::InvalidRequest,
-                "`shutdown` is a notification; send it without an id",
-            )),
-            other => Err(RpcError::new(
-                ErrorCode::MethodNotFound,
-                format!("unknown method `{other}`"),
-            )),
+        let result = match parse_request(method, params) {
+            Ok(HostRequest::Initialize(p)) => self.initialize(p),
+            Ok(HostRequest::Availability(p)) => return self.availability(id, p).await,
+            Ok(HostRequest::CatalogCacheKey(p)) => return self.cache_key(id, p).await,
+            Ok(HostRequest::Connect(p)) => self.connect(p),
+            Ok(HostRequest::Send(p)) => return self.send(id, p).await,
+            Ok(HostRequest::Close(p)) => return self.close(id, p).await,
+            Err(err) => Err(err),
         };
         match result {
             Ok(value) => self.out.respond(id, value).await,
@@ -243,8 +193,7 @@ impl State {
         }
     }
 
-    fn initialize(&mut self, params: Value) -> Result<Value, RpcError> {
-        let params: InitializeParams = parse_params(METHOD_INITIALIZE, params)?;
+    fn initialize(&mut self, params: InitializeParams) -> Result<Value, RpcError> {
         if params.api_version != BRIDGE_API_VERSION {
             return Err(RpcError::new(
                 ErrorCode::InvalidParams,
@@ -319,8 +268,7 @@ impl State {
         }
     }
 
-    fn connect(&mut self, params: Value) -> Result<Value, RpcError> {
-        let params: ConnectParams = parse_params(METHOD_CONNECT, params)?;
+    fn connect(&mut self, params: ConnectParams) -> Result<Value, RpcError> {
         let entry = self.entry(&params.provider_id)?;
         let version = agent_bridge_protocol::PROVIDER_PROTOCOL_VERSION;
         if !params.request.versions.contains(&version) {
@@ -376,10 +324,10 @@ impl State {
         ))
     }
 
-    async fn send(&mut self, id: RequestId, params: Value) {
-        let admitted = parse_params::<SendParams>(METHOD_SEND, params)
-            .and_then(|p| self.connection(&p.connection_id).map(|c| (p, c)))
-            .and_then(|(p, c)| c.admit(p.input));
+    async fn send(&mut self, id: RequestId, params: SendParams) {
+        let admitted = self
+            .connection(&params.connection_id)
+            .and_then(|c| c.admit(params.input));
         match admitted {
             Ok(dispatch) => {
                 // Answer first, so the admission result precedes the input's events.
@@ -390,10 +338,9 @@ impl State {
         }
     }
 
-    async fn close(&mut self, id: RequestId, params: Value) {
+    async fn close(&mut self, id: RequestId, params: CloseParams) {
         let out = self.out.clone();
-        let conn = parse_params::<CloseParams>(METHOD_CLOSE, params)
-            .and_then(|p| self.connection(&p.connection_id));
+        let conn = self.connection(&params.connection_id);
         match conn {
             Ok(conn) => {
                 let ticket = self.inflight.begin(&id).await;

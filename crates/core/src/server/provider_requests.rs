@@ -2,14 +2,13 @@
 //! `provider/catalogCacheKey`, each within its time limit and one of the bounded in-flight
 //! slots.
 
-use super::{parse_params, State, AVAILABILITY_TIMEOUT};
+use super::{State, AVAILABILITY_TIMEOUT};
 use crate::agent::ProviderContext;
 use crate::limits::CATALOG_CACHE_KEY_TIMEOUT;
 use crate::registry::ProviderEntry;
 use agent_bridge_protocol::jsonrpc::RequestId;
 use agent_bridge_protocol::wire::*;
 use agent_bridge_protocol::{AvailabilityStatus, ProviderAvailability};
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,19 +32,17 @@ impl NamesProvider for CatalogCacheKeyParams {
 
 impl State {
     /// Answers a provider-level request from a task of its own (once one of the bounded
-    /// in-flight slots is free): parses the params, finds the provider, runs `work` with the
-    /// provider's default launch context. A refusal is answered at once.
-    async fn provider_request<P, F, Fut>(&self, id: RequestId, method: &str, params: Value, work: F)
+    /// in-flight slots is free): finds the provider, runs `work` with the provider's default
+    /// launch context. A refusal is answered at once.
+    async fn provider_request<P, F, Fut>(&self, id: RequestId, params: P, work: F)
     where
-        P: DeserializeOwned + NamesProvider + Send + 'static,
+        P: NamesProvider + Send + 'static,
         F: FnOnce(Arc<ProviderEntry>, ProviderContext, P) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = Value> + Send + 'static,
     {
         let out = self.out.clone();
-        let prepared = parse_params::<P>(method, params)
-            .and_then(|p| self.entry(p.provider_id()).map(|e| (p, e)));
-        match prepared {
-            Ok((params, entry)) => {
+        match self.entry(params.provider_id()) {
+            Ok(entry) => {
                 let ctx = self.context(&entry, None);
                 let ticket = self.inflight.begin(&id).await;
                 tokio::spawn(async move {
@@ -58,10 +55,9 @@ impl State {
         }
     }
 
-    pub(super) async fn availability(&self, id: RequestId, params: Value) {
+    pub(super) async fn availability(&self, id: RequestId, params: AvailabilityParams) {
         self.provider_request(
             id,
-            METHOD_AVAILABILITY,
             params,
             |entry, ctx, params: AvailabilityParams| async move {
                 let limit = params
@@ -85,10 +81,9 @@ impl State {
         .await;
     }
 
-    pub(super) async fn cache_key(&self, id: RequestId, params: Value) {
+    pub(super) async fn cache_key(&self, id: RequestId, params: CatalogCacheKeyParams) {
         self.provider_request(
             id,
-            METHOD_CATALOG_CACHE_KEY,
             params,
             |entry, ctx, params: CatalogCacheKeyParams| async move {
                 let probe = entry.provider.catalog_cache_key(&ctx, &params.options);
