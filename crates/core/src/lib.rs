@@ -9,7 +9,9 @@ pub mod emitter;
 pub mod guard;
 pub mod inflight;
 pub mod limits;
+pub mod login;
 pub mod probe;
+pub mod probe_cache;
 #[cfg(target_os = "linux")]
 mod proctree;
 pub mod registry;
