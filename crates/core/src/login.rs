@@ -9,6 +9,20 @@ pub const LOGGED_IN_FRESH: Duration = Duration::from_secs(600);
 /// did is seen at the next check.
 pub const LOGGED_OUT_FRESH: Duration = Duration::from_secs(20);
 
+/// How an availability diagnostic starts when the login check could not tell (see
+/// [`is_unchecked`]).
+const UNCHECKED: &str = "could not check the ";
+
+/// True when `a` is "available" only because its login check could not tell yet (it timed
+/// out, say). Asking again may give the answer: a probe that did not finish in time goes on
+/// in the background and is remembered (`doctor` and `try` ask again).
+pub fn is_unchecked(a: &ProviderAvailability) -> bool {
+    a.status == AvailabilityStatus::Available
+        && a.diagnostic
+            .as_deref()
+            .is_some_and(|d| d.starts_with(UNCHECKED))
+}
+
 /// What a login check found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Login {
@@ -41,7 +55,7 @@ impl Login {
             ),
             Login::Unknown(why) => ProviderAvailability::with(
                 AvailabilityStatus::Available,
-                format!("could not check the {agent} login ({why})"),
+                format!("{UNCHECKED}{agent} login ({why})"),
             ),
         }
     }
@@ -70,6 +84,9 @@ mod tests {
             unknown.diagnostic.as_deref(),
             Some("could not check the Tool login (timed out)")
         );
+        assert!(is_unchecked(&unknown));
+        assert!(!is_unchecked(&out));
+        assert!(!is_unchecked(&ProviderAvailability::available()));
         assert!(Login::LoggedOut(String::new()).fresh_for() < LOGGED_IN_FRESH);
     }
 }
