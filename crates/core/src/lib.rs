@@ -15,6 +15,7 @@ pub mod probe_cache;
 #[cfg(target_os = "linux")]
 mod proctree;
 pub mod registry;
+pub mod retry_notice;
 pub mod rpc;
 pub mod scope;
 pub mod server;

@@ -76,6 +76,24 @@ pub struct SystemMessage {
     pub patch: Option<Map<String, Value>>,
     #[serde(default)]
     pub usage: Option<TaskUsage>,
+    // api_retry (boxed: system lines are rare, CliMessage stays small)
+    #[serde(flatten)]
+    pub retry: Box<ApiRetry>,
+}
+
+/// The fields of a `system/api_retry` line.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ApiRetry {
+    #[serde(default)]
+    pub attempt: Option<u64>,
+    #[serde(default)]
+    pub max_retries: Option<u64>,
+    #[serde(default)]
+    pub retry_delay_ms: Option<f64>,
+    #[serde(default)]
+    pub error_status: Option<u64>,
+    #[serde(default)]
+    pub error: Option<Value>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
