@@ -108,9 +108,12 @@ impl<V: Clone + Send + Sync + 'static> ProbeCache<V> {
 }
 
 /// What identifies the binary `launch` runs: resolved path, size, modification time. Empty
-/// when it cannot be found (the probe's own spawn then says why).
+/// when it cannot be found (the probe's own spawn then says why). The PATH search runs off
+/// the async runtime.
 pub async fn binary_stamp(launch: &LaunchOverride, default_program: &str) -> String {
-    let Ok(path) = launch.resolve(default_program) else {
+    let (launch, program) = (launch.clone(), default_program.to_string());
+    let found = tokio::task::spawn_blocking(move || launch.resolve(&program).ok()).await;
+    let Ok(Some(path)) = found else {
         return String::new();
     };
     let real = tokio::fs::canonicalize(&path).await.unwrap_or(path);
