@@ -9,7 +9,8 @@ use serde_json::{json, Map, Value};
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum CliMessage {
-    System(SystemMessage),
+    /// Boxed: the largest variant, and system lines are rare.
+    System(Box<SystemMessage>),
     Assistant(AssistantMessage),
     User(UserMessage),
     StreamEvent(StreamEventMessage),
@@ -76,14 +77,7 @@ pub struct SystemMessage {
     pub patch: Option<Map<String, Value>>,
     #[serde(default)]
     pub usage: Option<TaskUsage>,
-    // api_retry (boxed: system lines are rare, CliMessage stays small)
-    #[serde(flatten)]
-    pub retry: Box<ApiRetry>,
-}
-
-/// The fields of a `system/api_retry` line.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct ApiRetry {
+    // api_retry
     #[serde(default)]
     pub attempt: Option<u64>,
     #[serde(default)]

@@ -113,7 +113,6 @@ impl Normalizer {
 
 /// `attempt 3 of 10, next in 2 s (HTTP 529, overloaded)` from an `api_retry` message.
 fn retry_words(sys: &SystemMessage) -> String {
-    let sys = &sys.retry;
     let mut words = match (sys.attempt, sys.max_retries) {
         (Some(a), Some(m)) => format!("attempt {a} of {m}"),
         (Some(a), None) => format!("attempt {a}"),
