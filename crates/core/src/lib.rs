@@ -10,10 +10,13 @@ pub mod guard;
 pub mod host_input;
 pub mod inflight;
 pub mod limits;
+pub mod login;
 pub mod probe;
+pub mod probe_cache;
 #[cfg(target_os = "linux")]
 mod proctree;
 pub mod registry;
+pub mod retry_notice;
 pub mod rpc;
 pub mod scope;
 pub mod server;

@@ -3,6 +3,7 @@
 mod agents;
 mod bench;
 mod doctor;
+mod doctor_json;
 mod host;
 mod plugin;
 mod soak;

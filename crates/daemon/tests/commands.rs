@@ -152,6 +152,28 @@ fn doctor_fails_on_an_agent_this_build_lacks() {
 }
 
 #[test]
+fn doctor_json_prints_one_object_per_provider() {
+    let plugin = demo_plugin();
+    let (out, stdout, stderr) = run(plugin.path(), &["doctor", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let findings: serde_json::Value = serde_json::from_str(&stdout).expect("JSON on stdout");
+    assert_eq!(
+        findings,
+        serde_json::json!([{"id": "demo", "label": "Demo agent", "agent": "demo",
+            "status": "available", "version": null, "cli": null, "diagnostic": null}])
+    );
+
+    let manifest = r#"{"id":"p","version":"1","providers":[
+        {"id":"demo","label":"D","agent":"demo"},{"id":"other","label":"O","agent":"no-such-agent"}]}"#;
+    std::fs::write(plugin.path().join("plugin.json"), manifest).expect("write");
+    let (out, stdout, _) = run(plugin.path(), &["doctor", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let findings: serde_json::Value = serde_json::from_str(&stdout).expect("JSON on stdout");
+    assert_eq!(findings[1]["id"], "other");
+    assert_eq!(findings[1]["status"], "unknown agent");
+}
+
+#[test]
 fn bench_streams_without_losing_events() {
     let plugin = demo_plugin();
     let (out, stdout, stderr) = run(

@@ -7,6 +7,8 @@
 //! short-lived agent of their own. Where the agents differ lives in `profiles.json`
 //! ([`profile`]); every ACP call is gated on what the agent advertised in `initialize`.
 
+pub mod auth;
+pub mod auth_probe;
 pub mod config;
 pub mod inbound;
 pub mod launch;

@@ -6,6 +6,7 @@
 //! `command` as is. `options.args`, `options.unattendedModes` and `options.unusableMethods`
 //! override the profile's.
 
+use crate::auth::AuthSpec;
 use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_protocol::Capability;
 use serde::Deserialize;
@@ -45,6 +46,8 @@ struct Entry {
     capabilities: Vec<Capability>,
     #[serde(default)]
     unusable_methods: BTreeMap<String, String>,
+    #[serde(default)]
+    auth: Option<AuthSpec>,
 }
 
 /// How the bridge runs one ACP agent.
@@ -67,6 +70,8 @@ pub struct Profile {
     /// Session methods the agent advertises but that do not work (method -> why): treated as
     /// not advertised ([`crate::wire::AgentCapabilities::withdraw`]).
     pub unusable_methods: BTreeMap<String, String>,
+    /// How to tell that the agent is logged in (`None`: the bridge does not check).
+    pub auth: Option<AuthSpec>,
     /// A built-in profile (else a user's own agent).
     pub builtin: bool,
 }
@@ -94,6 +99,7 @@ pub fn builtin(name: &str) -> Option<Profile> {
         unattended_modes: entry.unattended_modes,
         capabilities: entry.capabilities,
         unusable_methods: entry.unusable_methods,
+        auth: entry.auth,
         builtin: true,
     })
 }
@@ -134,6 +140,7 @@ pub fn for_entry(entry: &ProviderManifest) -> Profile {
             unattended_modes: Vec::new(),
             capabilities: GENERIC_CAPABILITIES.to_vec(),
             unusable_methods: BTreeMap::new(),
+            auth: None,
             builtin: false,
         });
     for (key, value) in &entry.options {
@@ -194,7 +201,17 @@ mod tests {
                     "{name}: `{method}` is no session method the bridge gates"
                 );
             }
+            if let Some(auth) = &p.auth {
+                assert!(!auth.hint.is_empty(), "{name}");
+            }
         }
+        let with_auth: Vec<&String> = table
+            .profiles
+            .iter()
+            .filter(|(_, p)| p.auth.is_some())
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(with_auth, ["codex-acp", "gemini", "qwen"]);
     }
 
     #[test]

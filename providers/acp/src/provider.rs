@@ -1,5 +1,6 @@
 //! [`AcpProvider`]: availability, catalog, session list and open/reopen of one ACP agent.
 
+use crate::auth_probe::AuthCheck;
 use crate::config::AcpConfig;
 use crate::inbound::{self, lock, Discard, SessionInbound, Shared};
 use crate::launch::{self, auth_error, Agent};
@@ -25,11 +26,15 @@ use std::sync::{Arc, Mutex};
 #[derive(Debug)]
 pub struct AcpProvider {
     profile: Profile,
+    auth: AuthCheck,
 }
 
 impl AcpProvider {
     pub fn new(profile: Profile) -> Self {
-        AcpProvider { profile }
+        AcpProvider {
+            profile,
+            auth: AuthCheck::default(),
+        }
     }
 
     /// The provider of one plugin.json entry (`"agent": "acp"`).
@@ -94,7 +99,10 @@ impl Provider for AcpProvider {
             );
         }
         match ctx.launch.resolve(&self.profile.program) {
-            Ok(_) => ProviderAvailability::available(),
+            Ok(_) => match self.auth.login(&self.profile, &ctx.launch).await {
+                None => ProviderAvailability::available(),
+                Some(login) => login.availability(&self.profile.label),
+            },
             Err(e) => ProviderAvailability::with(
                 AvailabilityStatus::Missing,
                 format!(

@@ -6,6 +6,8 @@
 //! [`normalize::Normalizer`] turns the CLI's stdout into complete timeline snapshots; the
 //! [`session`] module owns the process, the turn accounting and the control plumbing.
 
+pub mod auth;
+pub mod availability;
 pub mod catalog;
 pub mod commands;
 pub mod configure;

@@ -1,5 +1,6 @@
 //! `ClaudeProvider`: availability, catalog, session list, and opening sessions.
 
+use crate::auth::AuthCache;
 use crate::catalog;
 use crate::control::ControlError;
 use crate::launch::{self, LaunchOptions};
@@ -14,8 +15,8 @@ use agent_bridge_core::{
     CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink, SessionsQuery,
 };
 use agent_bridge_protocol::{
-    AvailabilityStatus, Capability, HistoryMode, ProviderAvailability, ProviderCatalog,
-    ProviderCatalogOptions, ProviderError, ProviderSessionConfig, ProviderSessionSummary,
+    Capability, HistoryMode, ProviderAvailability, ProviderCatalog, ProviderCatalogOptions,
+    ProviderError, ProviderSessionConfig, ProviderSessionSummary,
 };
 use async_trait::async_trait;
 use serde_json::{json, Value};
@@ -24,6 +25,8 @@ use std::collections::BTreeMap;
 pub struct ClaudeProvider {
     /// Spare processes for warm session opens.
     warm: WarmPool,
+    /// Remembered `claude auth status` answers.
+    auth: AuthCache,
 }
 
 impl Default for ClaudeProvider {
@@ -59,6 +62,7 @@ impl ClaudeProvider {
     pub fn with_warm(config: WarmConfig) -> Self {
         ClaudeProvider {
             warm: WarmPool::new(config),
+            auth: AuthCache::default(),
         }
     }
 
@@ -182,26 +186,7 @@ impl Provider for ClaudeProvider {
         ctx: &ProviderContext,
         _options: &ProviderCatalogOptions,
     ) -> ProviderAvailability {
-        match launch::probe_version(&ctx.launch).await {
-            Err(launch::ProbeError::NotFound(msg)) => {
-                ProviderAvailability::with(AvailabilityStatus::Missing, msg)
-            }
-            Err(e) => ProviderAvailability::with(AvailabilityStatus::Unrunnable, e.to_string()),
-            Ok(text) => match launch::parse_version(&text) {
-                Some(v) if v >= launch::MIN_VERSION => ProviderAvailability::available(),
-                Some(_) => {
-                    let (a, b, c) = launch::MIN_VERSION;
-                    ProviderAvailability::with(
-                        AvailabilityStatus::Incompatible,
-                        format!("Claude Code {text} is older than the oldest supported version {a}.{b}.{c}"),
-                    )
-                }
-                None => ProviderAvailability::with(
-                    AvailabilityStatus::Incompatible,
-                    format!("unrecognized `claude --version` output: {text}"),
-                ),
-            },
-        }
+        crate::availability::check(&self.auth, &ctx.launch).await
     }
 
     async fn catalog_cache_key(

@@ -199,6 +199,7 @@ impl Reader {
     fn translate(&self, s: &mut Shared, event: NormEvent, interrupt: &mut bool) -> Vec<AgentEvent> {
         match event {
             NormEvent::Item(item) => vec![AgentEvent::Item(item)],
+            NormEvent::Notice(notice) => vec![AgentEvent::Notice(notice)],
             NormEvent::ChildItem {
                 child_session_id,
                 item,

@@ -7,6 +7,8 @@
 //! list use a short-lived app-server of their own.
 
 pub mod archive;
+pub mod auth;
+pub mod availability;
 pub mod catalog;
 pub mod events;
 pub mod history;

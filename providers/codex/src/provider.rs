@@ -1,5 +1,6 @@
 //! [`CodexProvider`]: availability, catalog, session list and open/resume.
 
+use crate::auth::AuthCache;
 use crate::catalog::{self, SessionConfig};
 use crate::events::Discard;
 use crate::events::{self, SessionEvents};
@@ -22,9 +23,8 @@ use agent_bridge_core::{
     SessionsQuery,
 };
 use agent_bridge_protocol::{
-    AvailabilityStatus, Capability, HistoryMode, ProviderAvailability, ProviderCatalog,
-    ProviderCatalogOptions, ProviderError, ProviderNotice, ProviderPersistence,
-    ProviderSessionSummary, Severity,
+    Capability, HistoryMode, ProviderAvailability, ProviderCatalog, ProviderCatalogOptions,
+    ProviderError, ProviderNotice, ProviderPersistence, ProviderSessionSummary, Severity,
 };
 use async_trait::async_trait;
 use serde_json::json;
@@ -34,6 +34,7 @@ use std::sync::Arc;
 #[derive(Debug, Default)]
 pub struct CodexProvider {
     sandbox: SandboxCache,
+    auth: AuthCache,
 }
 
 impl CodexProvider {
@@ -85,34 +86,7 @@ impl Provider for CodexProvider {
         ctx: &ProviderContext,
         _options: &ProviderCatalogOptions,
     ) -> ProviderAvailability {
-        if let Err(e) = ctx.launch.resolve(launch::DEFAULT_PROGRAM) {
-            return ProviderAvailability::with(AvailabilityStatus::Missing, e.to_string());
-        }
-        let version = match launch::probe_version(&ctx.launch).await {
-            Ok(v) => v,
-            Err(e) => {
-                return ProviderAvailability::with(AvailabilityStatus::Unrunnable, e.to_string())
-            }
-        };
-        if version < launch::MIN_VERSION {
-            let (a, b, c) = launch::MIN_VERSION;
-            return ProviderAvailability::with(
-                AvailabilityStatus::Incompatible,
-                format!(
-                    "codex {}.{}.{} is older than {a}.{b}.{c}, the oldest app-server protocol this bridge speaks; update with `npm install -g @openai/codex@latest`",
-                    version.0, version.1, version.2
-                ),
-            );
-        }
-        match self.sandbox_problem(&ctx.launch).await {
-            None => ProviderAvailability::available(),
-            Some(problem) => ProviderAvailability::with(
-                AvailabilityStatus::Available,
-                format!(
-                    "Codex's Linux sandbox cannot run here ({problem}); the read-only and auto modes cannot run commands, use ask or full-access"
-                ),
-            ),
-        }
+        crate::availability::check(&self.auth, &self.sandbox, &ctx.launch).await
     }
 
     async fn catalog_cache_key(

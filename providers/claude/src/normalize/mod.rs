@@ -23,7 +23,7 @@ pub(crate) mod tests_support;
 use crate::wire::{CliMessage, ContentBlock, UserMessage};
 use agent_bridge_core::TurnOutcome;
 use agent_bridge_protocol::{
-    ItemBody, ProviderUsage, SubAgentAction, TimelineItem, ToolCall, ToolCallDetail,
+    ItemBody, ProviderNotice, ProviderUsage, SubAgentAction, TimelineItem, ToolCall, ToolCallDetail,
 };
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -61,6 +61,8 @@ pub enum NormEvent {
     Echo { uuid: String },
     /// Live context-window usage during a turn.
     Usage(ProviderUsage),
+    /// A session notice ("Retrying the model connection…" while the CLI retries the API).
+    Notice(ProviderNotice),
     /// A `result` line: one run of the CLI ended.
     RunEnded {
         outcome: TurnOutcome,
@@ -113,6 +115,8 @@ pub struct Normalizer {
     context_prompt: u64,
     context_output: u64,
     context_max: Option<u64>,
+    /// "Retrying the model connection…" while the CLI retries an API request.
+    retry: agent_bridge_core::retry_notice::RetryNotice,
 }
 
 impl Normalizer {
@@ -133,6 +137,7 @@ impl Normalizer {
             context_prompt: 0,
             context_output: 0,
             context_max: None,
+            retry: Default::default(),
         }
     }
 
@@ -170,6 +175,13 @@ impl Normalizer {
 
     pub fn handle(&mut self, msg: &CliMessage) -> Vec<NormEvent> {
         let mut out = Vec::new();
+        // The API answered (or the run ended): a retry notice is withdrawn.
+        if matches!(
+            msg,
+            CliMessage::Assistant(_) | CliMessage::StreamEvent(_) | CliMessage::Result(_)
+        ) {
+            out.extend(self.retry.settle().map(NormEvent::Notice));
+        }
         match msg {
             CliMessage::Result(_) => self.run_active = false,
             CliMessage::Assistant(_) | CliMessage::StreamEvent(_) => self.run_active = true,

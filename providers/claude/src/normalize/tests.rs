@@ -31,6 +31,7 @@ fn events_json(events: &[NormEvent]) -> Value {
                 NormEvent::CommandsChanged(c) => json!({"commandsChanged": c}),
                 NormEvent::Echo { uuid } => json!({"echo": uuid}),
                 NormEvent::Usage(u) => json!({"usage": u}),
+                NormEvent::Notice(n) => json!({"notice": n}),
                 NormEvent::RunEnded { outcome, usage } => json!({"runEnded": {"outcome": outcome_json(outcome), "usage": usage}}),
             })
             .collect(),
@@ -323,4 +324,44 @@ fn commands_changed_carries_the_whole_new_list() {
     let msg = CliMessage::parse(line).expect("a system line");
     let mut n = Normalizer::new("s", Mode::Live);
     insta::assert_json_snapshot!("commands_changed", events_json(&n.handle(&msg)));
+}
+
+#[test]
+fn api_retries_show_one_notice_withdrawn_when_the_api_answers() {
+    let mut n = Normalizer::new("s1", Mode::Live);
+    let line = |v: Value| serde_json::from_value::<CliMessage>(v).expect("a CLI line");
+    // As Claude Code 2.1.197 prints them with ANTHROPIC_BASE_URL refusing connections.
+    let retry = |attempt: u64| {
+        line(
+            json!({"type": "system", "subtype": "api_retry", "attempt": attempt, "max_retries": 10,
+            "retry_delay_ms": 1230.8, "error_status": null, "error": "unknown",
+            "uuid": "u", "session_id": "cli"}),
+        )
+    };
+    let mut out = n.handle(&retry(1));
+    out.extend(n.handle(&retry(2)));
+    out.extend(n.handle(&line(
+        json!({"type": "result", "subtype": "success", "is_error": true,
+        "result": "API Error: Unable to connect to API (ConnectionRefused)", "session_id": "cli"}),
+    )));
+    let notices: Vec<ProviderNotice> = out
+        .iter()
+        .filter_map(|e| match e {
+            NormEvent::Notice(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(notices.len(), 3, "{notices:?}");
+    assert!(notices.iter().all(|x| x.id == notices[0].id));
+    assert!(agent_bridge_core::retry_notice::is_retry(&notices[0]));
+    assert_eq!(
+        notices[1].description.as_deref(),
+        Some("attempt 2 of 10, next in 2 s")
+    );
+    assert_eq!(notices[2].dismissed, Some(true));
+    assert!(matches!(out.last(), Some(NormEvent::RunEnded { .. })));
+
+    // A transcript's old retries are history, not news.
+    let mut replay = Normalizer::new("s1", Mode::Replay);
+    assert!(replay.handle(&retry(1)).is_empty());
 }

@@ -47,6 +47,8 @@ pub struct Normalizer {
     tools: HashMap<String, ToolCall>,
     last_error: Option<crate::wire::thread::TurnError>,
     warnings: HashSet<String>,
+    /// "Retrying the model connection…" while Codex retries a model request.
+    retry: agent_bridge_core::retry_notice::RetryNotice,
     /// Codex thread id of a sub-agent -> child session id.
     children: HashMap<String, String>,
 }
@@ -63,6 +65,7 @@ impl Normalizer {
             tools: HashMap::new(),
             last_error: None,
             warnings: HashSet::new(),
+            retry: Default::default(),
             children: HashMap::new(),
         }
     }
@@ -188,6 +191,17 @@ impl Normalizer {
 
     pub fn handle(&mut self, n: Notification) -> Vec<AgentEvent> {
         let mut out = Vec::new();
+        // The model answered (or the turn is over): a retry notice is withdrawn.
+        let progress = matches!(
+            n,
+            Notification::TurnCompleted(_)
+                | Notification::ItemStarted(_)
+                | Notification::ItemCompleted(_)
+                | Notification::AgentMessageDelta(_)
+        );
+        if progress {
+            out.extend(self.retry.settle().map(AgentEvent::Notice));
+        }
         match n {
             Notification::TurnStarted(t) => self.turn_started(t, &mut out),
             Notification::TurnCompleted(t) => self.turn_completed(t, &mut out),

@@ -25,6 +25,7 @@ pub mod method {
     pub const THREAD_ARCHIVE: &str = "thread/archive";
     pub const THREAD_UNARCHIVE: &str = "thread/unarchive";
     pub const THREAD_REVERT: &str = "thread/revert";
+    pub const ACCOUNT_READ: &str = "account/read";
 
     pub const CLIENT_METHODS: &[&str] = &[
         INITIALIZE,
@@ -41,6 +42,7 @@ pub mod method {
         THREAD_ARCHIVE,
         THREAD_UNARCHIVE,
         THREAD_REVERT,
+        ACCOUNT_READ,
     ];
 
     pub const COMMAND_APPROVAL: &str = "item/commandExecution/requestApproval";
