@@ -118,6 +118,7 @@ fn norm_event(ev: NormEvent) {
             }
         }
         NormEvent::CommandsChanged(commands) => AgentEvent::Commands(commands),
+        NormEvent::Notice(notice) => AgentEvent::Notice(notice),
         NormEvent::ModeChanged(_) | NormEvent::Echo { .. } => return,
     };
     check::agent_event(&ev);
