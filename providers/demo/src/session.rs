@@ -75,13 +75,18 @@ impl DemoSession {
         self
     }
 
-    /// Moves what finished turns produced into the stored transcript and writes it.
+    /// Moves what finished turns produced into the stored transcript and writes it. A session
+    /// that does not persist keeps nothing: its memory stays flat however long it runs.
     async fn persist(&mut self) {
         let produced: Vec<TimelineItem> = self
             .record
             .lock()
             .map(|mut r| std::mem::take(&mut *r))
             .unwrap_or_default();
+        if self.data_dir.is_none() {
+            self.stored.prompts.clear();
+            return;
+        }
         for item in produced {
             match self.stored.items.iter_mut().find(|i| i.id == item.id) {
                 Some(slot) => *slot = item,
@@ -290,5 +295,58 @@ impl AgentSession for DemoSession {
             let _ = tokio::time::timeout(std::time::Duration::from_secs(2), active.task).await;
         }
         self.persist().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turn(n: u32) -> TurnRequest {
+        let prompt = serde_json::from_value(serde_json::json!({
+            "clientMessageId": format!("m{n}"),
+            "delivery": "auto",
+            "input": {"type": "message", "content": [{"type": "text", "text": "say hi"}]}
+        }))
+        .expect("a prompt");
+        TurnRequest {
+            turn_id: format!("t{n}"),
+            prompt,
+            text: "say hi".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_session_that_does_not_persist_keeps_no_transcript() {
+        let (sink, mut events) = SessionSink::channel();
+        let stored = StoredSession {
+            session_id: "s".into(),
+            cwd: "/".into(),
+            title: None,
+            updated_at: String::new(),
+            prompts: Vec::new(),
+            items: Vec::new(),
+        };
+        let mut session = DemoSession::new(
+            sink,
+            DemoConfig::default(),
+            "/".into(),
+            None,
+            BTreeMap::new(),
+            None,
+            stored,
+        );
+        for n in 0..5 {
+            session.start_turn(turn(n)).await.expect("a turn");
+            while let Some(event) = events.recv().await {
+                if matches!(event, AgentEvent::TurnEnded { .. }) {
+                    break;
+                }
+            }
+        }
+        session.persist().await;
+        assert!(session.stored.items.is_empty(), "{:?}", session.stored.items);
+        assert!(session.stored.prompts.is_empty());
+        assert!(session.record.lock().map(|r| r.is_empty()).unwrap_or(false));
     }
 }
