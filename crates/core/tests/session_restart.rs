@@ -279,3 +279,32 @@ async fn an_agent_that_cannot_restart_ends_the_session_at_once() {
     );
     assert!(!calls(&host).contains(&"restart".to_string()));
 }
+
+#[tokio::test]
+async fn a_prompt_that_finds_the_runtime_gone_before_its_death_was_reported_restarts_it_and_runs() {
+    let mut host = Host::start(restartable()).await;
+    let _old = host.open("s1").await;
+    let turn = start(&mut host, "m1", "gone").await;
+    let (_, new) = tokio::time::timeout(std::time::Duration::from_secs(5), host.sinks.recv())
+        .await
+        .expect("the runtime restarted")
+        .expect("the restart's sink");
+    new.turn_ended(turn, TurnOutcome::Completed).await;
+    let events = host.until("session.turn").await;
+    assert_eq!(events.last().unwrap()["state"], "completed", "{events:?}");
+    let notices: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "session.notice")
+        .collect();
+    assert_eq!(notices.len(), 1, "{events:?}");
+    assert_eq!(notices[0]["notice"]["id"], "agent-restarted:1");
+    assert!(!events.iter().any(|e| e["type"] == "session.runtime_failed"));
+    assert_eq!(
+        calls(&host)
+            .iter()
+            .filter(|c| c.starts_with("start_turn") || *c == "restart")
+            .cloned()
+            .collect::<Vec<_>>(),
+        vec!["start_turn gone", "restart", "start_turn gone"]
+    );
+}

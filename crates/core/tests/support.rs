@@ -60,6 +60,8 @@ struct FakeSession {
     sink: Option<SessionSink>,
     /// The turn the native agent is running, as it knows it.
     native_turn: Option<String>,
+    /// A `gone` prompt already found the runtime dead once.
+    went: bool,
 }
 
 #[async_trait]
@@ -157,6 +159,7 @@ impl Provider for FakeProvider {
             calls: self.calls.clone(),
             sink: Some(sink),
             native_turn: None,
+            went: false,
         };
         Ok(OpenedSession::new(
             Box::new(session),
@@ -177,6 +180,11 @@ impl AgentSession for FakeSession {
         self.log(format!("start_turn {}", turn.text));
         if turn.text == "refuse" {
             return Err(ProviderError::new("refused to start"));
+        }
+        if turn.text == "gone" && !self.went {
+            // The runtime died a moment ago and nobody reported it yet.
+            self.went = true;
+            return Err(ProviderError::new("cli exited (signal: 9)").with_code("runtime_exited"));
         }
         self.native_turn = Some(turn.turn_id.clone());
         if turn.text == "vanish" {

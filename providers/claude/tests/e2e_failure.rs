@@ -48,7 +48,13 @@ async fn cli_killed_mid_turn_fails_that_turn_then_resumes_with_the_next_prompt()
     let again = rig
         .run_turn("s-dies", "which word did I ask you to remember")
         .await;
-    assert_eq!(again.state(), "completed", "{:?}", again.end);
+    assert_eq!(
+        again.state(),
+        "completed",
+        "{:?}\nbridge stderr:\n{}",
+        again.end,
+        rig.host.stderr()
+    );
     let asked: Vec<String> = rig.mock.requests()[before..]
         .iter()
         .filter(|r| r.is_model_call())
@@ -97,7 +103,13 @@ async fn cli_killed_during_the_first_turn_publishes_no_handle_and_restarts_fresh
         "a handle published before the transcript exists"
     );
     let again = rig.run_turn("s-first", "say hi").await;
-    assert_eq!(again.state(), "completed", "{:?}", again.end);
+    assert_eq!(
+        again.state(),
+        "completed",
+        "{:?}\nbridge stderr:\n{}",
+        again.end,
+        rig.host.stderr()
+    );
     assert_restarted_once(&rig, "s-first", true);
     // The new conversation's handle resumes.
     let handle = rig
@@ -137,7 +149,13 @@ async fn a_killed_guard_counts_as_the_cli_dying() {
         "the CLI does not outlive its guard"
     );
     let again = rig.run_turn("s-guard", "say hi").await;
-    assert_eq!(again.state(), "completed", "{:?}", again.end);
+    assert_eq!(
+        again.state(),
+        "completed",
+        "{:?}\nbridge stderr:\n{}",
+        again.end,
+        rig.host.stderr()
+    );
     rig.finish("s-guard").await;
     rig.report("kill-9-guard");
 }

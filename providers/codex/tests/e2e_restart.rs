@@ -129,11 +129,7 @@ async fn kill_9_mid_turn_fails_the_turn_and_the_next_prompt_resumes_the_thread()
         .start_turn("s-kill", "SLOW please write a long text")
         .await;
     // The slow reply streams (not the first turn's reply).
-    rig.wait("s-kill", "timeline.item", |e| {
-        e.item_type() == Some("assistant_message")
-            && e.item().and_then(|i| i["text"].as_str()) != Some(first_reply.as_str())
-    })
-    .await;
+    rig.wait_streaming("s-kill").await;
     let codex = kill_app_server(&rig);
     let end = rig.turn_end("s-kill", &turn).await;
     assert_died(&end);
@@ -143,7 +139,13 @@ async fn kill_9_mid_turn_fails_the_turn_and_the_next_prompt_resumes_the_thread()
     // conversation with it.
     rig.mock.clear_requests();
     let again = rig.run_turn("s-kill", "what did I say first?").await;
-    assert_eq!(again.state(), "completed", "{:?}", again.end);
+    assert_eq!(
+        again.state(),
+        "completed",
+        "{:?}\nbridge stderr:\n{}",
+        again.end,
+        rig.host.stderr()
+    );
     let body = rig.last_model_request().body.to_string();
     assert!(
         body.contains("what did I say first?")

@@ -345,7 +345,11 @@ mod tests {
             }
         }
         session.persist().await;
-        assert!(session.stored.items.is_empty(), "{:?}", session.stored.items);
+        assert!(
+            session.stored.items.is_empty(),
+            "{:?}",
+            session.stored.items
+        );
         assert!(session.stored.prompts.is_empty());
         assert!(session.record.lock().map(|r| r.is_empty()).unwrap_or(false));
     }

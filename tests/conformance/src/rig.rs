@@ -277,10 +277,20 @@ impl Bridge {
         }
     }
 
-    /// Waits until assistant text of the session is streaming (a partial row exists).
+    /// Waits until assistant text of the session's latest turn is streaming (a partial row
+    /// exists that came after the latest prompt's result): an earlier turn's reply does not
+    /// count.
     pub async fn wait_streaming(&self, session_id: &str) -> Event {
+        let since = self
+            .host
+            .session_events(session_id)
+            .iter()
+            .filter(|e| e.is("session.prompt_result"))
+            .map(|e| e.seq)
+            .max()
+            .unwrap_or(0);
         self.wait(session_id, "timeline.item", |e| {
-            e.item_type() == Some("assistant_message")
+            e.seq > since && e.item_type() == Some("assistant_message")
         })
         .await
     }

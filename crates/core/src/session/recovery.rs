@@ -150,6 +150,33 @@ impl Actor {
         }
     }
 
+    /// A call found the runtime gone (`runtime_exited`) before the agent reported its death: a
+    /// prompt that raced the exit. The death is taken in now (it counts towards a crash loop)
+    /// and the runtime restarted at once, so the caller can make its call again; false when
+    /// the error is another one, the agent cannot restart, or the restart failed (then the
+    /// session was given up, as for any death).
+    pub(super) async fn restart_after_a_raced_death(
+        &mut self,
+        session: &mut Box<dyn AgentSession>,
+        error: &ProviderError,
+    ) -> bool {
+        if error.code.as_deref() != Some("runtime_exited")
+            || self.dead.is_some()
+            || !session.can_restart()
+        {
+            return false;
+        }
+        // The death may have been reported meanwhile: it is this one, not a later one.
+        let cause = self.failure.take().unwrap_or_else(|| error.clone());
+        if self.recovery.down.is_none() {
+            if let Err(fatal) = self.keep_for_restart(session.as_ref(), cause) {
+                self.give_up(fatal).await;
+                return false;
+            }
+        }
+        self.ensure_running(session).await.is_ok()
+    }
+
     /// One restart attempt with a fresh sink: whatever the previous runtime (or attempt) still
     /// had queued is dropped with its receiver.
     async fn restart_once(

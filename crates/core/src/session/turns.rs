@@ -90,7 +90,14 @@ impl Actor {
         match &prompt.input {
             PromptInput::Command { name, arguments } => {
                 self.pending_command_turn = Some(turn_id.clone());
-                let outcome = self.call(session.run_command(name, arguments, req)).await;
+                let mut outcome = self
+                    .call(session.run_command(name, arguments, req.clone()))
+                    .await;
+                if let Err(error) = &outcome {
+                    if self.restart_after_a_raced_death(session, error).await {
+                        outcome = self.call(session.run_command(name, arguments, req)).await;
+                    }
+                }
                 self.pending_command_turn = None;
                 let early_end = self.early_end.take();
                 match outcome {
@@ -115,7 +122,14 @@ impl Actor {
                 self.user_message(crate::user_item_id(&turn_id), text, &cmid)
                     .await;
                 self.start_turn_events(cmid, turn_id.clone()).await;
-                if let Err(error) = self.call(session.start_turn(req)).await {
+                let mut started = self.call(session.start_turn(req.clone())).await;
+                if let Err(error) = &started {
+                    // The runtime died before its death was reported: restart, then try again.
+                    if self.restart_after_a_raced_death(session, error).await {
+                        started = self.call(session.start_turn(req)).await;
+                    }
+                }
+                if let Err(error) = started {
                     self.abandon_and_end(session, Some(&turn_id), TurnOutcome::Failed(error))
                         .await;
                 }
