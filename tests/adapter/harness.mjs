@@ -78,13 +78,17 @@ export function fakeServer() {
   };
 }
 
-/** Loads the adapter against the repository's plugin folder and the binary under test. */
+/**
+ * Loads the adapter against the repository's plugin folder and the binary under test, with the
+ * demo provider enabled (`AGENT_BRIDGE_DEMO=1`) unless `env` says otherwise.
+ */
 export function loadAdapter({ env = {} } = {}) {
   const saved = {};
   const wanted = {
     AGENT_BRIDGE_PLUGIN_DIR: repoRoot,
     AGENT_BRIDGE_BIN: bridgeBinary,
     AGENT_BRIDGE_DATA_DIR: mkdtempSync(path.join(tmpdir(), "agent-bridge-data-")),
+    AGENT_BRIDGE_DEMO: "1",
     ...env,
   };
   for (const [key, value] of Object.entries(wanted)) {

@@ -193,6 +193,7 @@ test("loads the way Paseo does: esbuild bundle, eval, no __dirname, folder from 
   process.env.PASEO_HOME = home;
   process.env.AGENT_BRIDGE_BIN = bridgeBinary;
   process.env.AGENT_BRIDGE_DATA_DIR = path.join(home, "data");
+  process.env.AGENT_BRIDGE_DEMO = "1";
   let cleanup = async () => {};
   t.after(async () => {
     await cleanup();
