@@ -6,12 +6,12 @@
 // (see bridge-wire.md). Node built-ins only: Paseo compiles this file and evaluates the bundle in
 // its plugin subprocess.
 
+import { resolveBridgeBinary } from "./server/binary-location";
 import { BridgeManager, createProviderRegistration } from "./server/provider";
 import {
   PLUGIN_ID,
   paseoVersion,
   readBridgeManifest,
-  resolveBridgeBinary,
   resolveDataDir,
   resolvePluginDir,
 } from "./server/plugin-files";
