@@ -220,6 +220,15 @@ export function readPluginJson() {
   return JSON.parse(readFileSync(path.join(repoRoot, "plugin.json"), "utf8"));
 }
 
+/** `[workspace.package] version` of Cargo.toml: the one version of every package. */
+export function workspaceVersion() {
+  const cargo = readFileSync(path.join(repoRoot, "Cargo.toml"), "utf8");
+  const section = cargo.split(/^\[/m).find((s) => s.startsWith("workspace.package]"));
+  const version = section?.match(/^version\s*=\s*"([^"]+)"/m)?.[1];
+  assert.ok(version, "Cargo.toml has a [workspace.package] version");
+  return version;
+}
+
 /** The connect request Paseo sends: every capability it knows, version 1. */
 export const PASEO_CAPABILITIES = [
   "prompt.message",

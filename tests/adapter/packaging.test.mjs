@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import {
+  adapterModule,
   adapterSources,
   bridgeBinary,
   bridgeChildren,
@@ -28,6 +29,7 @@ import {
   recorder,
   repoRoot,
   requireBinary,
+  workspaceVersion,
 } from "./harness.mjs";
 
 const require = createRequire(import.meta.url);
@@ -208,6 +210,20 @@ test("prepare.sh in an npm install: a missing platform package or binary fails, 
   const broken = runPrepare({ layout: "npm", platformBinary: "broken" });
   assert.equal(broken.status, 1, broken.stderr);
   assert.match(broken.stderr, /does not run on this machine: exec format error/);
+});
+
+test("plugin.json carries the workspace version; the platform list follows the adapter's naming", async () => {
+  assert.equal(readPluginJson().version, workspaceVersion());
+  const { platformPackageName } = adapterModule("binary-location");
+  const { main, platforms } = JSON.parse(read("npm/platforms.json"));
+  assert.match(main, /^@agent-bridge\//);
+  for (const p of platforms) {
+    assert.equal(p.package, platformPackageName({ platform: p.os, arch: p.cpu }));
+  }
+  assert.deepEqual(
+    platforms.map((p) => `${p.os}-${p.cpu}`).sort(),
+    ["darwin-arm64", "darwin-x64", "linux-arm64", "linux-x64", "win32-x64"],
+  );
 });
 
 test("loads the way Paseo does: esbuild bundle, eval, no __dirname, folder from Paseo's config", async (t) => {
