@@ -229,6 +229,37 @@ export function workspaceVersion() {
   return version;
 }
 
+/**
+ * Compiles `<dir>/index.server.ts` the way Paseo does (esbuild: one CommonJS bundle, the SDK
+ * external) and evaluates it the way its plugin process does (`globalThis.eval` of a factory
+ * called with a runtime `require`, no `__dirname`). Returns the module's exports.
+ */
+export function loadLikePaseo(dir) {
+  const { buildSync } = require("esbuild");
+  const built = buildSync({
+    stdin: {
+      contents: readFileSync(path.join(dir, "index.server.ts"), "utf8"),
+      loader: "tsx",
+      resolveDir: dir,
+      sourcefile: path.join(dir, "index.server.ts"),
+    },
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    external: ["@getpaseo/plugin", "@getpaseo/plugin/*", "zod"],
+    logLevel: "silent",
+    write: false,
+  });
+  const bundle = `(function(require) {\nconst module = { exports: {} };\nconst exports = module.exports;\n${built.outputFiles[0].text}\nreturn module.exports;\n})`;
+  const evaluate = globalThis.eval;
+  const factory = evaluate(bundle);
+  return factory((name) => {
+    assert.ok(name.startsWith("node:"), `runtime require of ${name}`);
+    return require(name);
+  });
+}
+
 /** The connect request Paseo sends: every capability it knows, version 1. */
 export const PASEO_CAPABILITIES = [
   "prompt.message",

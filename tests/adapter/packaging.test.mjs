@@ -25,6 +25,7 @@ import {
   connectRequest,
   fakeServer,
   isAlive,
+  loadLikePaseo,
   readPluginJson,
   recorder,
   repoRoot,
@@ -228,24 +229,6 @@ test("plugin.json carries the workspace version; the platform list follows the a
 
 test("loads the way Paseo does: esbuild bundle, eval, no __dirname, folder from Paseo's config", async (t) => {
   requireBinary();
-  const { buildSync } = require("esbuild");
-  const built = buildSync({
-    stdin: {
-      contents: read("index.server.ts"),
-      loader: "tsx",
-      resolveDir: repoRoot,
-      sourcefile: path.join(repoRoot, "index.server.ts"),
-    },
-    bundle: true,
-    format: "cjs",
-    platform: "node",
-    target: "node20",
-    external: ["@getpaseo/plugin", "@getpaseo/plugin/*", "zod"],
-    logLevel: "silent",
-    write: false,
-  });
-  const bundle = `(function(require) {\nconst module = { exports: {} };\nconst exports = module.exports;\n${built.outputFiles[0].text}\nreturn module.exports;\n})`;
-
   // Paseo's plugin process runs with the daemon's cwd and knows the folder only from config.json.
   const home = mkdtempSync(path.join(tmpdir(), "agent-bridge-paseo-home-"));
   writeFileSync(
@@ -270,12 +253,7 @@ test("loads the way Paseo does: esbuild bundle, eval, no __dirname, folder from 
     Object.assign(process.env, saved.env);
   });
 
-  const evaluate = globalThis.eval;
-  const factory = evaluate(bundle);
-  const exports = factory((name) => {
-    assert.ok(name.startsWith("node:"), `runtime require of ${name}`);
-    return require(name);
-  });
+  const exports = loadLikePaseo(repoRoot);
   const server = fakeServer();
   cleanup = exports.default(server);
   assert.equal(typeof cleanup, "function");
