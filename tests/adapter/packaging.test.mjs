@@ -225,6 +225,11 @@ test("plugin.json carries the workspace version; the platform list follows the a
     platforms.map((p) => `${p.os}-${p.cpu}`).sort(),
     ["darwin-arm64", "darwin-x64", "linux-arm64", "linux-x64", "win32-x64"],
   );
+  const workflow = read(".github/workflows/release.yml");
+  for (const p of platforms) {
+    assert.ok(workflow.includes(`target: ${p.target}`), `release.yml builds ${p.target}`);
+    assert.ok(workflow.includes(`id: ${p.os}-${p.cpu}`), `release.yml packs ${p.os}-${p.cpu}`);
+  }
 });
 
 test("loads the way Paseo does: esbuild bundle, eval, no __dirname, folder from Paseo's config", async (t) => {
