@@ -86,9 +86,10 @@ export function createProviderRegistration(
       } catch (error) {
         return { status: "unrunnable", diagnostic: describeError(error).slice(0, 4096) };
       }
+      // The bridge requires `options` (bridge-wire.md); a host that passes none means `{}`.
       return (await bridge.request("provider/availability", {
         providerId,
-        options,
+        options: options ?? {},
         timeoutMs: context?.timeoutMs,
       })) as ProviderAvailability;
     },
@@ -97,7 +98,7 @@ export function createProviderRegistration(
       const bridge = await manager.acquire();
       const result = (await bridge.request("provider/catalogCacheKey", {
         providerId,
-        options,
+        options: options ?? {},
       })) as { key?: string | null } | null;
       return result?.key ?? undefined;
     },

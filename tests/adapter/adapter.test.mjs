@@ -121,6 +121,15 @@ test("checkAvailability and getCatalogCacheKey reach the bridge", async (t) => {
   assert.equal(await demo.getCatalogCacheKey({ scope: "global" }), key, "the key is stable");
 });
 
+test("checkAvailability and getCatalogCacheKey without options send `{}`, which the bridge requires", async (t) => {
+  requireBinary();
+  const demo = adapterFor(t).provider("demo");
+  const availability = await demo.checkAvailability(undefined);
+  assert.equal(availability.status, "available");
+  const key = await demo.getCatalogCacheKey(undefined);
+  assert.ok(key === undefined || typeof key === "string", `key is a string or undefined: ${key}`);
+});
+
 test("catalog round trip on demo", async (t) => {
   requireBinary();
   const connection = await adapterFor(t).provider("demo").connect(connectRequest());

@@ -38,7 +38,7 @@ use agent_bridge_protocol::{
     ProviderCatalogOptions, ProviderCommand, ProviderConfigChanges, ProviderConfigState,
     ProviderError, ProviderNotice, ProviderPermissionRequest, ProviderPermissionResponse,
     ProviderPersistence, ProviderPrompt, ProviderSessionConfig, ProviderSessionSummary,
-    ProviderUsage, TimelineItem,
+    ProviderUsage, RevertScope, TimelineItem,
 };
 use async_trait::async_trait;
 use std::path::PathBuf;
@@ -197,6 +197,21 @@ pub trait Provider: Send + Sync + 'static {
         Ok(Vec::new())
     }
 
+    /// Archives (`archived`) or unarchives the native session `persistence` names: an archived
+    /// session leaves [`list_sessions`](Self::list_sessions), an unarchived one comes back.
+    /// Only called when the provider declares `session.archive` / `session.unarchive`.
+    async fn set_archived(
+        &self,
+        ctx: &ProviderContext,
+        persistence: ProviderPersistence,
+        archived: bool,
+    ) -> Result<(), ProviderError> {
+        let _ = (ctx, persistence, archived);
+        Err(ProviderError::new(
+            "archiving is not supported by this agent",
+        ))
+    }
+
     /// Opens (or resumes, when `persistence` is set) a native session. Events from the session
     /// go through `sink`.
     async fn open(
@@ -205,6 +220,12 @@ pub trait Provider: Send + Sync + 'static {
         request: OpenRequest,
         sink: SessionSink,
     ) -> Result<OpenedSession, ProviderError>;
+}
+
+/// The id of the `user_message` row the core publishes for the prompt that starts turn
+/// `turn_id`: an agent re-sends that row (say, with a `revertToken`) under this id.
+pub fn user_item_id(turn_id: &str) -> String {
+    format!("user:{turn_id}")
 }
 
 /// A prompt, as handed to the agent when a turn starts.
@@ -265,6 +286,20 @@ pub trait AgentSession: Send + 'static {
     /// sent meanwhile are handled first. A later `TurnEnded` for this turn is ignored.
     async fn abandon_turn(&mut self, turn_id: &str, pending: Vec<String>) {
         let _ = (turn_id, pending);
+    }
+
+    /// Rewinds the session to the timeline item whose `revertToken` is `token` (the agent's
+    /// own value, sent back by the host), in `scope`. Only called with no turn running, and
+    /// only for the scopes the provider declares (`session.revert.<scope>`).
+    async fn revert(
+        &mut self,
+        token: serde_json::Value,
+        scope: RevertScope,
+    ) -> Result<(), ProviderError> {
+        let _ = (token, scope);
+        Err(ProviderError::new(
+            "rewinding is not supported by this agent",
+        ))
     }
 
     /// Answers a permission request the agent raised.

@@ -6,7 +6,7 @@ use crate::emitter::Outbound;
 use crate::registry::ProviderEntry;
 use crate::session::{prepare_session, SessionCommand, SessionHandle, SessionSpawn};
 use agent_bridge_protocol::jsonrpc::{ErrorCode, RpcError};
-use agent_bridge_protocol::{Capability, ProviderError, ProviderEvent, ProviderInput};
+use agent_bridge_protocol::{Capability, ProviderEvent, ProviderInput};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -365,19 +365,54 @@ impl Connection {
                     done: None,
                 },
             ),
-            ProviderInput::SessionRevert { request_id, .. }
-            | ProviderInput::SessionArchive { request_id, .. }
-            | ProviderInput::SessionUnarchive { request_id, .. } => {
-                // Reachable only if a provider declares these capabilities without support.
-                let out = self.out.clone();
-                let conn = self.id.clone();
-                Ok(Dispatch::Task(Box::pin(async move {
-                    let error = ProviderError::new("this provider does not support that operation");
-                    out.event(&conn, ProviderEvent::RequestFailed { request_id, error })
-                        .await;
-                })))
-            }
+            ProviderInput::SessionRevert {
+                request_id,
+                session_id,
+                token,
+                scope,
+            } => self.command(
+                &session_id,
+                SessionCommand::Revert {
+                    request_id,
+                    token,
+                    scope,
+                },
+            ),
+            ProviderInput::SessionArchive {
+                request_id,
+                persistence,
+            } => Ok(self.archive_task(request_id, persistence, true)),
+            ProviderInput::SessionUnarchive {
+                request_id,
+                persistence,
+            } => Ok(self.archive_task(request_id, persistence, false)),
         }
+    }
+
+    /// `session.archive` / `session.unarchive`: a provider call, answered `request.completed`
+    /// or `request.failed`.
+    fn archive_task(
+        &self,
+        request_id: String,
+        persistence: agent_bridge_protocol::ProviderPersistence,
+        archived: bool,
+    ) -> Dispatch {
+        let what = if archived {
+            "archiving the session"
+        } else {
+            "unarchiving the session"
+        };
+        self.provider_task(
+            request_id,
+            SESSIONS_TIMEOUT,
+            what,
+            move |provider, ctx, request_id| async move {
+                match provider.set_archived(&ctx, persistence, archived).await {
+                    Ok(()) => ProviderEvent::RequestCompleted { request_id },
+                    Err(error) => ProviderEvent::RequestFailed { request_id, error },
+                }
+            },
+        )
     }
 
     /// Closes every session (each emits `session.closed`) and refuses further input.

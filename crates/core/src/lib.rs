@@ -7,11 +7,16 @@ pub mod codec;
 pub mod connection;
 pub mod emitter;
 pub mod guard;
+pub mod host_input;
+pub mod inflight;
 pub mod limits;
+pub mod login;
 pub mod probe;
+pub mod probe_cache;
 #[cfg(target_os = "linux")]
 mod proctree;
 pub mod registry;
+pub mod retry_notice;
 pub mod rpc;
 pub mod scope;
 pub mod server;

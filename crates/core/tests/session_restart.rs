@@ -102,6 +102,34 @@ async fn the_restart_is_announced_by_a_warning_notice_before_the_turn() {
     assert_eq!(events[2]["result"]["type"], "turn");
 }
 
+#[tokio::test]
+async fn what_the_agent_reports_while_restarting_follows_the_restart_notice() {
+    let mut host = Host::start(Behaviour {
+        notice_on_restart: true,
+        ..restartable()
+    })
+    .await;
+    let old = host.open("s1").await;
+    die(&old, "cli exited (signal: 9)").await;
+    host.prompt("s1", "m1", "hello", "auto").await;
+    let events = host.until("session.prompt_result").await;
+    let notices: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "session.notice")
+        .filter_map(|e| e["notice"]["id"].as_str())
+        .collect();
+    assert_eq!(notices, vec!["agent-restarted:1", "fresh"], "{events:?}");
+    assert_eq!(
+        kinds(&events),
+        vec![
+            "session.notice",
+            "session.notice",
+            "timeline.item",
+            "session.prompt_result"
+        ]
+    );
+}
+
 fn stale_notice() -> ProviderNotice {
     ProviderNotice {
         id: "stale".into(),
@@ -115,7 +143,7 @@ fn stale_notice() -> ProviderNotice {
 #[tokio::test]
 async fn a_failed_restart_ends_the_session_with_runtime_failed() {
     let mut host = Host::start(Behaviour {
-        fail_restart: true,
+        failing_restarts: u32::MAX,
         ..restartable()
     })
     .await;
@@ -134,11 +162,39 @@ async fn a_failed_restart_ends_the_session_with_runtime_failed() {
         "{message}"
     );
     assert_eq!(events.last().unwrap()["result"]["type"], "failed");
-    // For good: no second restart, later prompts fail at once.
+    // Tried twice, then for good: no third attempt, later prompts fail at once.
     let result = prompt(&mut host, "m2", "again").await;
     assert_eq!(result["type"], "failed", "{result}");
     let restarts = calls(&host).iter().filter(|c| *c == "restart").count();
-    assert_eq!(restarts, 1);
+    assert_eq!(restarts, 2);
+}
+
+#[tokio::test]
+async fn a_restart_that_fails_once_is_tried_again_and_the_session_goes_on() {
+    let mut host = Host::start(Behaviour {
+        failing_restarts: 1,
+        ..restartable()
+    })
+    .await;
+    let old = host.open("s1").await;
+    die(&old, "cli exited (exit status: 1)").await;
+    host.prompt("s1", "m1", "hello", "auto").await;
+    let sink = host.sinks.recv().await.expect("restarted").1;
+    let events = host.until("session.prompt_result").await;
+    assert!(
+        !events.iter().any(|e| e["type"] == "session.runtime_failed"),
+        "{events:?}"
+    );
+    let notices: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "session.notice")
+        .collect();
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert_eq!(notices[0]["notice"]["id"], "agent-restarted:1");
+    assert_eq!(events.last().unwrap()["result"]["type"], "turn");
+    let restarts = calls(&host).iter().filter(|c| *c == "restart").count();
+    assert_eq!(restarts, 2);
+    drop(sink);
 }
 
 #[tokio::test]

@@ -39,8 +39,10 @@ pub struct Behaviour {
     /// The session can restart its runtime (`can_restart`); `restart` logs `restart`, takes
     /// the new sink and hands it to the test like an opened session's.
     pub restartable: bool,
-    /// `restart` fails (with code `session_not_found`).
-    pub fail_restart: bool,
+    /// `restart` fails (with code `session_not_found`) this many times, then works.
+    pub failing_restarts: u32,
+    /// `restart` reports a notice `fresh` through its new sink before it returns.
+    pub notice_on_restart: bool,
 }
 
 pub struct FakeProvider {
@@ -269,10 +271,21 @@ impl AgentSession for FakeSession {
     }
     async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
         self.log("restart".into());
-        if self.behaviour.fail_restart {
+        if self.behaviour.failing_restarts > 0 {
+            self.behaviour.failing_restarts -= 1;
             return Err(ProviderError::new("No conversation found").with_code("session_not_found"));
         }
         self.native_turn = None;
+        if self.behaviour.notice_on_restart {
+            let notice = ProviderNotice {
+                id: "fresh".into(),
+                severity: Severity::Warning,
+                title: "a new conversation".into(),
+                description: None,
+                dismissed: None,
+            };
+            sink.send(AgentEvent::Notice(notice)).await;
+        }
         let _ = self.sinks.send((self.session_id.clone(), sink.clone()));
         self.sink = Some(sink);
         Ok(())
@@ -336,7 +349,11 @@ impl Host {
             seen: vec![],
             next_id: 1,
         };
-        host.request("initialize", json!({"apiVersion": 1})).await;
+        host.request(
+            "initialize",
+            json!({"apiVersion": 1, "host": {"name": "core-tests", "version": "0"}}),
+        )
+        .await;
         let r = host.request("provider/connect", json!({"providerId": "fake", "request": {"versions": [1],
             "capabilities": ["prompt.message", "prompt.steer", "session.configure", "session.list", "permission"]}})).await;
         assert_eq!(r["result"]["connectionId"], "c1");

@@ -3,7 +3,10 @@
 mod agents;
 mod bench;
 mod doctor;
+mod doctor_json;
+mod host;
 mod plugin;
+mod soak;
 mod try_cmd;
 
 use agent_bridge_core::server::{serve, ServerConfig};
@@ -39,6 +42,9 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     /// Measure latency, throughput and memory of this binary's `serve` over pipes.
     Bench(bench::BenchArgs),
+    /// Chaos soak: concurrent sessions x turns with seeded CLI kills, interrupts and
+    /// permissions; counts lost, duplicated and unterminated work, orphans and memory.
+    Soak(soak::SoakArgs),
 }
 
 /// Logs to stderr at `default_level` (or what `AGENT_BRIDGE_LOG` says); colors only on a TTY.
@@ -88,6 +94,10 @@ fn main() -> anyhow::Result<ExitCode> {
         Command::Bench(args) => {
             init_logging("warn");
             bench::run(args)
+        }
+        Command::Soak(args) => {
+            init_logging("warn");
+            soak::run(args)
         }
     }
 }

@@ -1,4 +1,4 @@
-//! `try`, `doctor` and `bench` through the built binary, against a plugin folder that holds
+//! `try`, `doctor`, `bench` and `soak` through the built binary, against a plugin folder that holds
 //! only the demo provider (so other installed CLIs cannot change the outcome).
 
 use std::path::Path;
@@ -152,6 +152,28 @@ fn doctor_fails_on_an_agent_this_build_lacks() {
 }
 
 #[test]
+fn doctor_json_prints_one_object_per_provider() {
+    let plugin = demo_plugin();
+    let (out, stdout, stderr) = run(plugin.path(), &["doctor", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let findings: serde_json::Value = serde_json::from_str(&stdout).expect("JSON on stdout");
+    assert_eq!(
+        findings,
+        serde_json::json!([{"id": "demo", "label": "Demo agent", "agent": "demo",
+            "status": "available", "version": null, "cli": null, "diagnostic": null}])
+    );
+
+    let manifest = r#"{"id":"p","version":"1","providers":[
+        {"id":"demo","label":"D","agent":"demo"},{"id":"other","label":"O","agent":"no-such-agent"}]}"#;
+    std::fs::write(plugin.path().join("plugin.json"), manifest).expect("write");
+    let (out, stdout, _) = run(plugin.path(), &["doctor", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let findings: serde_json::Value = serde_json::from_str(&stdout).expect("JSON on stdout");
+    assert_eq!(findings[1]["id"], "other");
+    assert_eq!(findings[1]["status"], "unknown agent");
+}
+
+#[test]
 fn bench_streams_without_losing_events() {
     let plugin = demo_plugin();
     let (out, stdout, stderr) = run(
@@ -178,4 +200,69 @@ fn bench_streams_without_losing_events() {
     assert_eq!(report["concurrent"]["events_received"], 200);
     assert_eq!(report["single_stream"]["events_received"], 300);
     assert!(report["rss_idle_bytes"].as_u64().unwrap_or(0) > 0);
+}
+
+#[test]
+fn soak_of_the_demo_accounts_for_every_prompt() {
+    let plugin = demo_plugin();
+    let (out, stdout, stderr) = run(
+        plugin.path(),
+        &[
+            "soak",
+            "--agent",
+            "demo",
+            "--sessions",
+            "3",
+            "--turns",
+            "12",
+            "--seed",
+            "7",
+            "--kill-rate",
+            "0.25",
+            "--json",
+        ],
+    );
+    let all: serde_json::Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    let s = &all[0];
+    assert_eq!(out.status.code(), Some(0), "{s:#}\n{stderr}");
+    let (tally, counts) = (&s["tally"], &s["counts"]);
+    assert_eq!(tally["prompts"], 36, "{s:#}");
+    assert_eq!(tally["prompts_answered_once"], 36, "{s:#}");
+    for zero in [
+        "prompts_lost",
+        "prompts_duplicated",
+        "turns_unended",
+        "requests_unanswered",
+    ] {
+        assert_eq!(tally[zero], 0, "{zero}: {s:#}");
+    }
+    let planned: u64 = ["text_turns", "tool_turns", "interrupt_turns", "kill_turns"]
+        .iter()
+        .map(|k| counts[*k].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(planned, 36, "every turn booked once: {counts:#}");
+    let ended: u64 = ["completed", "failed", "canceled", "prompt_failed"]
+        .iter()
+        .map(|k| counts[*k].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(ended, 36, "{counts:#}");
+    assert!(counts["kills"].as_u64().unwrap_or(0) > 0, "{counts:#}");
+    assert_eq!(
+        counts["kills"], counts["kill_turns"],
+        "the demo crashes itself"
+    );
+    assert_eq!(s["orphans"], serde_json::json!([]));
+    assert!(s["rss_start_bytes"].as_u64().unwrap_or(0) > 0);
+}
+
+#[test]
+fn soak_of_an_unknown_provider_fails() {
+    let plugin = demo_plugin();
+    let (out, _, stderr) = run(
+        plugin.path(),
+        &["soak", "--agent", "nosuch", "--turns", "1"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no provider `nosuch`"), "{stderr}");
 }

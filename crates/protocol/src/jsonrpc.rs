@@ -46,11 +46,30 @@ pub struct RpcError {
     pub data: Option<Json>,
 }
 
+/// Most characters of an error message: a message quoting what the host sent (an unknown id
+/// of 1 MiB, say) is cut, with `…`.
+pub const MAX_ERROR_MESSAGE: usize = 2000;
+
+/// `text` cut to at most `max` characters (then ending with `…`).
+pub fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
 impl RpcError {
+    /// An error of the bridge; a message over [`MAX_ERROR_MESSAGE`] characters is cut.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        let message = message.into();
+        let message = if message.len() > MAX_ERROR_MESSAGE {
+            clip(&message, MAX_ERROR_MESSAGE)
+        } else {
+            message
+        };
         Self {
             code: code.code(),
-            message: message.into(),
+            message,
             data: None,
         }
     }
@@ -61,12 +80,22 @@ impl RpcError {
     }
 }
 
-/// A JSON-RPC request id: a number or a string (null only in error responses).
+/// A JSON-RPC request id: a number or a string (null only in error responses). Any JSON number
+/// is kept as parsed (negative, beyond `i64`, with a fraction) and echoed as that number.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum RequestId {
-    Number(i64),
+    Number(serde_json::Number),
     String(String),
+}
+
+impl std::fmt::Display for RequestId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{}", Json::String(s.clone())),
+        }
+    }
 }
 
 /// One outgoing message.

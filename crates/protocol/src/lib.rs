@@ -1,10 +1,13 @@
 //! Wire types for agent-bridge, version 1.
 //!
-//! Two layers live here and nothing else:
+//! Two layers live here, and the rules a host checks them by:
 //! - [`paseo`]: Paseo's provider protocol (`ProviderInput`, `ProviderEvent` and every type they
 //!   carry), as the newest Paseo plugin guide describes it (`controls`, `providerOptions`,
 //!   `session.can_stop_runtime`, `launch`).
 //! - [`wire`]: the bridge's JSON-RPC 2.0 contract (`initialize`, `provider/*`, error codes).
+//! - [`invariants`]: the protocol rules that span events (one prompt result per prompt, an end
+//!   for every started turn, one answer per request, ...), checked by any host that watches a
+//!   bridge: the conformance host, `agent-bridge soak`.
 //!
 //! Inputs (host -> bridge) parse strictly: unknown keys are refused, as Paseo's own schema does.
 //! Events (bridge -> host) serialize exactly as Paseo validates them: optional fields are omitted,
@@ -15,6 +18,7 @@ pub mod catalog;
 pub mod content;
 pub mod event;
 pub mod input;
+pub mod invariants;
 pub mod jsonrpc;
 pub mod permission;
 pub mod schema;

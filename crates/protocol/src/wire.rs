@@ -20,8 +20,8 @@ pub const METHOD_EVENT: &str = "provider/event";
 #[serde(rename_all = "camelCase")]
 pub struct InitializeParams {
     pub api_version: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub host: Option<HostInfo>,
+    /// Required (bridge-wire.md): who is talking to the bridge, for its logs.
+    pub host: HostInfo,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plugin: Option<PluginInfo>,
 }
@@ -29,7 +29,6 @@ pub struct InitializeParams {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HostInfo {
     pub name: String,
-    #[serde(default)]
     pub version: String,
 }
 
@@ -73,7 +72,7 @@ pub struct ProviderInfo {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AvailabilityParams {
     pub provider_id: String,
-    #[serde(default)]
+    /// Required (bridge-wire.md), `{}` at least.
     pub options: ProviderCatalogOptions,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
@@ -85,7 +84,7 @@ pub type AvailabilityResponse = ProviderAvailability;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CatalogCacheKeyParams {
     pub provider_id: String,
-    #[serde(default)]
+    /// Required (bridge-wire.md), `{}` at least.
     pub options: ProviderCatalogOptions,
 }
 

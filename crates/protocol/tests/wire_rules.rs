@@ -198,3 +198,80 @@ fn prompt_previews_fit_paseo_in_utf16_code_units() {
     assert_eq!(prompt_preview("say\n  hi \u{1F389}"), "say hi \u{1F389}");
     assert_eq!(prompt_preview(&"é".repeat(160)), "é".repeat(160));
 }
+
+/// bridge-wire.md makes `host` (name and version) and `options` required: a request without them
+/// is a schema violation, and the error names the missing field.
+#[test]
+fn required_method_params_are_required() {
+    fn missing<T: serde::de::DeserializeOwned + std::fmt::Debug>(v: Value) -> String {
+        serde_json::from_value::<T>(v)
+            .expect_err("accepted without a required field")
+            .to_string()
+    }
+    let host = json!({"name": "paseo", "version": "0.9.2"});
+    let init: wire::InitializeParams =
+        serde_json::from_value(json!({"apiVersion": 1, "host": host})).unwrap();
+    assert_eq!(
+        init,
+        wire::InitializeParams {
+            api_version: 1,
+            host: wire::HostInfo {
+                name: "paseo".into(),
+                version: "0.9.2".into()
+            },
+            plugin: None,
+        }
+    );
+    assert_eq!(
+        missing::<wire::InitializeParams>(json!({"apiVersion": 1})),
+        "missing field `host`"
+    );
+    assert_eq!(
+        missing::<wire::InitializeParams>(json!({"apiVersion": 1, "host": {"name": "paseo"}})),
+        "missing field `version`"
+    );
+    let avail: wire::AvailabilityParams =
+        serde_json::from_value(json!({"providerId": "demo", "options": {}})).unwrap();
+    assert_eq!(avail.options, ProviderCatalogOptions::default());
+    assert_eq!(
+        missing::<wire::AvailabilityParams>(json!({"providerId": "demo", "timeoutMs": 5})),
+        "missing field `options`"
+    );
+    let key: wire::CatalogCacheKeyParams =
+        serde_json::from_value(json!({"providerId": "demo", "options": {}})).unwrap();
+    assert_eq!(key.options, ProviderCatalogOptions::default());
+    assert_eq!(
+        missing::<wire::CatalogCacheKeyParams>(json!({"providerId": "demo"})),
+        "missing field `options`"
+    );
+}
+
+#[test]
+fn request_ids_keep_any_json_number_and_error_messages_are_bounded() {
+    use jsonrpc::{ErrorCode, Incoming, Outgoing, RpcError, MAX_ERROR_MESSAGE};
+    for text in [
+        "9223372036854775808",
+        "18446744073709551615",
+        "-3",
+        "0.5",
+        "\"s\"",
+    ] {
+        let id: Value = serde_json::from_str(text).unwrap();
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": "m"});
+        let Ok(Incoming::Request { id: parsed, .. }) = Incoming::from_value(msg) else {
+            panic!("id {text} refused");
+        };
+        let answer = serde_json::to_value(Outgoing::result(parsed, Value::Null)).unwrap();
+        assert_eq!(answer["id"], id, "id {text} echoed");
+    }
+    for id in [json!(true), json!(null), json!([1]), json!({})] {
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": "m"});
+        let (echo, err) = Incoming::from_value(msg).expect_err("refused");
+        assert_eq!((echo, err.code), (None, -32600), "id {id}");
+    }
+    let long = RpcError::new(ErrorCode::InvalidParams, "é".repeat(MAX_ERROR_MESSAGE * 3));
+    assert_eq!(long.message.chars().count(), MAX_ERROR_MESSAGE + 1);
+    assert!(long.message.ends_with('…'));
+    let short = RpcError::new(ErrorCode::InvalidParams, "unknown session `s`");
+    assert_eq!(short.message, "unknown session `s`");
+}

@@ -181,6 +181,19 @@ impl AcpConfig {
         }
     }
 
+    /// The committed values (category, value): what a restarted agent is set back to.
+    pub fn committed(&self) -> Vec<(&'static str, String)> {
+        [MODEL, MODE, THOUGHT]
+            .into_iter()
+            .filter_map(|cat| self.current(cat).map(|v| (cat, v)))
+            .collect()
+    }
+
+    /// Resets go to `other`'s values at open (a restarted agent's session is the same session).
+    pub fn inherit_defaults(&mut self, other: &AcpConfig) {
+        self.defaults = other.defaults.clone();
+    }
+
     /// An update the agent sent (`current_mode_update`, `config_option_update`).
     pub fn apply_update(&mut self, change: ConfigChange) {
         match change {

@@ -5,7 +5,8 @@
 //! advertised, so they get the peer's default refusal.
 //!
 //! While a `session/load` replays history (`replaying`), timeline items are kept for the
-//! open (replayed before `session.ready`, or dropped with `history: "skip"`).
+//! open (replayed before `session.ready`, or dropped with `history: "skip"`); while a restarted
+//! agent restores its session (`restoring`) they are dropped: the timeline already has them.
 
 use crate::config::AcpConfig;
 use crate::normalize::Normalizer;
@@ -29,6 +30,12 @@ pub struct Shared {
     /// Items of a `session/load` replay, in order (latest snapshot per id).
     pub replay: Vec<TimelineItem>,
     pub replaying: bool,
+    /// A restarted agent is bringing its native session back ([`crate::restart`]): what it
+    /// sends meanwhile (a `session/load` replay of items already shown, usage) is dropped;
+    /// config changes are recorded, not reported.
+    pub restoring: bool,
+    /// Times the agent process was restarted.
+    pub restarts: u32,
     pub title: Option<String>,
     /// The session exists (open succeeded): an exit from now on is a runtime failure.
     pub live: bool,
@@ -87,13 +94,16 @@ pub fn update(shared: &SharedState, params: Value) -> Vec<AgentEvent> {
     let mut events = Vec::new();
     if let Some(change) = out.config {
         s.config.apply_update(change);
-        events.push(AgentEvent::Config(s.config.state()));
+        if !s.restoring {
+            events.push(AgentEvent::Config(s.config.state()));
+        }
     }
     if let Some(title) = out.title {
         s.title = Some(title);
     }
     for ev in out.events {
         match ev {
+            AgentEvent::Item(_) | AgentEvent::Usage { .. } if s.restoring => {}
             AgentEvent::Item(item) if s.replaying => {
                 match s.replay.iter_mut().find(|i| i.id == item.id) {
                     Some(slot) => *slot = item,
@@ -148,7 +158,7 @@ impl Inbound for SessionInbound {
         let (item, event, permission) = {
             let mut s = lock(&self.shared);
             let (snapshot, item) = s.normalizer.permission_tool(&params.tool_call);
-            let req = permission::request(&params, &id, &snapshot);
+            let req = permission::request(&params, &id, &snapshot, s.restarts);
             let pending = Pending {
                 rpc_id: id.clone(),
                 options: params.options.clone(),
@@ -198,5 +208,53 @@ pub struct Discard;
 impl Inbound for Discard {
     async fn notification(&self, _peer: &PeerHandle, m: String, _params: Value) {
         tracing::debug!(method = %m, "ACP notification ignored (no session)");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::tests::fixture;
+    use agent_bridge_core::rpc::{Dialect, Incoming, JsonRpc};
+    use pretty_assertions::assert_eq;
+
+    /// The events of every `session/update` of a recorded `session/load`, fed with the state
+    /// `prepare` sets.
+    fn replayed(agent: &str, prepare: impl Fn(&mut Shared)) -> (Vec<AgentEvent>, SharedState) {
+        let shared = SharedState::default();
+        prepare(&mut lock(&shared));
+        let mut events = Vec::new();
+        for line in fixture(agent, "load-session").lines() {
+            if let Ok(Incoming::Notification { method: m, params }) = JsonRpc::v2().decode(line) {
+                if m == method::SESSION_UPDATE {
+                    events.extend(update(&shared, params));
+                }
+            }
+        }
+        (events, shared)
+    }
+
+    #[test]
+    fn a_restored_sessions_replay_adds_no_item() {
+        for agent in ["opencode", "qwen", "claude-agent-acp", "codex-acp"] {
+            let (_, opened) = replayed(agent, |s| s.replaying = true);
+            assert!(
+                !lock(&opened).replay.is_empty(),
+                "{agent}: a replay to drop"
+            );
+            let (events, restored) = replayed(agent, |s| s.restoring = true);
+            let reported: Vec<String> = events
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e,
+                        AgentEvent::Item(_) | AgentEvent::Usage { .. } | AgentEvent::Config(_)
+                    )
+                })
+                .map(|e| format!("{e:?}"))
+                .collect();
+            assert_eq!(reported, Vec::<String>::new(), "{agent}");
+            assert!(lock(&restored).replay.is_empty(), "{agent}");
+        }
     }
 }

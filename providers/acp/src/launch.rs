@@ -124,6 +124,7 @@ impl Agent {
 /// Spawns the agent (its notifications and requests go to `inbound`) and negotiates
 /// `initialize`: protocol version 1; the bridge serves neither `fs/*` nor `terminal/*`, so it
 /// advertises neither (agents then do their own file I/O, under their own permission rules).
+/// What the agent advertised loses the profile's `unusableMethods`.
 pub async fn start(
     profile: &Profile,
     spec: &SpawnSpec,
@@ -159,7 +160,7 @@ pub async fn start(
             return Err(error);
         }
     };
-    let init: InitializeResult = serde_json::from_value(answer).map_err(|e| {
+    let mut init: InitializeResult = serde_json::from_value(answer).map_err(|e| {
         ProviderError::new(format!(
             "unreadable `initialize` answer from {}: {e}",
             profile.label
@@ -173,6 +174,12 @@ pub async fn start(
             profile.label
         ))
         .with_code("incompatible"));
+    }
+    for (method, why) in &profile.unusable_methods {
+        match init.agent_capabilities.withdraw(method) {
+            Ok(()) => tracing::debug!(method, why, "advertised method not used"),
+            Err(e) => tracing::warn!("profile {}: {e}", profile.name),
+        }
     }
     tracing::debug!(
         agent = ?init.agent_info,

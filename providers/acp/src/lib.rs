@@ -7,6 +7,8 @@
 //! short-lived agent of their own. Where the agents differ lives in `profiles.json`
 //! ([`profile`]); every ACP call is gated on what the agent advertised in `initialize`.
 
+pub mod auth;
+pub mod auth_probe;
 pub mod config;
 pub mod inbound;
 pub mod launch;
@@ -15,6 +17,7 @@ pub mod permission;
 pub mod persistence;
 pub mod profile;
 mod provider;
+pub mod restart;
 pub mod session;
 pub mod wire;
 

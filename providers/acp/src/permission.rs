@@ -21,11 +21,16 @@ pub struct Pending {
     pub turn_id: Option<String>,
 }
 
-/// The permission id of an agent request id (unique within one agent process).
-pub fn permission_id(rpc_id: &Value) -> String {
-    match rpc_id {
-        Value::String(s) => format!("acp-permission-{s}"),
-        other => format!("acp-permission-{other}"),
+/// The permission id of an agent request id: request ids are unique within one agent
+/// process, so the ids of a restarted agent (`restarts` > 0) carry the restart's number.
+pub fn permission_id(rpc_id: &Value, restarts: u32) -> String {
+    let id = match rpc_id {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    match restarts {
+        0 => format!("acp-permission-{id}"),
+        n => format!("acp-permission-r{n}-{id}"),
     }
 }
 
@@ -66,11 +71,12 @@ fn object(v: Value) -> JsonMap {
 }
 
 /// The Paseo request of an agent's permission request; `snapshot` is the tool call merged
-/// with what the timeline already knows of it.
+/// with what the timeline already knows of it; `restarts` numbers the agent process.
 pub fn request(
     p: &PermissionParams,
     rpc_id: &Value,
     snapshot: &ToolCallFields,
+    restarts: u32,
 ) -> ProviderPermissionRequest {
     let call = tools::tool_call(snapshot);
     let kind = if snapshot.kind.as_deref() == Some("switch_mode") {
@@ -79,7 +85,7 @@ pub fn request(
         PermissionKind::Tool
     };
     ProviderPermissionRequest {
-        id: permission_id(rpc_id),
+        id: permission_id(rpc_id, restarts),
         name: call.name.clone(),
         kind,
         title: snapshot.title.clone(),
@@ -150,7 +156,7 @@ mod tests {
     fn the_recorded_requests_become_permissions_with_the_agents_options() {
         for agent in ["gemini", "qwen", "opencode", "claude-agent-acp"] {
             let (id, p) = recorded(agent);
-            let req = request(&p, &id, &p.tool_call);
+            let req = request(&p, &id, &p.tool_call, 0);
             insta::assert_json_snapshot!(format!("permission_{agent}"), req);
         }
     }
@@ -183,5 +189,21 @@ mod tests {
             json!({"outcome": {"outcome": "selected", "optionId": "cancel"}})
         );
         assert_eq!(outcome(None), json!({"outcome": {"outcome": "cancelled"}}));
+    }
+
+    #[test]
+    fn a_restarted_agents_permission_ids_do_not_repeat_the_first_ones() {
+        let ids: Vec<String> = [(json!(0), 0), (json!(0), 1), (json!("a"), 2)]
+            .iter()
+            .map(|(id, restarts)| permission_id(id, *restarts))
+            .collect();
+        assert_eq!(
+            ids,
+            vec![
+                "acp-permission-0",
+                "acp-permission-r1-0",
+                "acp-permission-r2-a"
+            ]
+        );
     }
 }

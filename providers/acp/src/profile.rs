@@ -3,8 +3,10 @@
 //!
 //! An entry picks a built-in profile with `options.profile` (`"gemini"`), or by its id
 //! (`gemini-bridge` -> `gemini`); any other entry is a user's own ACP agent, launched by its
-//! `command` as is. `options.args` and `options.unattendedModes` override the profile's.
+//! `command` as is. `options.args`, `options.unattendedModes` and `options.unusableMethods`
+//! override the profile's.
 
+use crate::auth::AuthSpec;
 use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_protocol::Capability;
 use serde::Deserialize;
@@ -42,6 +44,10 @@ struct Entry {
     #[serde(default)]
     unattended_modes: Vec<String>,
     capabilities: Vec<Capability>,
+    #[serde(default)]
+    unusable_methods: BTreeMap<String, String>,
+    #[serde(default)]
+    auth: Option<AuthSpec>,
 }
 
 /// How the bridge runs one ACP agent.
@@ -61,6 +67,11 @@ pub struct Profile {
     /// Mode ids that run tools without asking.
     pub unattended_modes: Vec<String>,
     pub capabilities: Vec<Capability>,
+    /// Session methods the agent advertises but that do not work (method -> why): treated as
+    /// not advertised ([`crate::wire::AgentCapabilities::withdraw`]).
+    pub unusable_methods: BTreeMap<String, String>,
+    /// How to tell that the agent is logged in (`None`: the bridge does not check).
+    pub auth: Option<AuthSpec>,
     /// A built-in profile (else a user's own agent).
     pub builtin: bool,
 }
@@ -87,6 +98,8 @@ pub fn builtin(name: &str) -> Option<Profile> {
         version_args: entry.version_args,
         unattended_modes: entry.unattended_modes,
         capabilities: entry.capabilities,
+        unusable_methods: entry.unusable_methods,
+        auth: entry.auth,
         builtin: true,
     })
 }
@@ -126,6 +139,8 @@ pub fn for_entry(entry: &ProviderManifest) -> Profile {
             version_args: Vec::new(),
             unattended_modes: Vec::new(),
             capabilities: GENERIC_CAPABILITIES.to_vec(),
+            unusable_methods: BTreeMap::new(),
+            auth: None,
             builtin: false,
         });
     for (key, value) in &entry.options {
@@ -141,6 +156,12 @@ pub fn for_entry(entry: &ProviderManifest) -> Profile {
                 Some(modes) => profile.unattended_modes = modes,
                 None => {
                     tracing::warn!(provider = %entry.id, "option `unattendedModes` must be a list of strings; ignored")
+                }
+            },
+            "unusableMethods" => match serde_json::from_value(value.clone()) {
+                Ok(methods) => profile.unusable_methods = methods,
+                Err(_) => {
+                    tracing::warn!(provider = %entry.id, "option `unusableMethods` must map method names to reasons; ignored")
                 }
             },
             other => tracing::warn!(provider = %entry.id, "unknown option `{other}` ignored"),
@@ -172,7 +193,25 @@ mod tests {
                 "{name}"
             );
             assert!(p.tested_version.is_some(), "{name}");
+            for method in p.unusable_methods.keys() {
+                assert!(
+                    crate::wire::AgentCapabilities::default()
+                        .withdraw(method)
+                        .is_ok(),
+                    "{name}: `{method}` is no session method the bridge gates"
+                );
+            }
+            if let Some(auth) = &p.auth {
+                assert!(!auth.hint.is_empty(), "{name}");
+            }
         }
+        let with_auth: Vec<&String> = table
+            .profiles
+            .iter()
+            .filter(|(_, p)| p.auth.is_some())
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(with_auth, ["codex-acp", "gemini", "qwen"]);
     }
 
     #[test]
@@ -201,5 +240,13 @@ mod tests {
         assert!(p.args.is_empty());
         assert_eq!(p.unattended_modes, vec!["auto"]);
         assert_eq!(p.capabilities, GENERIC_CAPABILITIES.to_vec());
+        assert!(p.unusable_methods.is_empty());
+        let declared = for_entry(&entry(
+            r#"{"id":"goose","label":"Goose","agent":"acp","command":["goose","acp"],"options":{"unusableMethods":{"session/resume":"loses tools"}}}"#,
+        ));
+        assert_eq!(
+            declared.unusable_methods,
+            BTreeMap::from([("session/resume".to_string(), "loses tools".to_string())])
+        );
     }
 }

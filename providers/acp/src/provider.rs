@@ -1,10 +1,12 @@
 //! [`AcpProvider`]: availability, catalog, session list and open/reopen of one ACP agent.
 
+use crate::auth_probe::AuthCheck;
 use crate::config::AcpConfig;
 use crate::inbound::{self, lock, Discard, SessionInbound, Shared};
 use crate::launch::{self, auth_error, Agent};
 use crate::persistence;
 use crate::profile::{self, Profile};
+use crate::restart::SessionLaunch;
 use crate::session::AcpSession;
 use crate::wire::{method, SessionList, SessionState};
 use agent_bridge_core::registry::ProviderManifest;
@@ -24,11 +26,15 @@ use std::sync::{Arc, Mutex};
 #[derive(Debug)]
 pub struct AcpProvider {
     profile: Profile,
+    auth: AuthCheck,
 }
 
 impl AcpProvider {
     pub fn new(profile: Profile) -> Self {
-        AcpProvider { profile }
+        AcpProvider {
+            profile,
+            auth: AuthCheck::default(),
+        }
     }
 
     /// The provider of one plugin.json entry (`"agent": "acp"`).
@@ -93,7 +99,10 @@ impl Provider for AcpProvider {
             );
         }
         match ctx.launch.resolve(&self.profile.program) {
-            Ok(_) => ProviderAvailability::available(),
+            Ok(_) => match self.auth.login(&self.profile, &ctx.launch).await {
+                None => ProviderAvailability::available(),
+                Some(login) => login.availability(&self.profile.label),
+            },
             Err(e) => ProviderAvailability::with(
                 AvailabilityStatus::Missing,
                 format!(
@@ -226,7 +235,14 @@ impl Provider for AcpProvider {
                     let replay = std::mem::take(&mut s.replay);
                     (s.config.state(), replay, s.title.clone())
                 };
-                let session = AcpSession::new(agent, shared, sink, session_id.clone());
+                let launch = SessionLaunch {
+                    profile: self.profile.clone(),
+                    spec,
+                    scope: request.scope.clone(),
+                    cwd: cwd.clone(),
+                    mcp_servers: cfg.mcp_servers.clone(),
+                };
+                let session = AcpSession::new(agent, shared, sink, session_id.clone(), launch);
                 let mut out = OpenedSession::new(Box::new(session), state);
                 out.persistence = Some(persistence::persistence(&session_id, &cwd));
                 out.title = title;

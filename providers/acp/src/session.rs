@@ -8,6 +8,7 @@ use crate::inbound::{lock, SharedState};
 use crate::launch::Agent;
 use crate::normalize::prompt_usage;
 use crate::permission;
+use crate::restart::{self, SessionLaunch};
 use crate::wire::{method, PromptResult};
 use agent_bridge_core::rpc::PeerError;
 use agent_bridge_core::{
@@ -29,16 +30,24 @@ pub struct AcpSession {
     shared: SharedState,
     sink: SessionSink,
     session_id: String,
+    launch: SessionLaunch,
 }
 
 impl AcpSession {
-    pub fn new(agent: Agent, shared: SharedState, sink: SessionSink, session_id: String) -> Self {
+    pub fn new(
+        agent: Agent,
+        shared: SharedState,
+        sink: SessionSink,
+        session_id: String,
+        launch: SessionLaunch,
+    ) -> Self {
         lock(&shared).live = true;
         AcpSession {
             agent,
             shared,
             sink,
             session_id,
+            launch,
         }
     }
 
@@ -319,6 +328,22 @@ impl AgentSession for AcpSession {
     async fn can_stop_runtime(&mut self) -> bool {
         let s = lock(&self.shared);
         s.normalizer.active_turn().is_none() && s.pending.is_empty()
+    }
+
+    /// A new agent process resumes the native session ([`crate::restart`]).
+    fn can_restart(&self) -> bool {
+        true
+    }
+
+    async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
+        // The old process is gone or going: make sure of it (it is no failure to report).
+        self.agent.process.kill().await;
+        let restarted =
+            restart::restart(&self.launch, &self.shared, &sink, &self.session_id).await?;
+        self.agent = restarted.agent;
+        self.session_id = restarted.session_id;
+        self.sink = sink;
+        Ok(())
     }
 
     async fn close(&mut self) {

@@ -64,7 +64,31 @@ impl AgentCapabilities {
             .get(name)
             .is_some_and(|v| !v.is_null() && v != &Value::Bool(false))
     }
+
+    /// Takes back an advertised session method known not to work (a profile's
+    /// `unusableMethods`): `session/load` or a `sessionCapabilities` method.
+    pub fn withdraw(&mut self, session_method: &str) -> Result<(), UnknownSessionMethod> {
+        match session_method {
+            method::SESSION_LOAD => self.load_session = false,
+            _ => {
+                let name = session_method
+                    .strip_prefix("session/")
+                    .filter(|n| SESSION_CAPABILITIES.contains(n))
+                    .ok_or_else(|| UnknownSessionMethod(session_method.to_string()))?;
+                self.session_capabilities.remove(name);
+            }
+        }
+        Ok(())
+    }
 }
+
+/// The `sessionCapabilities` the bridge gates calls on.
+const SESSION_CAPABILITIES: &[&str] = &["resume", "list", "close", "fork"];
+
+/// A method that is neither `session/load` nor a `sessionCapabilities` method.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is no session method an agent advertises")]
+pub struct UnknownSessionMethod(pub String);
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]

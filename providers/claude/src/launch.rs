@@ -13,6 +13,9 @@ use std::time::Duration;
 /// `--replay-user-messages`, `apply_flag_settings`).
 pub const MIN_VERSION: (u64, u64, u64) = (2, 1, 0);
 
+/// The variable that turns on file checkpoints for a CLI driven through stream-json.
+pub const FILE_CHECKPOINTING: &str = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING";
+
 /// What a session process is started with.
 #[derive(Debug, Clone, Default)]
 pub struct LaunchOptions {
@@ -21,6 +24,9 @@ pub struct LaunchOptions {
     pub mode: String,
     pub effort: Option<String>,
     pub resume: Option<String>,
+    /// With `resume`: keep the conversation only up to this message (`--resume-session-at`,
+    /// a rewind).
+    pub resume_at: Option<String>,
     pub system_prompt: Option<String>,
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
     pub denied_tools: Vec<String>,
@@ -50,6 +56,7 @@ impl LaunchOptions {
                 .unwrap_or_else(|| crate::catalog::DEFAULT_MODE.into()),
             effort: config.thinking_option.clone(),
             resume: None,
+            resume_at: None,
             system_prompt: config.system_prompt.clone().filter(|s| !s.is_empty()),
             mcp_servers: config.mcp_servers.clone(),
             denied_tools: config.denied_tools.clone().unwrap_or_default(),
@@ -93,6 +100,9 @@ impl LaunchOptions {
         }
         if let Some(id) = &self.resume {
             args.push(format!("--resume={id}"));
+            if let Some(at) = &self.resume_at {
+                args.push(format!("--resume-session-at={at}"));
+            }
         }
         if let Some(prompt) = &self.system_prompt {
             args.push(format!("--append-system-prompt={prompt}"));
@@ -122,9 +132,12 @@ impl LaunchOptions {
         env: &BTreeMap<String, String>,
         mcp_file: Option<&Path>,
     ) -> SpawnSpec {
+        // File checkpoints make `rewind_files` possible (the Agent SDK's
+        // `enableFileCheckpointing`); `CLAUDE_CODE_DISABLE_FILE_CHECKPOINTING` still wins.
         launch
             .spec(DEFAULT_PROGRAM, self.args(mcp_file))
             .cwd(&self.cwd)
+            .env(FILE_CHECKPOINTING, "true")
             .envs(env)
     }
 }

@@ -6,7 +6,10 @@
 //! [`normalize::Normalizer`] turns the CLI's stdout into complete timeline snapshots; the
 //! [`session`] module owns the process, the turn accounting and the control plumbing.
 
+pub mod auth;
+pub mod availability;
 pub mod catalog;
+pub mod commands;
 pub mod configure;
 pub mod control;
 pub mod dialect;
@@ -15,9 +18,11 @@ pub mod list;
 pub mod mcp_file;
 pub mod normalize;
 pub mod permissions;
+pub mod prompt;
 pub mod provider;
 pub mod reader;
 pub mod restart;
+pub mod rewind;
 pub mod session;
 pub mod transcript;
 pub mod transcript_peek;

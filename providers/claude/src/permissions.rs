@@ -9,6 +9,9 @@ use agent_bridge_protocol::{
 };
 use serde_json::{json, Value};
 
+/// The tool Claude asks the user questions with; its permission is the question.
+pub const QUESTION_TOOL: &str = "AskUserQuestion";
+
 /// A permission the CLI is waiting on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PendingPermission {
@@ -56,7 +59,7 @@ pub fn from_can_use_tool(req: &ControlRequest) -> (ProviderPermissionRequest, Pe
         .unwrap_or(Value::Object(JsonMap::new()));
     let kind = match tool_name.as_str() {
         "ExitPlanMode" => PermissionKind::Plan,
-        "AskUserQuestion" => PermissionKind::Question,
+        QUESTION_TOOL => PermissionKind::Question,
         _ => PermissionKind::Tool,
     };
     let display = req
@@ -67,6 +70,7 @@ pub fn from_can_use_tool(req: &ControlRequest) -> (ProviderPermissionRequest, Pe
     let title = req
         .str_field("title")
         .map(str::to_string)
+        .or_else(|| (kind == PermissionKind::Question).then(|| question_title(&input)))
         .unwrap_or_else(|| {
             if summary.is_empty() {
                 display.clone()
@@ -120,6 +124,33 @@ pub fn from_can_use_tool(req: &ControlRequest) -> (ProviderPermissionRequest, Pe
     (request, pending)
 }
 
+/// The title of an `AskUserQuestion` request: its question, or how many it asks.
+fn question_title(input: &Value) -> String {
+    let questions = input
+        .get("questions")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    match questions {
+        [one] => one
+            .get("question")
+            .and_then(Value::as_str)
+            .unwrap_or("Claude Code has a question")
+            .to_string(),
+        many => format!("Claude Code has {} questions", many.len()),
+    }
+}
+
+/// The input a question is answered with: the asked input with the host's keys on top (so an
+/// answer of just `{"answers": {...}}` keeps the `questions` the CLI checks it against).
+fn question_input(asked: &Value, host: &JsonMap) -> Value {
+    let mut merged = asked.as_object().cloned().unwrap_or_default();
+    for (key, value) in host {
+        merged.insert(key.clone(), value.clone());
+    }
+    Value::Object(merged)
+}
+
 /// What answering a permission does besides the control response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
@@ -139,10 +170,13 @@ pub fn answer(pending: &PendingPermission, response: &ProviderPermissionResponse
             updated_input,
             updated_permissions,
         } => {
-            let input = updated_input
-                .clone()
-                .map(Value::Object)
-                .unwrap_or_else(|| pending.input.clone());
+            let input = match updated_input {
+                Some(host) if pending.tool_name == QUESTION_TOOL => {
+                    question_input(&pending.input, host)
+                }
+                Some(host) => Value::Object(host.clone()),
+                None => pending.input.clone(),
+            };
             let mut body = json!({"behavior": "allow", "updatedInput": input});
             if let Some(perms) = updated_permissions.as_ref().filter(|p| !p.is_empty()) {
                 body["updatedPermissions"] = Value::Array(perms.clone());
@@ -170,7 +204,13 @@ pub fn answer(pending: &PendingPermission, response: &ProviderPermissionResponse
             let message = message
                 .clone()
                 .filter(|m| !m.trim().is_empty())
-                .unwrap_or_else(|| "The user denied this tool use.".into());
+                .unwrap_or_else(|| {
+                    if pending.tool_name == QUESTION_TOOL {
+                        "The user dismissed the question without answering.".into()
+                    } else {
+                        "The user denied this tool use.".into()
+                    }
+                });
             let stop = interrupt.unwrap_or(false);
             let mut body = json!({"behavior": "deny", "message": message});
             if stop {
@@ -284,7 +324,33 @@ mod tests {
                 updated_permissions: None,
             },
         );
-        assert_eq!(a.response["updatedInput"], Value::Object(answered));
+        assert_eq!(a.response["updatedInput"], Value::Object(answered.clone()));
         assert_eq!(a.set_mode, None);
+        assert_eq!(request.title.as_deref(), Some("Which?"));
+        // Only the answers: the questions asked stay in the input.
+        let mut only = JsonMap::new();
+        only.insert("answers".into(), json!({"Which?": "A"}));
+        let a = answer(
+            &pending,
+            &ProviderPermissionResponse::Allow {
+                selected_action_id: None,
+                updated_input: Some(only),
+                updated_permissions: None,
+            },
+        );
+        assert_eq!(a.response["updatedInput"], Value::Object(answered));
+        // Dismissed: a deny that says so.
+        let d = answer(
+            &pending,
+            &ProviderPermissionResponse::Deny {
+                selected_action_id: None,
+                message: None,
+                interrupt: None,
+            },
+        );
+        assert_eq!(
+            d.response,
+            json!({"behavior": "deny", "message": "The user dismissed the question without answering."})
+        );
     }
 }

@@ -1,9 +1,10 @@
 //! `ClaudeProvider`: availability, catalog, session list, and opening sessions.
 
+use crate::auth::AuthCache;
 use crate::catalog;
 use crate::control::ControlError;
 use crate::launch::{self, LaunchOptions};
-use crate::reader::persistence;
+use crate::reader::persistence_at;
 use crate::session::{
     initialize, spawn_runtime, startup_error, ClaudeSession, RespawnInfo, Runtime,
 };
@@ -14,9 +15,8 @@ use agent_bridge_core::{
     CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink, SessionsQuery,
 };
 use agent_bridge_protocol::{
-    AvailabilityStatus, Capability, HistoryMode, ProviderAvailability, ProviderCatalog,
-    ProviderCatalogOptions, ProviderCommand, ProviderError, ProviderSessionConfig,
-    ProviderSessionSummary,
+    Capability, HistoryMode, ProviderAvailability, ProviderCatalog, ProviderCatalogOptions,
+    ProviderError, ProviderSessionConfig, ProviderSessionSummary,
 };
 use async_trait::async_trait;
 use serde_json::{json, Value};
@@ -25,6 +25,8 @@ use std::collections::BTreeMap;
 pub struct ClaudeProvider {
     /// Spare processes for warm session opens.
     warm: WarmPool,
+    /// Remembered `claude auth status` answers.
+    auth: AuthCache,
 }
 
 impl Default for ClaudeProvider {
@@ -60,6 +62,7 @@ impl ClaudeProvider {
     pub fn with_warm(config: WarmConfig) -> Self {
         ClaudeProvider {
             warm: WarmPool::new(config),
+            auth: AuthCache::default(),
         }
     }
 
@@ -121,49 +124,30 @@ async fn settings(runtime: &Runtime) -> Result<Value, ControlError> {
         .await
 }
 
-fn commands_of(answer: &Value) -> Vec<ProviderCommand> {
-    answer
-        .get("commands")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|c| {
-            Some(ProviderCommand {
-                name: c.get("name")?.as_str()?.to_string(),
-                description: c
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-                argument_hint: c
-                    .get("argumentHint")
-                    .and_then(Value::as_str)
-                    .filter(|h| !h.is_empty())
-                    .map(str::to_string),
-            })
-        })
-        .collect()
+/// A resumed native session: its id, its folder and, for a rewound one, where it resumes.
+struct Persisted {
+    id: String,
+    cwd: Option<String>,
+    resume_at: Option<String>,
 }
 
-fn persisted_session(
-    request: &OpenRequest,
-) -> Result<Option<(String, Option<String>)>, ProviderError> {
+fn persisted_session(request: &OpenRequest) -> Result<Option<Persisted>, ProviderError> {
     let Some(p) = &request.persistence else {
         return Ok(None);
     };
-    let id = p
-        .data
-        .get("sessionId")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty());
-    match id {
-        Some(id) => Ok(Some((
-            id.to_string(),
-            p.data
-                .get("cwd")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-        ))),
+    let text = |key: &str| {
+        p.data
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    match text("sessionId") {
+        Some(id) => Ok(Some(Persisted {
+            id,
+            cwd: text("cwd"),
+            resume_at: text("resumeAt"),
+        })),
         None => Err(ProviderError::new("persistence has no Claude sessionId")
             .with_code("invalid_persistence")),
     }
@@ -187,6 +171,9 @@ impl Provider for ClaudeProvider {
             Capability::SessionConfigure,
             Capability::SessionList,
             Capability::SessionPersistence,
+            Capability::SessionRevertConversation,
+            Capability::SessionRevertFiles,
+            Capability::SessionRevertBoth,
             Capability::SessionSubsession,
             Capability::Permission,
             Capability::PermissionToolPolicy,
@@ -199,26 +186,7 @@ impl Provider for ClaudeProvider {
         ctx: &ProviderContext,
         _options: &ProviderCatalogOptions,
     ) -> ProviderAvailability {
-        match launch::probe_version(&ctx.launch).await {
-            Err(launch::ProbeError::NotFound(msg)) => {
-                ProviderAvailability::with(AvailabilityStatus::Missing, msg)
-            }
-            Err(e) => ProviderAvailability::with(AvailabilityStatus::Unrunnable, e.to_string()),
-            Ok(text) => match launch::parse_version(&text) {
-                Some(v) if v >= launch::MIN_VERSION => ProviderAvailability::available(),
-                Some(_) => {
-                    let (a, b, c) = launch::MIN_VERSION;
-                    ProviderAvailability::with(
-                        AvailabilityStatus::Incompatible,
-                        format!("Claude Code {text} is older than the oldest supported version {a}.{b}.{c}"),
-                    )
-                }
-                None => ProviderAvailability::with(
-                    AvailabilityStatus::Incompatible,
-                    format!("unrecognized `claude --version` output: {text}"),
-                ),
-            },
-        }
+        crate::availability::check(&self.auth, &ctx.launch).await
     }
 
     async fn catalog_cache_key(
@@ -326,15 +294,17 @@ impl Provider for ClaudeProvider {
         let resumed = persisted_session(&request)?;
         let mut replay = Vec::new();
         let mut children = Vec::new();
-        if let Some((id, _)) = &resumed {
+        if let Some(Persisted { id, resume_at, .. }) = &resumed {
             opts.resume = Some(id.clone());
+            opts.resume_at = resume_at.clone();
             if request.history == HistoryMode::Replay {
                 let projects = transcript::projects_dir(&env);
                 let (sid, cwd, native) = (request.session_id.clone(), opts.cwd.clone(), id.clone());
+                let leaf = resume_at.clone();
                 // Finding the transcript walks folders: off the runtime, like reading it.
                 let history = tokio::task::spawn_blocking(move || {
                     let path = transcript::find_transcript(&projects?, &cwd, &native)?;
-                    Some(transcript::read_history(&path, &sid, &cwd))
+                    Some(transcript::read_history(&path, &sid, &cwd, leaf.as_deref()))
                 })
                 .await
                 .map_err(|e| ProviderError::new(format!("reading the transcript failed: {e}")))?;
@@ -366,7 +336,7 @@ impl Provider for ClaudeProvider {
         next.opts.resume = None;
         self.warm.replenish(next);
         let models = catalog::models_from_initialize(&answer);
-        let commands = commands_of(&answer);
+        let commands = crate::commands::of_initialize(&answer);
         let applied_model = applied
             .as_ref()
             .and_then(|a| a.pointer("/applied/model"))
@@ -377,7 +347,7 @@ impl Provider for ClaudeProvider {
             .and_then(|a| a.pointer("/applied/effort"))
             .and_then(Value::as_str)
             .map(str::to_string);
-        let config = {
+        let (config, commands) = {
             let mut s = runtime
                 .shared
                 .lock()
@@ -388,13 +358,17 @@ impl Provider for ClaudeProvider {
                 None => requested,
             };
             s.config.models = models;
+            // A spare may have heard of a newer list than its `initialize` answer.
+            if s.commands.is_empty() {
+                s.commands = commands;
+            }
+            let commands = s.commands.clone();
             s.config.thinking = applied_effort.or(opts.effort.clone());
-            s.config_state()
+            (s.config_state(), commands)
         };
         let mut opened = OpenedSession::new(
             Box::new(ClaudeSession {
                 runtime,
-                commands: commands.clone(),
                 respawn: RespawnInfo {
                     session_id: request.session_id.clone(),
                     launch: ctx.launch.clone(),
@@ -409,10 +383,11 @@ impl Provider for ClaudeProvider {
         opened.commands = commands;
         opened.replay = replay;
         opened.children = children;
-        if let Some((id, cwd)) = resumed {
-            opened.persistence = Some(persistence(
-                &id,
-                cwd.as_deref().unwrap_or(&request.config.cwd),
+        if let Some(p) = resumed {
+            opened.persistence = Some(persistence_at(
+                &p.id,
+                p.cwd.as_deref().unwrap_or(&request.config.cwd),
+                p.resume_at.as_deref(),
             ));
         }
         Ok(opened)

@@ -199,6 +199,7 @@ impl Reader {
     fn translate(&self, s: &mut Shared, event: NormEvent, interrupt: &mut bool) -> Vec<AgentEvent> {
         match event {
             NormEvent::Item(item) => vec![AgentEvent::Item(item)],
+            NormEvent::Notice(notice) => vec![AgentEvent::Notice(notice)],
             NormEvent::ChildItem {
                 child_session_id,
                 item,
@@ -249,6 +250,9 @@ impl Reader {
                 }
                 out
             }
+            NormEvent::CommandsChanged(list) => {
+                crate::commands::replace(s, list).into_iter().collect()
+            }
             NormEvent::ModeChanged(mode) => {
                 if s.config.mode == mode {
                     return Vec::new();
@@ -280,7 +284,10 @@ impl Reader {
                 // A run ended: the CLI has written the session's transcript.
                 s.transcript_saved = true;
                 let mut out = Vec::new();
-                if std::mem::take(&mut s.persistence_held) {
+                // A held handle, or the one a rewind published with `resumeAt`: the transcript
+                // now ends where the session is.
+                let rewound = s.rewound_at.take().is_some();
+                if std::mem::take(&mut s.persistence_held) || rewound {
                     if let Some(id) = &s.native_session_id {
                         out.push(AgentEvent::Persistence(persistence(id, &s.cwd)));
                     }
@@ -322,8 +329,14 @@ impl Reader {
 
 /// The persistence handle of a native session.
 pub fn persistence(session_id: &str, cwd: &str) -> ProviderPersistence {
-    ProviderPersistence {
-        version: 1,
-        data: json!({"sessionId": session_id, "cwd": cwd}),
+    persistence_at(session_id, cwd, None)
+}
+
+/// The handle of a native session rewound to `resume_at` (see [`crate::rewind`]).
+pub fn persistence_at(session_id: &str, cwd: &str, resume_at: Option<&str>) -> ProviderPersistence {
+    let mut data = json!({"sessionId": session_id, "cwd": cwd});
+    if let Some(at) = resume_at {
+        data["resumeAt"] = json!(at);
     }
+    ProviderPersistence { version: 1, data }
 }

@@ -70,18 +70,27 @@ impl ClaudeSession {
     /// Starts a CLI with `config`'s flags resuming `resume` (or a new conversation), waits for
     /// its `initialize` answer and makes it the session's runtime; the old one is stopped
     /// after (a no-op when it is already dead).
-    async fn replace_runtime(
+    /// A conversation rewound (and not run since) resumes at its rewind point.
+    pub(crate) async fn replace_runtime(
         &mut self,
         config: &ConfigSnapshot,
         resume: Option<String>,
         what: &str,
     ) -> Result<(), ProviderError> {
         let models = config.models.clone();
+        let rewound_at = self
+            .runtime
+            .shared
+            .lock()
+            .map_err(|_| poisoned())?
+            .rewound_at
+            .clone();
         let info = &self.respawn;
         let mut opts = info.opts.clone();
         opts.model = (config.model != "default").then(|| config.model.clone());
         opts.mode = config.mode.clone();
         opts.effort = config.thinking.clone();
+        opts.resume_at = resume.as_ref().and(rewound_at);
         opts.resume = resume;
         let mut fresh = spawn_runtime(
             &info.session_id,
@@ -92,12 +101,27 @@ impl ClaudeSession {
         )
         .await?;
         fresh.process.register(&info.scope);
-        if let Err(e) = initialize(&fresh.channel).await {
-            return Err(startup_error(&mut fresh, what, e).await);
-        }
+        let answer = match initialize(&fresh.channel).await {
+            Ok(answer) => answer,
+            Err(e) => return Err(startup_error(&mut fresh, what, e).await),
+        };
         fresh.release_mcp_config().await;
-        if let Ok(mut s) = fresh.shared.lock() {
-            s.config.models = models;
+        let before = self
+            .runtime
+            .shared
+            .lock()
+            .map(|s| s.commands.clone())
+            .unwrap_or_default();
+        let changed = match fresh.shared.lock() {
+            Ok(mut s) => {
+                s.config.models = models;
+                s.commands = before;
+                crate::commands::replace(&mut s, crate::commands::of_initialize(&answer))
+            }
+            Err(_) => None,
+        };
+        if let Some(event) = changed {
+            fresh.events.send(event).await;
         }
         let mut old = std::mem::replace(&mut self.runtime, fresh);
         old.shutdown().await;

@@ -7,6 +7,7 @@ use crate::launch::LaunchOptions;
 use crate::mcp_file::McpConfigFile;
 use crate::normalize::{Mode, Normalizer};
 use crate::permissions::{self, PendingPermission};
+use crate::prompt::prompt_content;
 use crate::reader::{EventTarget, Reader, LABEL};
 use crate::wire;
 use agent_bridge_core::agent_process::AgentProcess;
@@ -14,8 +15,8 @@ use agent_bridge_core::rpc::Peer;
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnError};
 use agent_bridge_core::{AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnRequest};
 use agent_bridge_protocol::{
-    PromptInput, ProviderCommand, ProviderConfigChanges, ProviderConfigState, ProviderContent,
-    ProviderError, ProviderPermissionResponse, TaggedContent,
+    ProviderCommand, ProviderConfigChanges, ProviderConfigState, ProviderError,
+    ProviderPermissionResponse, RevertScope,
 };
 use async_trait::async_trait;
 use serde_json::{json, Value};
@@ -52,6 +53,8 @@ pub struct Shared {
     pub echo_seen: bool,
     pub permissions: HashMap<String, PendingPermission>,
     pub config: ConfigSnapshot,
+    /// The CLI's slash commands as last published (see [`crate::commands`]).
+    pub commands: Vec<ProviderCommand>,
     pub native_session_id: Option<String>,
     /// The native session has a transcript (`--resume` can find it): it was resumed, or a run
     /// of it ended. Until then its persistence handle is held back (a handle that cannot be
@@ -59,6 +62,9 @@ pub struct Shared {
     pub transcript_saved: bool,
     /// The handle of `native_session_id` waits for `transcript_saved`.
     pub persistence_held: bool,
+    /// The conversation was rewound to this entry (`--resume-session-at`) and no run has ended
+    /// since: a restart resumes at it too (see [`crate::rewind`]).
+    pub rewound_at: Option<String>,
     pub cwd: String,
     pub closing: bool,
     pub dead: bool,
@@ -137,9 +143,11 @@ pub async fn spawn_runtime(
             mode: opts.mode.clone(),
             thinking: opts.effort.clone(),
         },
+        commands: Vec::new(),
         native_session_id: opts.resume.clone(),
         transcript_saved: opts.resume.is_some(),
         persistence_held: false,
+        rewound_at: opts.resume_at.clone(),
         cwd: opts.cwd.clone(),
         closing: false,
         dead: false,
@@ -219,7 +227,6 @@ impl Drop for Runtime {
 
 pub struct ClaudeSession {
     pub runtime: Runtime,
-    pub commands: Vec<ProviderCommand>,
     /// What a respawn needs (a thinking change the CLI cannot apply live).
     pub respawn: RespawnInfo,
 }
@@ -253,47 +260,21 @@ pub async fn startup_error(runtime: &mut Runtime, what: &str, e: ControlError) -
         .with_diagnostic(stderr)
 }
 
-/// The CLI content blocks of a prompt.
-pub fn prompt_content(turn: &TurnRequest) -> Vec<Value> {
-    let PromptInput::Message { content } = &turn.prompt.input else {
-        return vec![json!({"type": "text", "text": turn.text})];
-    };
-    let mut out = Vec::new();
-    for part in content {
-        match part {
-            ProviderContent::Tagged(TaggedContent::Image {
-                data, mime_type, ..
-            }) => out.push(json!({
-                "type": "image",
-                "source": {"type": "base64", "media_type": mime_type, "data": data},
-            })),
-            other => {
-                if let Some(text) = other.as_text() {
-                    out.push(json!({"type": "text", "text": text}));
-                }
-            }
-        }
-    }
-    if out.is_empty() {
-        out.push(json!({"type": "text", "text": turn.text}));
-    }
-    out
-}
-
 impl ClaudeSession {
     async fn write_user(
         &self,
         content: Vec<Value>,
         turn: Option<TurnState>,
         steer_of: Option<&str>,
-    ) -> Result<(), ProviderError> {
+    ) -> Result<String, ProviderError> {
         let uuid = uuid::Uuid::new_v4().to_string();
         self.track_input(&uuid, turn, steer_of)?;
         self.runtime
             .channel
             .write(wire::user_line(content, &uuid))
             .await
-            .map_err(control_error)
+            .map_err(control_error)?;
+        Ok(uuid)
     }
 
     /// Records the user line `uuid` as input of a new turn or of the running one.
@@ -342,13 +323,18 @@ impl ClaudeSession {
 impl AgentSession for ClaudeSession {
     async fn start_turn(&mut self, turn: TurnRequest) -> Result<(), ProviderError> {
         let content = prompt_content(&turn);
-        self.write_user(content, Some(Self::new_turn(&turn.turn_id, false)), None)
-            .await
+        let uuid = self
+            .write_user(content, Some(Self::new_turn(&turn.turn_id, false)), None)
+            .await?;
+        let row = crate::rewind::user_row(&turn, &uuid);
+        self.runtime.events.send(AgentEvent::Item(row)).await;
+        Ok(())
     }
 
     async fn steer(&mut self, turn_id: &str, turn: TurnRequest) -> Result<(), ProviderError> {
         let content = prompt_content(&turn);
-        self.write_user(content, None, Some(turn_id)).await
+        self.write_user(content, None, Some(turn_id)).await?;
+        Ok(())
     }
 
     async fn run_command(
@@ -357,17 +343,7 @@ impl AgentSession for ClaudeSession {
         arguments: &str,
         turn: TurnRequest,
     ) -> Result<CommandOutcome, ProviderError> {
-        if !self.commands.is_empty() && !self.commands.iter().any(|c| c.name == name) {
-            return Err(
-                ProviderError::new(format!("unknown Claude Code command `/{name}`"))
-                    .with_code("unknown_command"),
-            );
-        }
-        let text = if arguments.trim().is_empty() {
-            format!("/{name}")
-        } else {
-            format!("/{name} {arguments}")
-        };
+        let text = self.command_line(name, arguments)?;
         self.write_user(
             vec![json!({"type": "text", "text": text})],
             Some(Self::new_turn(&turn.turn_id, true)),
@@ -498,6 +474,10 @@ impl AgentSession for ClaudeSession {
             }
             Err(_) => false,
         }
+    }
+
+    async fn revert(&mut self, token: Value, scope: RevertScope) -> Result<(), ProviderError> {
+        self.rewind(&token, scope).await
     }
 
     fn can_restart(&self) -> bool {

@@ -107,7 +107,7 @@ pub fn find_transcript(projects: &Path, cwd: &str, session_id: &str) -> Option<P
         .find(|p| p.is_file())
 }
 
-fn read_lines(path: &Path) -> Vec<Value> {
+pub(crate) fn read_lines(path: &Path) -> Vec<Value> {
     match std::fs::read_to_string(path) {
         Ok(text) => text
             .lines()
@@ -126,6 +126,12 @@ fn flag(v: &Value, key: &str) -> bool {
 
 /// The visible main-chain entries, oldest first: walk `parentUuid` back from the newest leaf.
 pub fn main_chain(entries: &[Value]) -> Vec<Value> {
+    main_chain_at(entries, None)
+}
+
+/// [`main_chain`] ending at the entry `leaf` when given (a conversation rewound there) and
+/// present.
+pub fn main_chain_at(entries: &[Value], leaf: Option<&str>) -> Vec<Value> {
     let chain_types = ["user", "assistant", "system", "attachment", "progress"];
     let members: Vec<&Value> = entries
         .iter()
@@ -153,14 +159,20 @@ pub fn main_chain(entries: &[Value]) -> Vec<Value> {
             && e.get("teamName").is_none()
     };
     // The newest terminal entry of the main chain (not a sidechain).
-    let leaf = members
-        .iter()
-        .rev()
-        .find(|e| {
-            let uuid = e.get("uuid").and_then(Value::as_str).unwrap_or("");
-            !parents.contains(uuid) && !flag(e, "isSidechain")
-        })
-        .copied();
+    let newest = || {
+        members
+            .iter()
+            .rev()
+            .find(|e| {
+                let uuid = e.get("uuid").and_then(Value::as_str).unwrap_or("");
+                !parents.contains(uuid) && !flag(e, "isSidechain")
+            })
+            .copied()
+    };
+    let leaf = match leaf.and_then(|id| by_uuid.get(id)) {
+        Some(at) => Some(*at),
+        None => newest(),
+    };
     let Some(mut cur) = leaf else {
         return Vec::new();
     };
@@ -252,16 +264,17 @@ fn normalize_entries(
     }
 }
 
-/// The replayed timeline of a transcript, and its sub-agents as child sessions (from
+/// The replayed timeline of a transcript (up to `leaf` when given, see [`main_chain_at`]), and its sub-agents as child sessions (from
 /// `<session>/subagents/agent-*.jsonl`, linked to their `Task`/`Agent` call by the sidecar
 /// `agent-*.meta.json`).
 pub fn read_history(
     path: &Path,
     paseo_session_id: &str,
     cwd: &str,
+    leaf: Option<&str>,
 ) -> (Vec<TimelineItem>, Vec<ChildSession>) {
     let entries = read_lines(path);
-    let chain = main_chain(&entries);
+    let chain = main_chain_at(&entries, leaf);
     let mut normalizer = Normalizer::new(paseo_session_id, Mode::Replay);
     let mut fold = Fold::default();
     let mut children = Vec::new();
@@ -343,5 +356,11 @@ mod tests {
             .map(|v| v["uuid"].as_str().unwrap_or("").to_string())
             .collect();
         assert_eq!(uuids, vec!["a", "c", "d"]);
+        // Rewound to `b`: the chain ends there, whatever was written after.
+        let at: Vec<String> = main_chain_at(&entries, Some("b"))
+            .iter()
+            .map(|v| v["uuid"].as_str().unwrap_or("").to_string())
+            .collect();
+        assert_eq!(at, vec!["a", "b"]);
     }
 }

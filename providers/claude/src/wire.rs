@@ -9,7 +9,8 @@ use serde_json::{json, Map, Value};
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum CliMessage {
-    System(SystemMessage),
+    /// Boxed: the largest variant, and system lines are rare.
+    System(Box<SystemMessage>),
     Assistant(AssistantMessage),
     User(UserMessage),
     StreamEvent(StreamEventMessage),
@@ -48,6 +49,9 @@ pub struct SystemMessage {
     pub slash_commands: Option<Vec<String>>,
     #[serde(default)]
     pub claude_code_version: Option<String>,
+    // commands_changed: the whole list, `{name, description, argumentHint}` objects
+    #[serde(default)]
+    pub commands: Option<Vec<Value>>,
     // status
     #[serde(default)]
     pub status: Option<String>,
@@ -73,6 +77,17 @@ pub struct SystemMessage {
     pub patch: Option<Map<String, Value>>,
     #[serde(default)]
     pub usage: Option<TaskUsage>,
+    // api_retry
+    #[serde(default)]
+    pub attempt: Option<u64>,
+    #[serde(default)]
+    pub max_retries: Option<u64>,
+    #[serde(default)]
+    pub retry_delay_ms: Option<f64>,
+    #[serde(default)]
+    pub error_status: Option<u64>,
+    #[serde(default)]
+    pub error: Option<Value>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -92,9 +92,11 @@ async fn steer_joins_the_running_turn() {
                 .is_some_and(|t| t.starts_with("hi! (mock reply"))),
         "the answer to the steer is part of the turn: {turn_items:#?}"
     );
-    let user_rows: Vec<&Value> = turn_items
+    // Rows, not snapshots: the prompt's row is re-sent with its revertToken.
+    let user_rows: std::collections::BTreeSet<&str> = turn_items
         .iter()
         .filter(|i| i["type"] == "user_message")
+        .filter_map(|i| i["id"].as_str())
         .collect();
     assert_eq!(user_rows.len(), 2, "prompt and steer rows");
     rig.finish("s-steer").await;

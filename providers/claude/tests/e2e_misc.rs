@@ -94,7 +94,7 @@ async fn catalog_lists_the_cli_models_and_the_four_modes() {
 
 #[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn availability_reports_missing_incompatible_and_available() {
+async fn availability_reports_missing_incompatible_unrunnable_and_available() {
     let Some(claude) = mock_llm::require_cli("claude") else {
         return;
     };
@@ -107,14 +107,33 @@ async fn availability_reports_missing_incompatible_and_available() {
         .parent()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    for (path, want) in [
-        ("/nonexistent".to_string(), "missing"),
-        (dir.path().display().to_string(), "incompatible"),
-        (bin, "available"),
+    // The bridge's own environment (availability has no launch): the rig's hermetic env on
+    // top of the test's, with or without its key.
+    let mock = mock_llm::MockLlm::start().await.expect("mock");
+    let root = tempfile::tempdir().expect("root");
+    let hermetic = mock_llm::hermetic::claude(&mock, root.path()).expect("hermetic env");
+    let with_env = |path: &str, key: bool| {
+        let mut options = HostOptions::default();
+        for (k, v) in &hermetic.env {
+            options = options.env(k, v.clone());
+        }
+        if !key {
+            options = options
+                .env("ANTHROPIC_API_KEY", "")
+                .env("ANTHROPIC_AUTH_TOKEN", "");
+        }
+        options.env("PATH", path)
+    };
+    for (options, want) in [
+        (with_env("/nonexistent", true), "missing"),
+        (
+            with_env(&dir.path().display().to_string(), true),
+            "incompatible",
+        ),
+        (with_env(&bin, false), "unrunnable"),
+        (with_env(&bin, true), "available"),
     ] {
-        let host = BridgeHost::spawn_with(HostOptions::default().env("PATH", path.clone()))
-            .await
-            .expect("bridge");
+        let host = BridgeHost::spawn_with(options).await.expect("bridge");
         host.initialize().await.expect("initialize");
         let avail = host
             .request(
@@ -123,7 +142,7 @@ async fn availability_reports_missing_incompatible_and_available() {
             )
             .await
             .expect("availability");
-        assert_eq!(avail["status"], want, "PATH={path}: {avail}");
+        assert_eq!(avail["status"], want, "{avail}");
         if want != "available" {
             let diagnostic = avail["diagnostic"].as_str().unwrap_or_default();
             assert!(
@@ -131,8 +150,13 @@ async fn availability_reports_missing_incompatible_and_available() {
                 "{diagnostic}"
             );
         }
+        if want == "unrunnable" {
+            let diagnostic = avail["diagnostic"].as_str().unwrap_or_default();
+            assert!(diagnostic.contains("not logged in"), "{diagnostic}");
+        }
         host.assert_invariants();
     }
+    assert!(mock.model_requests().is_empty(), "no model turn");
     report(SPEC.cli, &claude, "availability");
 }
 

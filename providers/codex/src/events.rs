@@ -9,7 +9,8 @@
 
 use crate::launch::LABEL;
 use crate::normalize::Normalizer;
-use crate::permissions::{self, PendingApproval};
+use crate::permissions::{self, Asked, PendingApproval};
+use crate::questions;
 use crate::wire::notify::{Notification, ServerRequest};
 use agent_bridge_core::agent_process::ExitInfo;
 use agent_bridge_core::rpc::{Inbound, IncomingRequest, PeerHandle};
@@ -28,6 +29,8 @@ pub struct Shared {
     pub live: bool,
     /// The session is closing (or dropped): the exit is expected.
     pub closing: bool,
+    /// Which of the session's app-servers runs: 0 for the open's, one more per restart.
+    pub runtime: u32,
 }
 
 pub type SharedState = Arc<Mutex<Shared>>;
@@ -38,6 +41,7 @@ pub fn shared(normalizer: Normalizer) -> SharedState {
         approvals: HashMap::new(),
         live: false,
         closing: false,
+        runtime: 0,
     }))
 }
 
@@ -117,7 +121,7 @@ fn notification(shared: &SharedState, method: &str, params: Value) -> Vec<AgentE
     let mut s = lock(shared);
     if method == "serverRequest/resolved" {
         if let Notification::RequestResolved(r) = Notification::parse(method, params) {
-            let id = permissions::permission_id(&r.request_id);
+            let id = permissions::permission_id(s.runtime, &r.request_id);
             s.approvals.remove(&id);
             return vec![AgentEvent::PermissionResolved { permission_id: id }];
         }
@@ -136,20 +140,32 @@ async fn server_request(shared: &SharedState, request: IncomingRequest) -> Vec<A
     let parsed = {
         let s = lock(shared);
         match ServerRequest::parse(&method, params) {
-            ServerRequest::CommandApproval(p) => {
-                Ok((permissions::command_request(&p, &id), p.item_id))
-            }
+            ServerRequest::CommandApproval(p) => Ok((
+                permissions::command_request(&p, permissions::permission_id(s.runtime, &id)),
+                p.item_id,
+                Asked::Approval,
+            )),
+            ServerRequest::UserInput(p) => Ok((
+                questions::request(&p, permissions::permission_id(s.runtime, &id)),
+                p.item_id,
+                Asked::Questions(p.questions),
+            )),
             ServerRequest::FileChangeApproval(p) => {
                 let snapshot = s.normalizer.tool(&p.item_id);
                 Ok((
-                    permissions::file_change_request(&p, &id, snapshot),
+                    permissions::file_change_request(
+                        &p,
+                        permissions::permission_id(s.runtime, &id),
+                        snapshot,
+                    ),
                     p.item_id,
+                    Asked::Approval,
                 ))
             }
             ServerRequest::Other(m) => Err(m),
         }
     };
-    let (request, item_id) = match parsed {
+    let (request, item_id, asked) = match parsed {
         Ok(r) => r,
         Err(m) => {
             tracing::warn!(method = %m, "codex server request not supported; answered with an error");
@@ -163,8 +179,13 @@ async fn server_request(shared: &SharedState, request: IncomingRequest) -> Vec<A
     };
     // Answered later (by id) when the user decides, or cancelled with the turn.
     let rpc_id = responder.detach();
-    lock(shared)
-        .approvals
-        .insert(request.id.clone(), PendingApproval { rpc_id, item_id });
+    lock(shared).approvals.insert(
+        request.id.clone(),
+        PendingApproval {
+            rpc_id,
+            item_id,
+            asked,
+        },
+    );
     vec![AgentEvent::Permission(request)]
 }

@@ -42,6 +42,9 @@ pub fn replay(turns: &[Turn], child_session: &dyn Fn(&str) -> Option<String>) ->
             let Some(mut mapped) = items::to_timeline(item, Source::History, child_session) else {
                 continue;
             };
+            if let ItemBody::UserMessage { .. } = mapped.body {
+                mapped.revert_token = Some(crate::session::revert::token(&turn.id));
+            }
             if let ItemBody::ToolCall(call) = &mut mapped.body {
                 if call.status == ToolStatus::Running {
                     call.cancel();

@@ -6,6 +6,9 @@
 //! and needs no routing of approvals and notifications between sessions. Catalog and session
 //! list use a short-lived app-server of their own.
 
+pub mod archive;
+pub mod auth;
+pub mod availability;
 pub mod catalog;
 pub mod events;
 pub mod history;
@@ -14,8 +17,10 @@ pub mod normalize;
 pub mod permissions;
 mod provider;
 mod queries;
+pub mod questions;
 pub mod sandbox_cache;
 pub mod session;
+pub mod threads;
 pub mod tool_denial;
 pub mod wire;
 

@@ -3,10 +3,12 @@
 //! `item/commandExecution/requestApproval` and `item/fileChange/requestApproval` become
 //! `session.permission` requests with three actions (allow once, allow for this session, deny);
 //! the answer goes back as the request's result: `accept`, `acceptForSession`, `decline`, or
-//! `cancel` when the denial also stops the turn.
+//! `cancel` when the denial also stops the turn. The agent's own questions
+//! (`item/tool/requestUserInput`) are permissions too, answered as `questions` says.
 
 use crate::normalize::items::display_command;
-use crate::wire::notify::{CommandApproval, FileChangeApproval};
+use crate::questions;
+use crate::wire::notify::{CommandApproval, FileChangeApproval, UserInputQuestion};
 use agent_bridge_protocol::{
     ActionVariant, JsonMap, PermissionBehavior, PermissionKind, ProviderPermissionAction,
     ProviderPermissionRequest, ProviderPermissionResponse, ToolCall, ToolCallDetail,
@@ -23,13 +25,47 @@ pub struct PendingApproval {
     /// The JSON-RPC id of Codex's request (answered with the decision).
     pub rpc_id: Value,
     pub item_id: String,
+    pub asked: Asked,
 }
 
-/// The permission id for a Codex request id (unique within one app-server process).
-pub fn permission_id(rpc_id: &Value) -> String {
-    match rpc_id {
-        Value::String(s) => format!("codex-approval-{s}"),
-        other => format!("codex-approval-{other}"),
+/// What Codex asked, which decides the shape of the answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Asked {
+    /// A command or file-change approval: `{decision}`.
+    Approval,
+    /// The agent's questions: `{answers}`.
+    Questions(Vec<UserInputQuestion>),
+}
+
+impl PendingApproval {
+    /// The result Codex gets for the host's answer.
+    pub fn result(&self, response: &ProviderPermissionResponse) -> Value {
+        match &self.asked {
+            Asked::Approval => json!({ "decision": decision(response) }),
+            Asked::Questions(q) => questions::response(q, response),
+        }
+    }
+
+    /// The result of a request cancelled with its turn.
+    pub fn cancelled(&self) -> Value {
+        match &self.asked {
+            Asked::Approval => json!({ "decision": "cancel" }),
+            Asked::Questions(_) => questions::cancel(),
+        }
+    }
+}
+
+/// The permission id for a Codex request id. Codex numbers its requests afresh in each
+/// process, so the id also names the session's app-server: `runtime` is 0 for the one started
+/// at open and counts the restarts (`codex-approval-3`, then `codex-approval-r1-3`).
+pub fn permission_id(runtime: u32, rpc_id: &Value) -> String {
+    let rpc = match rpc_id {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    match runtime {
+        0 => format!("codex-approval-{rpc}"),
+        n => format!("codex-approval-r{n}-{rpc}"),
     }
 }
 
@@ -66,11 +102,11 @@ fn object(v: Value) -> JsonMap {
     }
 }
 
-pub fn command_request(p: &CommandApproval, rpc_id: &Value) -> ProviderPermissionRequest {
+pub fn command_request(p: &CommandApproval, id: String) -> ProviderPermissionRequest {
     let raw = p.command.clone().unwrap_or_default();
     let command = display_command(&raw, p.command_actions.as_deref());
     ProviderPermissionRequest {
-        id: permission_id(rpc_id),
+        id,
         name: "CodexBash".into(),
         kind: PermissionKind::Tool,
         title: Some(if command.is_empty() {
@@ -99,7 +135,7 @@ pub fn command_request(p: &CommandApproval, rpc_id: &Value) -> ProviderPermissio
 
 pub fn file_change_request(
     p: &FileChangeApproval,
-    rpc_id: &Value,
+    id: String,
     snapshot: Option<&ToolCall>,
 ) -> ProviderPermissionRequest {
     let detail = snapshot
@@ -117,7 +153,7 @@ pub fn file_change_request(
         _ => "Apply file changes".into(),
     };
     ProviderPermissionRequest {
-        id: permission_id(rpc_id),
+        id,
         name: "CodexFileChange".into(),
         kind: PermissionKind::Tool,
         title: Some(title),
@@ -179,7 +215,10 @@ mod tests {
         else {
             panic!("not read as a command approval");
         };
-        insta::assert_json_snapshot!("command_permission", command_request(&p, &id));
+        insta::assert_json_snapshot!(
+            "command_permission",
+            command_request(&p, permission_id(0, &id))
+        );
     }
 
     #[test]
@@ -199,16 +238,29 @@ mod tests {
             "reason": "outside the workspace", "grantRoot": null
         }))
         .unwrap();
-        let req = file_change_request(&params, &serde_json::json!(7), Some(&snapshot));
+        let req = file_change_request(
+            &params,
+            permission_id(0, &serde_json::json!(7)),
+            Some(&snapshot),
+        );
         assert_eq!(req.id, "codex-approval-7");
         assert_eq!(req.name, "CodexFileChange");
         assert_eq!(req.title.as_deref(), Some("Apply changes to src/a.rs"));
         assert_eq!(req.description.as_deref(), Some("outside the workspace"));
         assert_eq!(req.detail, Some(snapshot.detail.clone()));
         // Without the item snapshot the reason is all there is.
-        let bare = file_change_request(&params, &serde_json::json!("x"), None);
+        let bare = file_change_request(&params, permission_id(0, &serde_json::json!("x")), None);
         assert_eq!(bare.id, "codex-approval-x");
         assert_eq!(bare.title.as_deref(), Some("Apply file changes"));
+    }
+
+    #[test]
+    fn a_restarted_app_server_numbering_its_requests_afresh_gets_new_permission_ids() {
+        let first = permission_id(0, &serde_json::json!(0));
+        let restarted = permission_id(1, &serde_json::json!(0));
+        assert_eq!(first, "codex-approval-0");
+        assert_eq!(restarted, "codex-approval-r1-0");
+        assert_ne!(permission_id(2, &serde_json::json!(0)), restarted);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! [`CodexProvider`]: availability, catalog, session list and open/resume.
 
+use crate::auth::AuthCache;
 use crate::catalog::{self, SessionConfig};
 use crate::events::Discard;
 use crate::events::{self, SessionEvents};
@@ -7,22 +8,23 @@ use crate::history;
 use crate::launch::{self, call_error};
 use crate::normalize::Normalizer;
 use crate::queries::{fetch_models, load_turns, mcp_servers, read_defaults};
+use crate::questions;
 use crate::sandbox_cache::{launch_key, Sandbox, SandboxCache};
-use crate::session::{Applied, CodexSession, PendingProbe};
+use crate::session::{Applied, CodexSession, PendingProbe, Relaunch};
+use crate::threads::{self, ThreadAnswer};
 use crate::tool_denial;
 use crate::wire::notify::method;
-use crate::wire::params::{ThreadListParams, ThreadResumeParams, ThreadStartParams};
+use crate::wire::params::{ThreadListParams, ThreadStartParams};
 use crate::wire::thread::{Page, Thread, ThreadOpened};
 use agent_bridge_core::registry::ProviderManifest;
-use agent_bridge_core::rpc::PeerError;
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::{
     AgentEvent, CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink,
     SessionsQuery,
 };
 use agent_bridge_protocol::{
-    AvailabilityStatus, Capability, HistoryMode, ProviderAvailability, ProviderCatalog,
-    ProviderCatalogOptions, ProviderError, ProviderNotice, ProviderSessionSummary, Severity,
+    Capability, HistoryMode, ProviderAvailability, ProviderCatalog, ProviderCatalogOptions,
+    ProviderError, ProviderNotice, ProviderPersistence, ProviderSessionSummary, Severity,
 };
 use async_trait::async_trait;
 use serde_json::json;
@@ -32,6 +34,7 @@ use std::sync::Arc;
 #[derive(Debug, Default)]
 pub struct CodexProvider {
     sandbox: SandboxCache,
+    auth: AuthCache,
 }
 
 impl CodexProvider {
@@ -72,6 +75,9 @@ impl Provider for CodexProvider {
             Capability::SessionSubsession,
             Capability::Permission,
             Capability::SessionCanStopRuntime,
+            Capability::SessionArchive,
+            Capability::SessionUnarchive,
+            Capability::SessionRevertConversation,
         ]
     }
 
@@ -80,34 +86,7 @@ impl Provider for CodexProvider {
         ctx: &ProviderContext,
         _options: &ProviderCatalogOptions,
     ) -> ProviderAvailability {
-        if let Err(e) = ctx.launch.resolve(launch::DEFAULT_PROGRAM) {
-            return ProviderAvailability::with(AvailabilityStatus::Missing, e.to_string());
-        }
-        let version = match launch::probe_version(&ctx.launch).await {
-            Ok(v) => v,
-            Err(e) => {
-                return ProviderAvailability::with(AvailabilityStatus::Unrunnable, e.to_string())
-            }
-        };
-        if version < launch::MIN_VERSION {
-            let (a, b, c) = launch::MIN_VERSION;
-            return ProviderAvailability::with(
-                AvailabilityStatus::Incompatible,
-                format!(
-                    "codex {}.{}.{} is older than {a}.{b}.{c}, the oldest app-server protocol this bridge speaks; update with `npm install -g @openai/codex@latest`",
-                    version.0, version.1, version.2
-                ),
-            );
-        }
-        match self.sandbox_problem(&ctx.launch).await {
-            None => ProviderAvailability::available(),
-            Some(problem) => ProviderAvailability::with(
-                AvailabilityStatus::Available,
-                format!(
-                    "Codex's Linux sandbox cannot run here ({problem}); the read-only and auto modes cannot run commands, use ask or full-access"
-                ),
-            ),
-        }
+        crate::availability::check(&self.auth, &self.sandbox, &ctx.launch).await
     }
 
     async fn catalog_cache_key(
@@ -184,6 +163,15 @@ impl Provider for CodexProvider {
         Ok(page.data.iter().map(history::summary).collect())
     }
 
+    async fn set_archived(
+        &self,
+        ctx: &ProviderContext,
+        persistence: ProviderPersistence,
+        archived: bool,
+    ) -> Result<(), ProviderError> {
+        crate::archive::set_archived(ctx, &persistence, archived).await
+    }
+
     async fn open(
         &self,
         ctx: &ProviderContext,
@@ -222,9 +210,23 @@ impl Provider for CodexProvider {
             approval_policy: requested_mode.map(|m| m.approval.to_string()),
             sandbox: requested_mode.map(|m| m.sandbox.to_string()),
             developer_instructions: cfg.system_prompt.clone(),
-            config: tool_denial::merge(mcp_servers(&cfg.mcp_servers), off),
+            // The agent's questions are on unless denied (the denial is merged last).
+            config: tool_denial::merge(
+                tool_denial::merge(mcp_servers(&cfg.mcp_servers), questions::enable_config()),
+                off,
+            ),
         };
-        let thread = open_thread(&server, request.persistence.as_ref(), overrides);
+        let resume = request
+            .persistence
+            .as_ref()
+            .map(history::thread_of)
+            .transpose()?;
+        let relaunch = Relaunch {
+            spec: spec.clone(),
+            scope: request.scope.clone(),
+            thread: overrides.clone(),
+        };
+        let thread = threads::resume_or_start(&server, resume.as_deref(), overrides);
         let defaults = async {
             match early {
                 Some(d) => d,
@@ -232,7 +234,11 @@ impl Provider for CodexProvider {
             }
         };
         let (thread, listed, defaults) = tokio::join!(thread, fetch_models(&server.rpc), defaults);
-        let (opened, resumed, notice) = thread?;
+        let ThreadAnswer {
+            answer: opened,
+            resumed,
+            resume_refused,
+        } = thread?;
         // The sandbox probe (once per installation, see `sandbox_cache`) does not hold up the
         // open: it starts once the thread exists (not competing with the app-server's start
         // for the CPU), and until it answers the session assumes the sandbox works.
@@ -323,7 +329,10 @@ impl Provider for CodexProvider {
                 Some(agent_bridge_protocol::prompt_preview(&thread.preview))
                     .filter(|p| !p.is_empty())
             });
-        if let Some(text) = notice {
+        if let (Some(refused), Some(asked)) = (resume_refused, resume.as_deref()) {
+            let text = format!(
+                "Codex could not resume thread {asked} ({refused}); this session continues in a new thread."
+            );
             let _ = sink
                 .send(AgentEvent::Notice(ProviderNotice {
                     id: format!("codex-resume-failed:{}", thread.id),
@@ -341,52 +350,11 @@ impl Provider for CodexProvider {
             .normalizer
             .bind_thread(&thread.id, &cwd);
         let state = config.state();
-        let session = CodexSession::start(server, shared, config, applied, pending, sink);
+        let session = CodexSession::start(server, shared, config, applied, pending, relaunch, sink);
         let mut out = OpenedSession::new(Box::new(session), state);
         out.persistence = Some(persistence);
         out.title = title;
         out.replay = replay;
         Ok(out)
-    }
-}
-
-/// `thread/resume` of the persisted thread (a new thread when Codex cannot resume it: with a
-/// notice) or `thread/start`; returns the answer, whether it resumed, and the notice.
-async fn open_thread(
-    server: &launch::AppServer,
-    persistence: Option<&agent_bridge_protocol::ProviderPersistence>,
-    overrides: ThreadStartParams,
-) -> Result<(serde_json::Value, bool, Option<String>), ProviderError> {
-    let stderr = || server.process.stderr_tail();
-    let Some(p) = persistence else {
-        let v = server
-            .rpc
-            .call(method::THREAD_START, json!(overrides))
-            .await
-            .map_err(|e| call_error(e, &stderr()))?;
-        return Ok((v, false, None));
-    };
-    let thread_id = history::thread_of(p)?;
-    let params = ThreadResumeParams {
-        thread_id: thread_id.clone(),
-        overrides: overrides.clone(),
-        exclude_turns: true,
-    };
-    match server.rpc.call(method::THREAD_RESUME, json!(params)).await {
-        Ok(v) => Ok((v, true, None)),
-        Err(PeerError::Rpc { error, .. }) => {
-            tracing::warn!("thread/resume {thread_id} failed ({error}); starting a new thread");
-            let notice = format!(
-                "Codex could not resume thread {thread_id} ({}); this session continues in a new thread.",
-                error.message
-            );
-            let v = server
-                .rpc
-                .call(method::THREAD_START, json!(overrides))
-                .await
-                .map_err(|e| call_error(e, &stderr()))?;
-            Ok((v, false, Some(notice)))
-        }
-        Err(e) => Err(call_error(e, &stderr())),
     }
 }

@@ -1,4 +1,5 @@
-//! A live Codex session: one app-server process, one thread.
+//! A live Codex session: one app-server process (started again after it died, see
+//! `restart`), one thread.
 //!
 //! Methods write to the app-server and await the answers of `turn/start`, `turn/steer` and
 //! `turn/interrupt`, which the reader task hands over directly. Meanwhile the reader sends the
@@ -7,7 +8,7 @@
 
 use crate::catalog::{self, SessionConfig};
 use crate::events::{lock, SharedState};
-use crate::launch::{call_error, AppServer};
+use crate::launch::{call_error, AppServer, LABEL};
 use crate::permissions::{self, PendingApproval};
 use crate::sandbox_cache::ProbeCell;
 use crate::wire::notify::method;
@@ -17,11 +18,20 @@ use agent_bridge_core::rpc::PeerError;
 use agent_bridge_core::{AgentEvent, AgentSession, SessionSink, TurnRequest};
 use agent_bridge_protocol::{
     PromptInput, ProviderConfigChanges, ProviderConfigState, ProviderContent, ProviderError,
-    ProviderPermissionResponse, TaggedContent,
+    ProviderPermissionResponse, RevertScope, TaggedContent,
 };
 use async_trait::async_trait;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::time::Duration;
+
+mod restart;
+pub mod revert;
+
+pub use restart::Relaunch;
+
+/// Longest a failed call waits for the app-server's exit, to report it (its output may end
+/// up to `EOF_EXIT_GRACE` before the process is made to go).
+const EXIT_WAIT: Duration = Duration::from_secs(2);
 
 /// Longest a turn request (`turn/start`, `turn/steer`, `turn/interrupt`) may take to answer.
 const TURN_CALL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -32,6 +42,7 @@ pub struct CodexSession {
     config: SessionConfig,
     applied: Applied,
     sandbox: Option<PendingProbe>,
+    relaunch: Relaunch,
     sink: SessionSink,
 }
 
@@ -90,6 +101,7 @@ impl CodexSession {
         config: SessionConfig,
         applied: Applied,
         sandbox: Option<PendingProbe>,
+        relaunch: Relaunch,
         sink: SessionSink,
     ) -> CodexSession {
         let thread_id = {
@@ -104,6 +116,7 @@ impl CodexSession {
             config,
             applied,
             sandbox,
+            relaunch,
             sink,
         }
     }
@@ -125,7 +138,17 @@ impl CodexSession {
         prompt_input(&turn.prompt.input, &turn.text)
     }
 
-    fn error(&self, e: PeerError) -> ProviderError {
+    /// A call's failure. When the app-server is gone it is its exit that says why (status
+    /// and last stderr lines), as the runtime failure does.
+    async fn failure(&self, e: PeerError) -> ProviderError {
+        if let PeerError::Closed { .. } = e {
+            let exit = tokio::time::timeout(EXIT_WAIT, self.server.process.wait_exit()).await;
+            if let Ok(Some(exit)) = exit.as_ref() {
+                if !exit.expected {
+                    return exit.error(LABEL);
+                }
+            }
+        }
         call_error(e, &self.server.process.stderr_tail())
     }
 
@@ -136,10 +159,10 @@ impl CodexSession {
             .await
     }
 
-    async fn answer(&self, approval: PendingApproval, decision: &str) {
+    async fn answer(&self, approval: &PendingApproval, result: Value) {
         self.server
             .rpc
-            .respond_to(&approval.rpc_id, Ok(json!({ "decision": decision })))
+            .respond_to(&approval.rpc_id, Ok(result))
             .await;
     }
 }
@@ -173,12 +196,13 @@ impl AgentSession for CodexSession {
                     lock(&self.shared)
                         .normalizer
                         .bind_native(&turn.turn_id, &started.turn.id);
+                    self.tag_user_message(&turn, &started.turn.id).await;
                 }
                 Ok(())
             }
             Err(e) => {
                 lock(&self.shared).normalizer.drop_turn(&turn.turn_id);
-                Err(self.error(e))
+                Err(self.failure(e).await)
             }
         }
     }
@@ -200,10 +224,10 @@ impl AgentSession for CodexSession {
             expected_turn_id: native,
         };
         let params = serde_json::to_value(&params).unwrap_or(Value::Null);
-        self.call(method::TURN_STEER, params)
-            .await
-            .map(|_| ())
-            .map_err(|e| self.error(e))
+        match self.call(method::TURN_STEER, params).await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.failure(e).await),
+        }
     }
 
     async fn interrupt(&mut self, turn_id: &str) -> Result<(), ProviderError> {
@@ -225,7 +249,7 @@ impl AgentSession for CodexSession {
                         tracing::info!("turn/interrupt refused: {error}");
                         Ok(())
                     }
-                    Err(e) => Err(self.error(e)),
+                    Err(e) => Err(self.failure(e).await),
                 }
             }
             // Codex never started it; the core ends the turn after its grace period.
@@ -238,7 +262,7 @@ impl AgentSession for CodexSession {
             .map(|(_, a)| a)
             .collect();
         for approval in pending {
-            self.answer(approval, "cancel").await;
+            self.answer(&approval, approval.cancelled()).await;
         }
         result
     }
@@ -263,9 +287,28 @@ impl AgentSession for CodexSession {
                 "no pending Codex approval `{permission_id}`"
             )));
         };
-        let decision = permissions::decision(&response);
-        tracing::debug!(permission_id, decision, "answering codex approval");
-        self.answer(approval, decision).await;
+        let result = approval.result(&response);
+        tracing::debug!(permission_id, %result, "answering codex approval");
+        self.answer(&approval, result).await;
+        // A question denied with `interrupt` also stops the turn (an approval's `cancel`
+        // decision does that natively).
+        let stop = matches!(approval.asked, permissions::Asked::Questions(_))
+            && matches!(
+                response,
+                ProviderPermissionResponse::Deny {
+                    interrupt: Some(true),
+                    ..
+                }
+            );
+        if stop {
+            let active = lock(&self.shared)
+                .normalizer
+                .active_turn()
+                .map(|(core, _)| core.to_string());
+            if let Some(turn_id) = active {
+                self.interrupt(&turn_id).await?;
+            }
+        }
         Ok(())
     }
 
@@ -279,11 +322,24 @@ impl AgentSession for CodexSession {
         Ok(self.config.state())
     }
 
+    async fn revert(&mut self, token: Value, scope: RevertScope) -> Result<(), ProviderError> {
+        self.revert_to(token, scope).await
+    }
+
     async fn can_stop_runtime(&mut self) -> bool {
         let s = lock(&self.shared);
         s.normalizer.active_turn().is_none()
             && s.approvals.is_empty()
             && s.normalizer.running_tools() == 0
+    }
+
+    /// A dead app-server is started again and resumes the thread (see `restart`).
+    fn can_restart(&self) -> bool {
+        true
+    }
+
+    async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
+        self.restart_runtime(sink).await
     }
 
     async fn close(&mut self) {

@@ -9,6 +9,9 @@
 //!
 //! Launch variable: `DEMO_OPEN_DELAY_MS` (in the launch's `env`) makes every open take that long
 //! (at most 10 s), so a test can land a close or an interrupt while an open is under way.
+//! `DEMO_PROBE_DELAY_MS` (in the launch's `env`, else the bridge's own environment, which is
+//! the launch environment of a provider-level request) does the same for the availability
+//! probe and the catalog cache key, so a test can hold a host request in flight.
 
 mod catalog;
 mod script;
@@ -51,15 +54,39 @@ const MAX_OPEN_DELAY: Duration = Duration::from_secs(10);
 /// connect request's base `env`), capped at [`MAX_OPEN_DELAY`]; `None` when unset or not a
 /// number.
 fn open_delay(launch: &LaunchOverride) -> Option<Duration> {
+    launch_delay(launch, OPEN_DELAY_VAR)
+}
+
+fn launch_delay(launch: &LaunchOverride, var: &str) -> Option<Duration> {
     let value = launch
         .extra_env
-        .get(OPEN_DELAY_VAR)
-        .or_else(|| launch.env.as_ref()?.get(OPEN_DELAY_VAR))?;
+        .get(var)
+        .or_else(|| launch.env.as_ref()?.get(var))?;
+    delay_of(value)
+}
+
+fn delay_of(value: &str) -> Option<Duration> {
     let ms: u64 = value.trim().parse().ok()?;
     Some(Duration::from_millis(ms).min(MAX_OPEN_DELAY))
 }
 
+/// `DEMO_PROBE_DELAY_MS` from the launch's environment, else (no launch environment given)
+/// from the bridge's own.
+fn probe_delay(launch: &LaunchOverride) -> Option<Duration> {
+    launch_delay(launch, PROBE_DELAY_VAR).or_else(|| match launch.env {
+        Some(_) => None,
+        None => delay_of(&std::env::var(PROBE_DELAY_VAR).ok()?),
+    })
+}
+
+async fn probe_pause(ctx: &ProviderContext) {
+    if let Some(delay) = probe_delay(&ctx.launch) {
+        tokio::time::sleep(delay).await;
+    }
+}
+
 const OPEN_DELAY_VAR: &str = "DEMO_OPEN_DELAY_MS";
+const PROBE_DELAY_VAR: &str = "DEMO_PROBE_DELAY_MS";
 
 fn commands() -> Vec<ProviderCommand> {
     vec![
@@ -93,17 +120,19 @@ impl Provider for DemoProvider {
 
     async fn availability(
         &self,
-        _ctx: &ProviderContext,
+        ctx: &ProviderContext,
         _options: &ProviderCatalogOptions,
     ) -> ProviderAvailability {
+        probe_pause(ctx).await;
         ProviderAvailability::available()
     }
 
     async fn catalog_cache_key(
         &self,
-        _ctx: &ProviderContext,
+        ctx: &ProviderContext,
         _options: &ProviderCatalogOptions,
     ) -> Option<String> {
+        probe_pause(ctx).await;
         Some(format!("demo:{}", env!("CARGO_PKG_VERSION")))
     }
 
@@ -232,5 +261,16 @@ mod tests {
             .extra_env
             .insert(OPEN_DELAY_VAR.into(), "soon".into());
         assert_eq!(open_delay(&launch), None);
+    }
+
+    #[test]
+    fn probe_delay_reads_the_launch_env() {
+        let mut launch = LaunchOverride {
+            env: Some([(PROBE_DELAY_VAR.to_string(), "40".to_string())].into()),
+            ..LaunchOverride::default()
+        };
+        assert_eq!(probe_delay(&launch), Some(Duration::from_millis(40)));
+        launch.env = Some(Default::default());
+        assert_eq!(probe_delay(&launch), None);
     }
 }

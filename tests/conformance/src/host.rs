@@ -47,7 +47,7 @@ impl Default for HostOptions {
             cwd: None,
             env: Vec::new(),
             data_dir: None,
-            request_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
         }
     }
 }

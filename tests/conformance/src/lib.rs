@@ -69,9 +69,9 @@
 
 pub mod binary;
 pub mod event;
+mod flow;
 pub mod host;
 pub mod input;
-pub mod invariants;
 mod observe;
 pub mod paseo_schema;
 pub mod procs;
@@ -81,6 +81,7 @@ pub mod scenarios;
 pub mod session;
 pub mod validate;
 
+pub use agent_bridge_protocol::invariants;
 pub use agent_bridge_protocol::jsonrpc::RpcError;
 pub use binary::{bridge_binary, workspace_root};
 pub use event::Event;

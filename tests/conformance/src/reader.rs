@@ -64,6 +64,8 @@ pub(crate) struct Shared {
     pub state: Mutex<State>,
     /// Bumped after every stdout line (and at EOF): waiters re-check the state.
     pub tick: watch::Sender<u64>,
+    /// While true the stdout reader reads nothing (a host that stopped reading).
+    pub paused: watch::Sender<bool>,
 }
 
 impl Shared {
@@ -71,6 +73,7 @@ impl Shared {
         Self {
             state: Mutex::new(State::default()),
             tick: watch::Sender::new(0),
+            paused: watch::Sender::new(false),
         }
     }
 
@@ -86,7 +89,9 @@ impl Shared {
 pub(crate) async fn read_stdout(stdout: impl AsyncRead + Unpin, shared: std::sync::Arc<Shared>) {
     let mut reader = BufReader::new(stdout);
     let mut buf = Vec::new();
+    let mut paused = shared.paused.subscribe();
     loop {
+        let _ = paused.wait_for(|p| !*p).await;
         buf.clear();
         match reader.read_until(b'\n', &mut buf).await {
             Ok(0) => break,

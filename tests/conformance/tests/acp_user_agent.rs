@@ -20,24 +20,34 @@ const CASE: acp::Case = acp::Case {
     unattended_mode: "bypassPermissions",
     other_model: Some("haiku"),
     start_mode: None,
+    keeps_context_on_restart: true,
 };
 
-/// A plugin folder whose plugin.json is the workspace's with one more entry: the user's agent.
-fn plugin_dir() -> tempfile::TempDir {
+/// A plugin folder whose plugin.json is the workspace's with one more entry: the user's agent
+/// (its options: `unattendedModes` and `extra`).
+fn plugin_dir_with(extra: serde_json::Value) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("plugin dir");
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../plugin.json");
     let text = std::fs::read_to_string(root).expect("the workspace plugin.json");
     let mut manifest: serde_json::Value = serde_json::from_str(&text).expect("plugin.json parses");
+    let mut options = json!({"unattendedModes": ["bypassPermissions"]});
+    if let (Some(options), Some(extra)) = (options.as_object_mut(), extra.as_object()) {
+        options.extend(extra.clone());
+    }
     let providers = manifest["providers"].as_array_mut().expect("providers");
     providers.push(json!({
         "id": "my-acp-agent",
         "label": "My ACP agent",
         "agent": "acp",
         "command": ["claude-agent-acp"],
-        "options": {"unattendedModes": ["bypassPermissions"]}
+        "options": options
     }));
     std::fs::write(dir.path().join("plugin.json"), manifest.to_string()).expect("write");
     dir
+}
+
+fn plugin_dir() -> tempfile::TempDir {
+    plugin_dir_with(json!({}))
 }
 
 async fn rig(dir: &tempfile::TempDir) -> Option<AgentRig> {
@@ -58,6 +68,26 @@ async fn a_user_declared_acp_agent_runs_turns_permissions_and_modes() {
     acp::permission_allowed(&rig, CASE).await;
     acp::mode_and_model_change(&rig, CASE).await;
     rig.report("user-declared-acp-agent");
+}
+
+/// The entry takes claude-agent-acp's `session/resume` back (`unusableMethods`): a restart
+/// then reloads the session with `session/load`, whose replay must not reach the timeline.
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_declared_agent_without_resume_restarts_through_session_load() {
+    let dir = plugin_dir_with(json!({
+        "unusableMethods": {"session/resume": "taken back by the test, to restart through session/load"}
+    }));
+    let Some(rig) = rig(&dir).await else { return };
+    acp::kill::kill_9_mid_turn(&rig, CASE).await;
+    let stderr = rig.host.stderr();
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.contains("ACP agent restarted") && l.contains("Loaded")),
+        "restarted through session/load:\n{stderr}"
+    );
+    rig.report("user-declared-acp-agent-restart-through-load");
 }
 
 #[test]

@@ -26,6 +26,7 @@ const CASE: acp::Case = acp::Case {
     unattended_mode: "full-access",
     other_model: Some("gpt-5.4"),
     start_mode: Some("read-only"),
+    keeps_context_on_restart: true,
 };
 
 async fn rig() -> Option<AgentRig> {
@@ -39,7 +40,7 @@ acp_tests! { rig;
     close_during_open => |r| scenarios::close_during_open(&r, Some(&r.cli));
     unattended_mode_runs_without_asking => |r| acp::unattended_mode_runs_without_asking(&r, CASE);
     mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
-    kill_9_mid_turn => |r| acp::kill_9_mid_turn(&r);
+    kill_9_mid_turn => |r| acp::kill::kill_9_mid_turn(&r, CASE);
     catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
     image_prompt_reaches_the_model => |r| acp::image_prompt_reaches_the_model(&r);
     reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);

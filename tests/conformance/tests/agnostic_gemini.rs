@@ -37,6 +37,7 @@ const CASE: acp::Case = acp::Case {
     unattended_mode: "yolo",
     other_model: Some("gemini-2.5-pro"),
     start_mode: None,
+    keeps_context_on_restart: false,
 };
 
 async fn rig() -> Option<AgentRig> {
@@ -53,7 +54,7 @@ acp_tests! { rig;
     interrupt_with_a_pending_permission => |r| acp::interrupt_with_a_pending_permission(&r, CASE);
     unattended_mode_runs_without_asking => |r| acp::unattended_mode_runs_without_asking(&r, CASE);
     mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
-    kill_9_mid_turn => |r| acp::kill_9_mid_turn(&r);
+    kill_9_mid_turn => |r| acp::kill::kill_9_mid_turn(&r, CASE);
     catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
     image_prompt_reaches_the_model => |r| acp::image_prompt_reaches_the_model(&r);
 }

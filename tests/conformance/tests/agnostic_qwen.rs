@@ -29,6 +29,7 @@ const CASE: acp::Case = acp::Case {
     unattended_mode: "yolo",
     other_model: None,
     start_mode: None,
+    keeps_context_on_restart: true,
 };
 
 async fn rig() -> Option<AgentRig> {
@@ -42,7 +43,7 @@ acp_tests! { rig;
     close_during_open => |r| scenarios::close_during_open(&r, Some(&r.cli));
     unattended_mode_runs_without_asking => |r| acp::unattended_mode_runs_without_asking(&r, CASE);
     mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
-    kill_9_mid_turn => |r| acp::kill_9_mid_turn(&r);
+    kill_9_mid_turn => |r| acp::kill::kill_9_mid_turn(&r, CASE);
     catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
     reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);
     session_list_has_our_session => |r| acp::session_list_has_our_session(&r);

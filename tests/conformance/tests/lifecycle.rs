@@ -199,12 +199,28 @@ async fn provider_close_closes_every_session_and_the_connection() {
         "send on a closed connection",
     );
     // An id that was never issued is unknown, not closed, however it is spelled.
-    let never = format!("c0{}", d.conn.trim_start_matches('c'));
-    assert_code(
-        d.host.send(&never, input::catalog("never")).await,
-        -32602,
-        "send on a connection id that was never issued",
-    );
+    let n = d.conn.trim_start_matches('c');
+    for never in [
+        format!("c0{n}"),
+        format!("c+{n}"),
+        format!("C{n}"),
+        format!(" c{n}"),
+        format!("c{n} "),
+        format!("c{n}.0"),
+        "c0".to_string(),
+        "c18446744073709551617".to_string(),
+    ] {
+        assert_code(
+            d.host.send(&never, input::catalog("never")).await,
+            -32602,
+            &format!("send on `{never}`, a connection id that was never issued"),
+        );
+        assert_code(
+            d.host.close_connection(&never).await,
+            -32602,
+            &format!("close of `{never}`"),
+        );
+    }
     let (conn2, _) = d
         .host
         .connect(DEMO, &DEMO_CAPS, None)

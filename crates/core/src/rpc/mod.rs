@@ -1,7 +1,8 @@
 //! One JSON-RPC peer for every agent wire: line-delimited messages, requests matched to their
 //! answers, requests *from* the agent served by the provider's [`Inbound`], notifications
-//! delivered in order, a bounded writer, a time limit per request, and every waiting request
-//! failed with a precise error when the agent's output ends.
+//! delivered in order, a bounded writer, a time limit per request, and a dead agent (its output
+//! ended, its process exited, or writing to it failed) failing every waiting and every later
+//! request at once, with a precise error.
 //!
 //! The envelope is a [`Dialect`]: JSON-RPC 2.0 with the `"jsonrpc"` member (ACP agents),
 //! without it (`codex app-server`), or a provider's own (Claude's control protocol), so the
@@ -15,6 +16,10 @@
 mod dialect;
 mod inbound;
 mod peer;
+mod reader;
+#[cfg(test)]
+mod tests;
+mod writer;
 
 pub use dialect::{DecodeError, Dialect, Incoming, JsonRpc};
 pub use inbound::{Inbound, IncomingRequest, Responder};

@@ -1,7 +1,12 @@
 //! The peer: one writer task (bounded queue), one reader task, the table of waiting calls.
+//!
+//! A peer is dead once its agent's output ended, its process exited or writing to it failed,
+//! whichever comes first: from then on every waiting call has failed, and a new call, a
+//! notification or a call still waiting for room in the queue fails at once.
 
-use super::dialect::truncate;
-use super::{Dialect, Inbound, Incoming, IncomingRequest, Responder, RpcError};
+use super::reader::read;
+use super::writer::{watch_exit, write, Outgoing};
+use super::{Dialect, Inbound, RpcError};
 use crate::agent_process::ExitInfo;
 use crate::codec::{BoundedLineCodec, Line};
 use crate::supervisor::StdoutLines;
@@ -12,7 +17,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
@@ -108,11 +113,6 @@ impl PeerOptions {
     }
 }
 
-enum Outgoing {
-    Line(String),
-    Close,
-}
-
 struct Waiting {
     method: String,
     tx: oneshot::Sender<Result<Value, PeerError>>,
@@ -121,23 +121,25 @@ struct Waiting {
 #[derive(Default)]
 struct Calls {
     waiting: HashMap<String, Waiting>,
-    /// Set once the agent's output ended: new calls fail at once.
+    /// Why the peer is dead, once it is: new calls fail at once.
     closed: Option<String>,
 }
 
-struct Shared {
-    name: String,
-    dialect: Arc<dyn Dialect>,
+pub(super) struct Shared {
+    pub(super) name: String,
+    pub(super) dialect: Arc<dyn Dialect>,
     outbox: mpsc::Sender<Outgoing>,
     calls: Mutex<Calls>,
     next_id: AtomicU64,
     call_timeout: Duration,
+    /// Cancelled when the peer dies: stops the writer and whoever waits for room in its queue.
+    dead: CancellationToken,
 }
 
 /// A cloneable handle for talking to the agent.
 #[derive(Clone)]
 pub struct PeerHandle {
-    shared: Arc<Shared>,
+    pub(super) shared: Arc<Shared>,
 }
 
 impl std::fmt::Debug for PeerHandle {
@@ -170,6 +172,7 @@ impl Peer {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let (tx, rx) = mpsc::channel(options.outbox.max(1));
+        let dead = CancellationToken::new();
         let handle = PeerHandle {
             shared: Arc::new(Shared {
                 name: options.name.clone(),
@@ -178,9 +181,14 @@ impl Peer {
                 calls: Mutex::new(Calls::default()),
                 next_id: AtomicU64::new(1),
                 call_timeout: options.call_timeout,
+                dead: dead.clone(),
             }),
         };
-        tokio::spawn(write(output, rx, options.name.clone()));
+        let weak = Arc::downgrade(&handle.shared);
+        tokio::spawn(write(output, rx, weak.clone(), dead));
+        if let Some(exit) = options.exit.clone() {
+            tokio::spawn(watch_exit(exit, weak));
+        }
         tokio::spawn(read(input, handle.clone(), inbound, options));
         handle
     }
@@ -191,7 +199,7 @@ impl PeerHandle {
         &self.shared.name
     }
 
-    /// True once the agent's output ended.
+    /// True once the peer is dead: its output ended, its process exited or writing failed.
     pub fn is_closed(&self) -> bool {
         self.shared
             .calls
@@ -206,17 +214,21 @@ impl PeerHandle {
             .await
     }
 
-    /// Sends a request and waits for its answer within `limit`.
+    /// Sends a request and waits for its answer within `limit` (waiting for room in the
+    /// writer's queue counts).
     pub async fn call_within(
         &self,
         method: &str,
         params: Value,
         limit: Duration,
     ) -> Result<Value, PeerError> {
-        let (id, rx) = self.start_call(method, &params).await?;
-        match tokio::time::timeout(limit, rx).await {
-            Ok(Ok(answer)) => answer,
-            Ok(Err(_)) => Err(self.closed_error(method)),
+        let (id, rx) = self.register(method)?;
+        let call = async {
+            self.enqueue_request(&id, method, &params).await?;
+            rx.await.map_err(|_| self.closed_error(method))?
+        };
+        match tokio::time::timeout(limit, call).await {
+            Ok(answer) => answer,
             Err(_) => {
                 self.forget(&id);
                 Err(PeerError::Timeout {
@@ -235,37 +247,71 @@ impl PeerHandle {
         method: &str,
         params: &Value,
     ) -> Result<(Value, oneshot::Receiver<Result<Value, PeerError>>), PeerError> {
+        let (id, rx) = self.register(method)?;
+        self.enqueue_request(&id, method, params).await?;
+        Ok((id, rx))
+    }
+
+    /// Allocates an id and enters the call in the table of waiting calls, unless the peer is
+    /// dead.
+    fn register(
+        &self,
+        method: &str,
+    ) -> Result<(Value, oneshot::Receiver<Result<Value, PeerError>>), PeerError> {
         let n = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
         let id = self.shared.dialect.request_id(n, method);
         let (tx, rx) = oneshot::channel();
-        {
-            let mut calls = self
-                .shared
-                .calls
-                .lock()
-                .map_err(|_| self.closed_error(method))?;
-            if let Some(reason) = &calls.closed {
-                return Err(PeerError::Closed {
-                    peer: self.shared.name.clone(),
-                    method: method.to_string(),
-                    reason: reason.clone(),
-                });
-            }
-            calls.waiting.insert(
-                key(&id),
-                Waiting {
-                    method: method.to_string(),
-                    tx,
-                },
-            );
+        let mut calls = self
+            .shared
+            .calls
+            .lock()
+            .map_err(|_| self.closed_error(method))?;
+        if let Some(reason) = &calls.closed {
+            return Err(PeerError::Closed {
+                peer: self.shared.name.clone(),
+                method: method.to_string(),
+                reason: reason.clone(),
+            });
         }
-        tracing::debug!(peer = %self.shared.name, method, %id, "request");
-        let line = self.shared.dialect.encode_request(&id, method, params);
-        if self.shared.outbox.send(Outgoing::Line(line)).await.is_err() {
-            self.forget(&id);
-            return Err(self.closed_error(method));
-        }
+        calls.waiting.insert(
+            key(&id),
+            Waiting {
+                method: method.to_string(),
+                tx,
+            },
+        );
         Ok((id, rx))
+    }
+
+    /// Queues a registered request for the writer; fails (and forgets it) when the peer dies
+    /// first.
+    async fn enqueue_request(
+        &self,
+        id: &Value,
+        method: &str,
+        params: &Value,
+    ) -> Result<(), PeerError> {
+        tracing::debug!(peer = %self.shared.name, method, %id, "request");
+        let line = self.shared.dialect.encode_request(id, method, params);
+        if self.enqueue(Outgoing::Line(line)).await {
+            Ok(())
+        } else {
+            self.forget(id);
+            Err(self.closed_error(method))
+        }
+    }
+
+    /// Puts one message in the writer's queue, waiting for room; false when the peer is dead
+    /// (or dies while waiting) or its writer is gone.
+    async fn enqueue(&self, msg: Outgoing) -> bool {
+        if self.shared.dead.is_cancelled() {
+            return false;
+        }
+        tokio::select! {
+            biased;
+            _ = self.shared.dead.cancelled() => false,
+            sent = self.shared.outbox.send(msg) => sent.is_ok(),
+        }
     }
 
     /// Forgets a waiting call (its answer, if it comes, is dropped).
@@ -275,14 +321,14 @@ impl PeerHandle {
         }
     }
 
-    /// Sends a notification.
+    /// Sends a notification; fails at once when the peer is dead.
     pub async fn notify(&self, method: &str, params: Option<&Value>) -> Result<(), PeerError> {
         let line = self.shared.dialect.encode_notification(method, params);
-        self.shared
-            .outbox
-            .send(Outgoing::Line(line))
-            .await
-            .map_err(|_| self.closed_error(method))
+        if self.enqueue(Outgoing::Line(line)).await {
+            Ok(())
+        } else {
+            Err(self.closed_error(method))
+        }
     }
 
     /// Answers a request of the agent by its id (one taken over with
@@ -294,20 +340,23 @@ impl PeerHandle {
     /// Answers a request of the agent.
     pub(super) async fn respond(&self, id: &Value, result: &Result<Value, RpcError>) {
         let line = self.shared.dialect.encode_response(id, result);
-        let _ = self.shared.outbox.send(Outgoing::Line(line)).await;
+        let _ = self.enqueue(Outgoing::Line(line)).await;
     }
 
     /// Answers without waiting (from a destructor): queued when there is room, else from a
     /// task of its own.
     pub(super) fn respond_now(&self, id: &Value, result: &Result<Value, RpcError>) {
+        if self.shared.dead.is_cancelled() {
+            return;
+        }
         let line = self.shared.dialect.encode_response(id, result);
         match self.shared.outbox.try_send(Outgoing::Line(line)) {
             Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => {}
             Err(mpsc::error::TrySendError::Full(msg)) => {
-                let outbox = self.shared.outbox.clone();
+                let peer = self.clone();
                 if let Ok(rt) = tokio::runtime::Handle::try_current() {
                     rt.spawn(async move {
-                        let _ = outbox.send(msg).await;
+                        let _ = peer.enqueue(msg).await;
                     });
                 }
             }
@@ -316,16 +365,17 @@ impl PeerHandle {
 
     /// Writes one raw line (for dialects with messages outside request/response).
     pub async fn send_line(&self, line: String) -> Result<(), PeerError> {
-        self.shared
-            .outbox
-            .send(Outgoing::Line(line))
-            .await
-            .map_err(|_| self.closed_error("write"))
+        if self.enqueue(Outgoing::Line(line)).await {
+            Ok(())
+        } else {
+            Err(self.closed_error("write"))
+        }
     }
 
-    /// Closes the agent's stdin once every line queued before is written.
+    /// Closes the agent's stdin once every line queued before is written (a dead peer's writer
+    /// has closed it already).
     pub async fn close_input(&self) {
-        let _ = self.shared.outbox.send(Outgoing::Close).await;
+        let _ = self.enqueue(Outgoing::Close).await;
     }
 
     fn closed_error(&self, method: &str) -> PeerError {
@@ -343,27 +393,13 @@ impl PeerHandle {
         }
     }
 
-    /// Marks the peer closed and fails every waiting call.
-    fn close_calls(&self, reason: &str) {
-        let waiting: Vec<Waiting> = match self.shared.calls.lock() {
-            Ok(mut calls) => {
-                calls.closed.get_or_insert_with(|| reason.to_string());
-                calls.waiting.drain().map(|(_, w)| w).collect()
-            }
-            Err(_) => Vec::new(),
-        };
-        for w in waiting {
-            let error = PeerError::Closed {
-                peer: self.shared.name.clone(),
-                method: w.method,
-                reason: reason.to_string(),
-            };
-            let _ = w.tx.send(Err(error));
-        }
+    /// Marks the peer dead and fails every waiting call.
+    pub(super) fn close_calls(&self, reason: &str) {
+        self.shared.close_calls(reason);
     }
 
     /// Routes an answer to its caller.
-    fn resolve(&self, id: &Value, result: Result<Value, RpcError>) {
+    pub(super) fn resolve(&self, id: &Value, result: Result<Value, RpcError>) {
         let waiting = self
             .shared
             .calls
@@ -384,117 +420,27 @@ impl PeerHandle {
     }
 }
 
-/// The writer: drains the bounded queue into the agent's stdin, flushing once per batch.
-async fn write<W: AsyncWrite + Unpin>(
-    mut output: W,
-    mut rx: mpsc::Receiver<Outgoing>,
-    name: String,
-) {
-    let mut buf: Vec<u8> = Vec::with_capacity(4096);
-    'outer: while let Some(first) = rx.recv().await {
-        let mut next = Some(first);
-        let mut close = false;
-        while let Some(msg) = next.take() {
-            match msg {
-                Outgoing::Line(line) => {
-                    buf.extend_from_slice(line.as_bytes());
-                    buf.push(b'\n');
-                }
-                Outgoing::Close => {
-                    close = true;
-                    break;
-                }
+impl Shared {
+    /// Marks the peer dead (the first reason stays) and fails every waiting call.
+    pub(super) fn close_calls(&self, reason: &str) {
+        let (reason, waiting): (String, Vec<Waiting>) = match self.calls.lock() {
+            Ok(mut calls) => {
+                let reason = calls
+                    .closed
+                    .get_or_insert_with(|| reason.to_string())
+                    .clone();
+                (reason, calls.waiting.drain().map(|(_, w)| w).collect())
             }
-            if buf.len() >= 64 * 1024 {
-                break;
-            }
-            next = rx.try_recv().ok();
-        }
-        if !buf.is_empty() {
-            if let Err(e) = output.write_all(&buf).await {
-                tracing::debug!(peer = %name, "writing to the agent failed: {e}");
-                break 'outer;
-            }
-            buf.clear();
-            if output.flush().await.is_err() {
-                break 'outer;
-            }
-        }
-        if close {
-            break;
+            Err(_) => (reason.to_string(), Vec::new()),
+        };
+        self.dead.cancel();
+        for w in waiting {
+            let error = PeerError::Closed {
+                peer: self.name.clone(),
+                method: w.method,
+                reason: reason.clone(),
+            };
+            let _ = w.tx.send(Err(error));
         }
     }
-    let _ = output.shutdown().await;
-    // Later sends fail: the receiver is dropped here.
-}
-
-/// How long after a process exit the reader waits for its exit status.
-const EXIT_WAIT: Duration = Duration::from_secs(3);
-
-/// The reader: routes answers, hands the rest to `inbound`, fails waiting calls at the end.
-async fn read(
-    mut input: impl LineSource,
-    peer: PeerHandle,
-    inbound: Arc<dyn Inbound>,
-    options: PeerOptions,
-) {
-    let stop = options.stop_reading.clone();
-    let reason = loop {
-        let line = tokio::select! {
-            biased;
-            line = input.next_line() => line,
-            _ = stop.cancelled() => break "its output was abandoned after it exited",
-        };
-        let text = match line {
-            None => break "its output ended",
-            Some(Line::Text(t)) => t,
-            Some(Line::Oversize { len }) => {
-                tracing::warn!(peer = %peer.shared.name, "skipped an oversize line ({len} bytes)");
-                continue;
-            }
-            Some(Line::InvalidUtf8) => {
-                tracing::warn!(peer = %peer.shared.name, "skipped a non-UTF-8 line");
-                continue;
-            }
-        };
-        if text.trim().is_empty() {
-            continue;
-        }
-        match peer.shared.dialect.decode(&text) {
-            Ok(Incoming::Response { id, result }) => peer.resolve(&id, result),
-            Ok(Incoming::Notification { method, params }) => {
-                inbound.notification(&peer, method, params).await
-            }
-            Ok(Incoming::Request { id, method, params }) => {
-                let responder = Responder::new(peer.clone(), id.clone(), method.clone());
-                let request = IncomingRequest {
-                    id,
-                    method,
-                    params,
-                    responder,
-                };
-                inbound.request(&peer, request).await
-            }
-            Err(e) => tracing::warn!(
-                peer = %peer.shared.name,
-                "unreadable line ({e}): {}",
-                truncate(&text, 200)
-            ),
-        }
-    };
-    peer.close_calls(reason);
-    if let Some(eof) = &options.eof {
-        eof.cancel();
-    }
-    let exit = match options.exit {
-        Some(mut rx) => {
-            let waited = tokio::time::timeout(EXIT_WAIT, rx.wait_for(Option::is_some)).await;
-            match waited {
-                Ok(Ok(info)) => info.clone(),
-                _ => None,
-            }
-        }
-        None => None,
-    };
-    inbound.closed(&peer, exit).await;
 }

@@ -48,6 +48,7 @@ impl Actor {
             },
             SessionCommand::Interrupt { request_id }
             | SessionCommand::Configure { request_id, .. }
+            | SessionCommand::Revert { request_id, .. }
             | SessionCommand::CanStopRuntime { request_id } => {
                 let error = match why {
                     Refusal::NotOpen => Refusal::Closed.error(),

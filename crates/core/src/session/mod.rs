@@ -23,7 +23,7 @@ use crate::timeline::TimelineStore;
 use agent_bridge_protocol::{
     Capability, ItemBody, PromptDelivery, PromptInput, PromptResult, ProviderConfigChanges,
     ProviderError, ProviderEvent, ProviderPermissionResponse, ProviderPrompt, Restoration,
-    TimelineItem, ToolStatus, TurnState,
+    RevertScope, TimelineItem, ToolStatus, TurnState,
 };
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -58,6 +58,11 @@ pub enum SessionCommand {
     },
     CanStopRuntime {
         request_id: String,
+    },
+    Revert {
+        request_id: String,
+        token: serde_json::Value,
+        scope: RevertScope,
     },
     Close {
         request_id: Option<String>,
@@ -345,7 +350,40 @@ impl Actor {
                 })
                 .await;
             }
+            SessionCommand::Revert {
+                request_id,
+                token,
+                scope,
+            } => self.revert(session, request_id, token, scope).await,
             SessionCommand::Close { .. } => {}
         }
+    }
+
+    /// `session.revert`, only between turns; answered `request.completed` once the agent
+    /// rewound.
+    async fn revert(
+        &mut self,
+        session: &mut Box<dyn AgentSession>,
+        request_id: String,
+        token: agent_bridge_protocol::Json,
+        scope: agent_bridge_protocol::RevertScope,
+    ) {
+        let result = if let Some(turn) = self.turn.as_ref() {
+            Err(ProviderError::new(format!(
+                "a turn is running ({}); interrupt it before rewinding",
+                turn.id
+            ))
+            .with_code("turn_active"))
+        } else {
+            match self.ensure_running(session).await {
+                Ok(()) => self.call(session.revert(token, scope)).await,
+                Err(error) => Err(error),
+            }
+        };
+        let event = match result {
+            Ok(()) => ProviderEvent::RequestCompleted { request_id },
+            Err(error) => ProviderEvent::RequestFailed { request_id, error },
+        };
+        self.emit(event).await;
     }
 }

@@ -12,6 +12,22 @@ use agent_bridge_protocol::{ProviderNotice, Severity};
 /// Deaths in a row, without a turn completing in between, after which the session is given up.
 pub const CRASH_LOOP_LIMIT: u32 = 3;
 
+/// Restart attempts before the session is given up: a CLI that fails to come back once (a
+/// transient start failure) is tried once more.
+const RESTART_ATTEMPTS: u32 = 2;
+
+/// The pause between two restart attempts.
+const RESTART_PAUSE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The end of a diagnostic, for the log.
+fn tail(diagnostic: &str) -> &str {
+    let mut start = diagnostic.len().saturating_sub(1000);
+    while !diagnostic.is_char_boundary(start) {
+        start += 1;
+    }
+    &diagnostic[start..]
+}
+
 /// The session's runtime health, as far as restarts go.
 #[derive(Debug, Default)]
 pub(super) struct Recovery {
@@ -68,22 +84,22 @@ impl Actor {
         let Some(cause) = self.recovery.down.clone() else {
             return Ok(());
         };
-        let (sink, events) = SessionSink::channel();
-        // What the old runtime still had queued is dropped with its receiver.
-        self.events = Some(events);
-        let restarted = self
-            .call_within(
-                OPEN_TIMEOUT,
-                "restarting the agent",
-                true,
-                session.restart(sink),
-            )
-            .await;
-        // A death reported while restarting is the restart's failure.
-        let restarted = match self.failure.take() {
-            Some(error) => restarted.and(Err(error)),
-            None => restarted,
-        };
+        let mut restarted = self.restart_once(session).await;
+        for attempt in 2..=RESTART_ATTEMPTS {
+            let Err(error) = &restarted else { break };
+            if error.code.as_deref() == Some("session_closed") {
+                break;
+            }
+            tracing::warn!(
+                session = %self.session_id,
+                attempt,
+                diagnostic = %tail(error.diagnostic.as_deref().unwrap_or_default()),
+                "restarting the agent failed ({}); trying again",
+                error.message
+            );
+            tokio::time::sleep(RESTART_PAUSE).await;
+            restarted = self.restart_once(session).await;
+        }
         match restarted {
             Ok(()) => {
                 self.recovery.down = None;
@@ -93,7 +109,7 @@ impl Actor {
                     severity: Severity::Warning,
                     title: "The agent was restarted".into(),
                     description: Some(format!(
-                        "Its process had stopped ({}); it was started again and the session resumed.",
+                        "Its process had stopped ({}); it was started again.",
                         cause.message
                     )),
                     dismissed: None,
@@ -103,10 +119,19 @@ impl Actor {
                     notice,
                 })
                 .await;
+                // What the agent reported while restarting (its own notice, a new persistence
+                // handle) comes next, before the call that needed the runtime.
+                self.drain_queued_events().await;
                 Ok(())
             }
             Err(error) if error.code.as_deref() == Some("session_closed") => Err(error),
             Err(error) => {
+                tracing::warn!(
+                    session = %self.session_id,
+                    diagnostic = %tail(error.diagnostic.as_deref().unwrap_or_default()),
+                    "restarting the agent failed ({}); the session is given up",
+                    error.message
+                );
                 let error = ProviderError::new(format!(
                     "the agent could not be restarted after it stopped ({}): {}",
                     cause.message, error.message
@@ -122,6 +147,29 @@ impl Actor {
                 self.give_up(error.clone()).await;
                 Err(not_running(&error))
             }
+        }
+    }
+
+    /// One restart attempt with a fresh sink: whatever the previous runtime (or attempt) still
+    /// had queued is dropped with its receiver.
+    async fn restart_once(
+        &mut self,
+        session: &mut Box<dyn AgentSession>,
+    ) -> Result<(), ProviderError> {
+        let (sink, events) = SessionSink::channel();
+        self.events = Some(events);
+        let restarted = self
+            .call_within(
+                OPEN_TIMEOUT,
+                "restarting the agent",
+                true,
+                session.restart(sink),
+            )
+            .await;
+        // A death reported while restarting is the restart's failure.
+        match self.failure.take() {
+            Some(error) => restarted.and(Err(error)),
+            None => restarted,
         }
     }
 

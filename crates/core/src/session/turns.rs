@@ -95,7 +95,7 @@ impl Actor {
                 let early_end = self.early_end.take();
                 match outcome {
                     Ok(CommandOutcome::Turn) => {
-                        self.user_message(format!("user:{turn_id}"), text, &cmid)
+                        self.user_message(crate::user_item_id(&turn_id), text, &cmid)
                             .await;
                         self.start_turn_events(cmid, turn_id.clone()).await;
                         if let Some(end) = early_end {
@@ -112,7 +112,7 @@ impl Actor {
                 }
             }
             PromptInput::Message { .. } => {
-                self.user_message(format!("user:{turn_id}"), text, &cmid)
+                self.user_message(crate::user_item_id(&turn_id), text, &cmid)
                     .await;
                 self.start_turn_events(cmid, turn_id.clone()).await;
                 if let Err(error) = self.call(session.start_turn(req)).await {

@@ -2,6 +2,7 @@
 //! stdout and stamps each line with the host clock the moment it is read; a second thread
 //! parses and tallies, so the measurement is not limited by parsing.
 
+use crate::host::child::serve_command;
 use agent_bridge_protocol::jsonrpc::RpcError;
 use agent_bridge_protocol::wire::EventNotification;
 use agent_bridge_protocol::{ItemBody, ProviderEvent, TurnState};
@@ -11,7 +12,7 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -114,15 +115,7 @@ pub struct Bridge {
 impl Bridge {
     /// Starts `<exe> serve [--plugin-dir DIR]` in DIR with piped stdio.
     pub fn spawn(exe: &Path, plugin_dir: Option<&Path>) -> anyhow::Result<Bridge> {
-        let mut cmd = Command::new(exe);
-        cmd.arg("serve");
-        if let Some(dir) = plugin_dir {
-            cmd.arg("--plugin-dir").arg(dir).current_dir(dir);
-        }
-        if std::env::var_os("AGENT_BRIDGE_LOG").is_none() {
-            cmd.env("AGENT_BRIDGE_LOG", "warn");
-        }
-        let mut child = cmd
+        let mut child = serve_command(exe, plugin_dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -388,32 +381,6 @@ pub fn bench_index(item_id: &str) -> Option<u32> {
     rest.rsplit(':').next()?.parse().ok()
 }
 
-/// The resident set size of a process, in bytes (`VmRSS`), and its peak (`VmHWM`).
-pub fn rss_bytes(pid: u32) -> Option<(u64, u64)> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|kb| kb.parse::<u64>().ok())
-            .map(|kb| kb * 1024)
-    };
-    Some((field("VmRSS:")?, field("VmHWM:")?))
-}
-
-/// CPU time (user + system) a process used so far, in seconds. `/proc` counts in USER_HZ
-/// ticks, which Linux fixes at 100 per second for this interface.
-pub fn cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the command name (which may hold spaces) start at field 3 (`state`).
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let utime: u64 = fields.get(11)?.parse().ok()?;
-    let stime: u64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) as f64 / 100.0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -440,17 +407,5 @@ mod tests {
         assert!(!t.complete(), "no turn end yet");
         t.end = Some((TurnState::Completed, now));
         assert!(t.complete());
-    }
-
-    #[test]
-    fn cpu_time_of_this_process_is_readable() {
-        let spent = cpu_seconds(std::process::id()).expect("/proc stat");
-        assert!(spent >= 0.0);
-    }
-
-    #[test]
-    fn rss_of_this_process_is_readable() {
-        let (rss, peak) = rss_bytes(std::process::id()).expect("/proc status");
-        assert!(rss > 0 && peak >= rss);
     }
 }

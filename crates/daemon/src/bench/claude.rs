@@ -22,12 +22,14 @@ mod claude_report;
 mod claude_turns;
 
 use super::bridge::{Bridge, Tally};
-use super::claude_cli::{cli_start_times, DirectCli, Hermetic, MockServer};
+use super::claude_cli::{cli_start_times, DirectCli};
 use super::compare::format_comparison;
-use super::proc_tree;
-use super::report::{format_table, Verdict};
 use super::stats::Dist;
 use super::turn_phases::TurnStamps;
+use crate::host::locate::{locate_mock, npm_package_version};
+use crate::host::mock::{Hermetic, MockServer};
+use crate::host::proc_tree;
+use crate::host::table::{format_table, Verdict};
 use crate::plugin;
 use agent_bridge_claude::launch::LaunchOptions;
 use agent_bridge_core::supervisor::LaunchOverride;
@@ -39,9 +41,7 @@ use agent_bridge_protocol::{
 use anyhow::{anyhow, bail};
 use clap::Args;
 use claude_locate::locate_claude_acp;
-pub(super) use claude_locate::{
-    cli_version, locate_claude, locate_mock, locate_pinned, npm_package_version,
-};
+pub(super) use claude_locate::{cli_version, locate_claude};
 use claude_report::{ClaudeReport, NOTES};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -230,7 +230,7 @@ pub fn run(
     let exe = std::env::current_exe()?;
     let claude = locate_claude(args, dir.as_deref(), &exe)?;
     let version = cli_version(&claude);
-    let mock_bin = locate_mock(args, &exe)?;
+    let mock_bin = locate_mock(args.mock_llm.as_deref(), &exe)?;
     if args.long_session {
         let setup = claude_long::Setup {
             exe: &exe,

@@ -5,11 +5,12 @@
 //! and after the last turn: what the bridge keeps of a session must not grow with its turns.
 
 use super::{connect, open_with, prompt_turn, ClaudeArgs};
-use crate::bench::bridge::{rss_bytes, Bridge};
-use crate::bench::claude_cli::{Hermetic, MockServer};
+use crate::bench::bridge::Bridge;
 use crate::bench::phases::SETTLE;
-use crate::bench::report::{format_table, Row, Verdict};
 use crate::bench::stats::{fmt_mb, fmt_ms, Dist};
+use crate::host::mock::{Hermetic, MockServer};
+use crate::host::proc_tree::rss_bytes;
+use crate::host::table::{format_table, Row, Verdict};
 use agent_bridge_protocol::ProviderSessionConfig;
 use anyhow::{anyhow, bail};
 use serde::Serialize;

@@ -1,8 +1,8 @@
 //! The Claude section's results and their table (see `claude.rs` for how they are measured).
 
 use crate::bench::compare::{Mode, ModeFigures};
-use crate::bench::report::{Row, Verdict};
 use crate::bench::stats::{fmt_mb, fmt_ms, Dist};
+use crate::host::table::{Row, Verdict};
 use serde::Serialize;
 
 /// The targets: a warm open under 50 ms; the bridge adds at most 5 ms to an open.

@@ -12,11 +12,12 @@
 
 use super::{connect, open_with, prompt_turn, PROMPT, STEP};
 use crate::bench::bridge::Bridge;
-use crate::bench::claude_cli::{DirectCli, MockServer};
+use crate::bench::claude_cli::DirectCli;
 use crate::bench::codex_modes::Acp;
 use crate::bench::compare::{Mode, ModeSamples, ORDERS};
-use crate::bench::proc_tree;
 use crate::bench::turn_phases::{anthropic_generation, phases, Clock, Phases, TurnStamps};
+use crate::host::mock::MockServer;
+use crate::host::proc_tree;
 use agent_bridge_core::supervisor::SpawnSpec;
 use agent_bridge_protocol::ProviderSessionConfig;
 use anyhow::Context;

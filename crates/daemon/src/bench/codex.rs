@@ -14,15 +14,16 @@
 //! -> model request, the model's own time, and model end -> turn end.
 
 use super::bridge::Bridge;
-use super::claude::{connect, locate_mock, locate_pinned, npm_package_version, ClaudeArgs};
-use super::claude_cli::{Hermetic, MockServer};
+use super::claude::{connect, ClaudeArgs};
 use super::codex_modes::{bridge_close, bridge_open, bridge_turn, Acp, Direct, TurnTimes};
 use super::codex_report::{CodexReport, ModeReport};
 use super::compare::ORDERS;
-use super::proc_tree::{tree_rss, TreeSampler};
-use super::report::Verdict;
 use super::stats::Dist;
 use super::turn_phases::Clock;
+use crate::host::locate::{locate_mock, locate_pinned, npm_package_version};
+use crate::host::mock::{Hermetic, MockServer};
+use crate::host::proc_tree::{tree_rss, TreeSampler};
+use crate::host::table::Verdict;
 use crate::plugin;
 use agent_bridge_core::supervisor::LaunchOverride;
 use anyhow::{anyhow, bail};
@@ -309,7 +310,7 @@ pub fn run(
         Some(p) => p.clone(),
         None => locate_pinned("codex-acp", dir.as_deref(), &exe)?,
     };
-    let mock_bin = locate_mock(claude, &exe)?;
+    let mock_bin = locate_mock(claude.mock_llm.as_deref(), &exe)?;
     let mock = MockServer::start(&mock_bin)?;
     let herm = Hermetic::for_cli(&mock_bin, &mock.url, "codex", &codex)?;
     let herm_acp = Hermetic::for_cli(&mock_bin, &mock.url, "codex-acp", &codex_acp)?;

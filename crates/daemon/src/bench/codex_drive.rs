@@ -2,39 +2,15 @@
 //! stdio (`codex app-server`, codex-acp) in a process group of its own, each stdout line
 //! stamped when it is read.
 
+use crate::host::child::stamped_lines;
 use agent_bridge_core::supervisor::SpawnSpec;
 use anyhow::{anyhow, bail, Context};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-/// Reads `stdout` on a thread of its own: every JSON line, stamped the moment it was read
-/// (lines that are not JSON are skipped), until the end of the output.
-pub fn stamped_lines(stdout: ChildStdout) -> mpsc::Receiver<(Instant, Value)> {
-    let (tx, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut out = BufReader::new(stdout);
-        loop {
-            let mut line = String::new();
-            match out.read_line(&mut line) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {
-                    let at = Instant::now();
-                    let Ok(value) = serde_json::from_str::<Value>(&line) else {
-                        continue;
-                    };
-                    if tx.send((at, value)).is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-    });
-    lines
-}
 
 /// A JSON-RPC child: `jsonrpc` says whether messages carry `"jsonrpc": "2.0"` (ACP does, the
 /// app-server's dialect does not).

@@ -1,8 +1,8 @@
 //! The Codex section's results: one column per mode, and the targets for the bridge
 //! (see `codex.rs` for how they are measured).
 
-use crate::bench::report::{format_table, Row, Verdict};
 use crate::bench::stats::{fmt_mb, fmt_ms, Dist};
+use crate::host::table::{format_table, Row, Verdict};
 use serde::Serialize;
 
 /// Targets: a cold open through the bridge within 10 ms of the direct spawn -> thread

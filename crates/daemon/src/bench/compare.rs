@@ -1,9 +1,9 @@
 //! Side-by-side figures of one agent driven three ways (the CLI directly, its ACP adapter,
 //! the bridge): the samples each mode collects, their summary, and the comparison table.
 
-use super::proc_tree::TreeMemory;
 use super::stats::{fmt_mb, fmt_ms, Dist};
 use super::turn_phases::Phases;
+use crate::host::proc_tree::TreeMemory;
 use serde::Serialize;
 
 /// Every order of the three modes (indices into [`Mode::ALL`]): cycling through them, each

@@ -1,8 +1,9 @@
 //! The measurements, each a short conversation with the bridge over its pipes.
 
-use super::bridge::{cpu_seconds, rss_bytes, Bridge, Tally};
+use super::bridge::{Bridge, Tally};
 use super::report::Stream;
 use super::stats::Dist;
+use crate::host::proc_tree::{cpu_seconds, rss_bytes};
 use agent_bridge_protocol::wire::{METHOD_CONNECT, METHOD_INITIALIZE, METHOD_SEND};
 use agent_bridge_protocol::{
     HistoryMode, PromptDelivery, PromptInput, ProviderContent, ProviderInput, ProviderPrompt,

@@ -3,7 +3,7 @@
 //! a turn splits into "before the model" and "after the model" for every way of driving a CLI.
 
 use super::bridge::unix_nanos;
-use serde::Deserialize;
+use crate::host::mock::ModelRequest;
 use std::time::Instant;
 
 /// Maps this process's `Instant`s onto the wall clock the mock stamps with (µs since the
@@ -40,15 +40,6 @@ pub struct TurnStamps {
     pub first_output: Option<Instant>,
     /// The turn's end arrived (`result`, the prompt's answer, the `session.turn` end).
     pub end: Instant,
-}
-
-/// A model request from the mock's log (`GET /_mock/requests`).
-#[derive(Debug, Clone, Deserialize)]
-pub struct ModelRequest {
-    pub path: String,
-    pub at_unix_us: u64,
-    #[serde(default)]
-    pub done_unix_us: Option<u64>,
 }
 
 /// One turn's durations, in nanoseconds.

@@ -3,7 +3,9 @@
 
 mod client;
 mod permission;
+mod pick;
 mod render;
+mod retry;
 mod session;
 mod term;
 
@@ -13,14 +15,19 @@ use std::process::ExitCode;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
+Skipped providers are named with the reason (missing, wrong version, not logged in). \
+A Claude session retries an unreachable API twice (CLAUDE_CODE_MAX_RETRIES=2 unless set); \
+while an agent keeps retrying (a \"Retrying the model connection\" notice), `try` gives up \
+after --give-up-after seconds.
+
 Permission requests are asked y/n on the terminal. When stdin is not a terminal they are \
 denied, unless --yes is given. Ctrl-C interrupts the turn (a second Ctrl-C quits at once).
 
 Exit status: 0 when the turn completed, 1 when it failed or was canceled, or when the \
 session could not be opened.")]
 pub struct TryArgs {
-    /// Provider id (or agent name) from plugin.json. Default: the first available provider
-    /// other than the demo agent, else the demo agent.
+    /// Provider id (or agent name) from plugin.json. Default: the first provider other than
+    /// the demo agent that is available and logged in, else the demo agent.
     #[arg(long)]
     pub agent: Option<String>,
     /// Mode id (e.g. `auto` runs the demo's tools without asking).
@@ -38,6 +45,9 @@ pub struct TryArgs {
     /// Folder holding plugin.json (default: as `serve` finds it).
     #[arg(long)]
     pub plugin_dir: Option<PathBuf>,
+    /// Give up (exit 1) when the agent keeps retrying an unreachable model this many seconds.
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    pub give_up_after: u64,
     /// The prompt (several words are joined with spaces).
     #[arg(required = true, num_args = 1..)]
     pub prompt: Vec<String>,

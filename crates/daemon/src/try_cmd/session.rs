@@ -4,17 +4,18 @@
 
 use super::client::{Client, Inbound};
 use super::permission::{self, Policy};
+use super::pick::{self, Candidates};
 use super::render::{Renderer, TurnEnd};
+use super::retry::{self, RetryWatch};
 use super::term::{Spinner, Style};
 use super::TryArgs;
 use crate::plugin;
 use agent_bridge_core::server::{serve, ServerConfig};
 use agent_bridge_protocol::wire::*;
 use agent_bridge_protocol::{
-    AvailabilityStatus, HistoryMode, PromptDelivery, PromptInput, PromptResult,
-    ProviderAvailability, ProviderConfigState, ProviderContent, ProviderEvent, ProviderInput,
-    ProviderPermissionRequest, ProviderPrompt, ProviderSessionConfig, TurnState,
-    BRIDGE_API_VERSION, PROVIDER_PROTOCOL_VERSION,
+    HistoryMode, ItemBody, PromptDelivery, PromptInput, PromptResult, ProviderConfigState,
+    ProviderContent, ProviderEvent, ProviderInput, ProviderPermissionRequest, ProviderPrompt,
+    ProviderSessionConfig, TurnState, BRIDGE_API_VERSION, PROVIDER_PROTOCOL_VERSION,
 };
 use anyhow::{anyhow, bail};
 use serde_json::json;
@@ -31,7 +32,6 @@ const OPEN_ID: &str = "try-open";
 const MESSAGE_ID: &str = "try-message";
 /// The core's interrupt grace (5 s) plus a margin: after this the command stops waiting.
 const INTERRUPT_WAIT: Duration = Duration::from_secs(7);
-const AVAILABILITY_TIMEOUT_MS: u64 = 10_000;
 
 pub async fn run(args: TryArgs) -> anyhow::Result<ExitCode> {
     let dir = plugin::plugin_dir(args.plugin_dir.clone());
@@ -100,9 +100,18 @@ impl Host {
                 json!({ "apiVersion": BRIDGE_API_VERSION, "host": { "name": "agent-bridge try", "version": env!("CARGO_PKG_VERSION") } }),
             )
             .await?;
-        let provider = self
-            .choose(&init.providers, args.agent.as_deref(), agents)
-            .await?;
+        let candidates = Candidates {
+            providers: &init.providers,
+            agents,
+        };
+        let provider = pick::choose(
+            &self.client,
+            &mut self.renderer,
+            &candidates,
+            args.agent.as_deref(),
+        )
+        .await?;
+        let claude = candidates.agent_of(&provider.id) == agent_bridge_claude::AGENT;
         let connect = ConnectParams {
             provider_id: provider.id.clone(),
             request: ConnectRequest {
@@ -123,7 +132,7 @@ impl Host {
             }
             None => std::env::current_dir()?,
         };
-        let config = self.open(cwd.clone(), args).await?;
+        let config = self.open(cwd.clone(), args, claude).await?;
         let mut header = format!("{} ({})", provider.label, provider.id);
         for (name, value) in [("model", &config.model), ("mode", &config.mode)] {
             if let Some(v) = value {
@@ -133,67 +142,6 @@ impl Host {
         header.push_str(&format!(" · {}", cwd.display()));
         self.renderer.info(&header);
         self.turn(args).await
-    }
-
-    /// Picks the provider: the one asked for, else the first available non-demo one, else demo.
-    async fn choose(
-        &mut self,
-        providers: &[ProviderInfo],
-        wanted: Option<&str>,
-        agents: &[(String, String)],
-    ) -> anyhow::Result<ProviderInfo> {
-        let agent_of = |id: &str| {
-            agents
-                .iter()
-                .find(|(p, _)| p == id)
-                .map(|(_, a)| a.as_str())
-                .unwrap_or("")
-        };
-        if let Some(wanted) = wanted {
-            let found = providers
-                .iter()
-                .find(|p| p.id == wanted)
-                .or_else(|| providers.iter().find(|p| agent_of(&p.id) == wanted));
-            let Some(found) = found else {
-                let ids: Vec<&str> = providers.iter().map(|p| p.id.as_str()).collect();
-                bail!(
-                    "no provider `{wanted}` in plugin.json (providers: {})",
-                    ids.join(", ")
-                );
-            };
-            let a = self.availability(&found.id).await?;
-            if a.status != AvailabilityStatus::Available {
-                bail!(
-                    "provider `{}` is {}: {}",
-                    found.id,
-                    status_name(a.status),
-                    a.diagnostic.unwrap_or_default()
-                );
-            }
-            return Ok(found.clone());
-        }
-        for p in providers.iter().filter(|p| agent_of(&p.id) != "demo") {
-            let a = self.availability(&p.id).await?;
-            if a.status == AvailabilityStatus::Available {
-                return Ok(p.clone());
-            }
-            let why = a.diagnostic.unwrap_or_default();
-            self.renderer.info(&format!(
-                "skipping {} ({}): {why}",
-                p.id,
-                status_name(a.status)
-            ));
-        }
-        providers
-            .iter()
-            .find(|p| agent_of(&p.id) == "demo")
-            .cloned()
-            .ok_or_else(|| anyhow!("no provider is available and plugin.json has no demo provider"))
-    }
-
-    async fn availability(&self, provider_id: &str) -> anyhow::Result<ProviderAvailability> {
-        let params = json!({ "providerId": provider_id, "options": {}, "timeoutMs": AVAILABILITY_TIMEOUT_MS });
-        self.client.request(METHOD_AVAILABILITY, params).await
     }
 
     fn connection(&self) -> &str {
@@ -220,9 +168,21 @@ impl Host {
         }
     }
 
-    /// `session.open`, up to `session.ready`; returns the committed config.
-    async fn open(&mut self, cwd: PathBuf, args: &TryArgs) -> anyhow::Result<ProviderConfigState> {
+    /// `session.open`, up to `session.ready`; returns the committed config. A Claude session
+    /// retries an unreachable API twice, not ten times (unless the environment says).
+    async fn open(
+        &mut self,
+        cwd: PathBuf,
+        args: &TryArgs,
+        claude: bool,
+    ) -> anyhow::Result<ProviderConfigState> {
+        let (key, value) = retry::CLAUDE_RETRIES;
+        let mut env = std::collections::BTreeMap::new();
+        if claude && std::env::var_os(key).is_none() {
+            env.insert(key.to_string(), value.to_string());
+        }
         let config = ProviderSessionConfig {
+            env,
             cwd: cwd.to_string_lossy().into_owned(),
             model: args.model.clone(),
             mode: args.mode.clone(),
@@ -288,6 +248,8 @@ impl Host {
         let spin = self.renderer.spinner_enabled();
         let mut interrupt_deadline: Option<tokio::time::Instant> = None;
         let mut turn_id: Option<String> = None;
+        let mut retries = RetryWatch::new(Duration::from_secs(args.give_up_after));
+        let mut gave_up: Option<String> = None;
         let end = loop {
             let event = tokio::select! {
                 ev = self.next_event() => ev,
@@ -304,12 +266,24 @@ impl Host {
                     self.renderer.warn("the agent did not stop in time");
                     break TurnEnd::Canceled;
                 }
+                _ = sleep_until(retries.deadline()), if interrupt_deadline.is_none() => {
+                    let why = retries.give_up();
+                    self.renderer.error(&format!("giving up: {why}"));
+                    gave_up = Some(why);
+                    interrupt_deadline = Some(self.interrupt().await);
+                    continue;
+                }
             };
             let Some(event) = event else {
                 break TurnEnd::Failed("the bridge stopped during the turn".into());
             };
             match event {
-                ProviderEvent::TimelineItem { item, .. } => self.renderer.item(&item),
+                ProviderEvent::TimelineItem { item, .. } => {
+                    if !matches!(item.body, ItemBody::Notification { .. }) {
+                        retries.progress();
+                    }
+                    self.renderer.item(&item)
+                }
                 ProviderEvent::SessionPromptResult { result, .. } => match result {
                     PromptResult::Turn { turn_id: id } | PromptResult::Steer { turn_id: id } => {
                         turn_id = Some(id)
@@ -339,6 +313,9 @@ impl Host {
                     }
                 }
                 ProviderEvent::SessionNotice { notice, .. } => {
+                    if retries.notice(&notice) && notice.dismissed == Some(true) {
+                        continue;
+                    }
                     let mut text = notice.title;
                     if let Some(d) = notice.description {
                         text.push_str(&format!(": {d}"));
@@ -357,6 +334,11 @@ impl Host {
                 ProviderEvent::RequestFailed { error, .. } => self.renderer.error(&error.message),
                 _ => {}
             }
+        };
+        // An interrupt `try` made because the model was out of reach is a failure.
+        let end = match (end, gave_up) {
+            (TurnEnd::Canceled, Some(why)) => TurnEnd::Failed(why),
+            (end, _) => end,
         };
         self.renderer.end(&end);
         Ok(end)
@@ -441,14 +423,5 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     match deadline {
         Some(d) => tokio::time::sleep_until(d).await,
         None => std::future::pending().await,
-    }
-}
-
-fn status_name(status: AvailabilityStatus) -> &'static str {
-    match status {
-        AvailabilityStatus::Available => "available",
-        AvailabilityStatus::Missing => "missing",
-        AvailabilityStatus::Unrunnable => "unrunnable",
-        AvailabilityStatus::Incompatible => "incompatible",
     }
 }

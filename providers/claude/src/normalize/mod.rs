@@ -23,7 +23,7 @@ pub(crate) mod tests_support;
 use crate::wire::{CliMessage, ContentBlock, UserMessage};
 use agent_bridge_core::TurnOutcome;
 use agent_bridge_protocol::{
-    ItemBody, ProviderUsage, SubAgentAction, TimelineItem, ToolCall, ToolCallDetail,
+    ItemBody, ProviderNotice, ProviderUsage, SubAgentAction, TimelineItem, ToolCall, ToolCallDetail,
 };
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -53,12 +53,16 @@ pub enum NormEvent {
     },
     /// `system/init`: the CLI's actual session id, model and permission mode.
     Init(InitInfo),
+    /// `system/commands_changed`: the CLI's whole slash-command list, replacing the last one.
+    CommandsChanged(Vec<agent_bridge_protocol::ProviderCommand>),
     /// The permission mode changed (`system/status`).
     ModeChanged(String),
     /// The CLI echoed a user line the bridge wrote (`--replay-user-messages`).
     Echo { uuid: String },
     /// Live context-window usage during a turn.
     Usage(ProviderUsage),
+    /// A session notice ("Retrying the model connection…" while the CLI retries the API).
+    Notice(ProviderNotice),
     /// A `result` line: one run of the CLI ended.
     RunEnded {
         outcome: TurnOutcome,
@@ -111,6 +115,8 @@ pub struct Normalizer {
     context_prompt: u64,
     context_output: u64,
     context_max: Option<u64>,
+    /// "Retrying the model connection…" while the CLI retries an API request.
+    retry: agent_bridge_core::retry_notice::RetryNotice,
 }
 
 impl Normalizer {
@@ -131,6 +137,7 @@ impl Normalizer {
             context_prompt: 0,
             context_output: 0,
             context_max: None,
+            retry: Default::default(),
         }
     }
 
@@ -168,6 +175,13 @@ impl Normalizer {
 
     pub fn handle(&mut self, msg: &CliMessage) -> Vec<NormEvent> {
         let mut out = Vec::new();
+        // The API answered (or the run ended): a retry notice is withdrawn.
+        if matches!(
+            msg,
+            CliMessage::Assistant(_) | CliMessage::StreamEvent(_) | CliMessage::Result(_)
+        ) {
+            out.extend(self.retry.settle().map(NormEvent::Notice));
+        }
         match msg {
             CliMessage::Result(_) => self.run_active = false,
             CliMessage::Assistant(_) | CliMessage::StreamEvent(_) => self.run_active = true,
@@ -295,15 +309,20 @@ impl Normalizer {
                     item,
                 });
             }
-            // Live prompts are published by the core; only a transcript replays them.
-            None if self.mode == Mode::Replay => out.push(NormEvent::Item(TimelineItem::new(
-                format!("user:{uuid}"),
-                ItemBody::UserMessage {
-                    text,
-                    message_id: Some(uuid),
-                    client_message_id: None,
-                },
-            ))),
+            // Live prompts are published by the core; only a transcript replays them. Their
+            // uuid is where a rewind goes back to (see `crate::rewind`).
+            None if self.mode == Mode::Replay => {
+                let mut item = TimelineItem::new(
+                    format!("user:{uuid}"),
+                    ItemBody::UserMessage {
+                        text,
+                        message_id: Some(uuid.clone()),
+                        client_message_id: None,
+                    },
+                );
+                item.revert_token = (!uuid.is_empty()).then_some(Value::String(uuid));
+                out.push(NormEvent::Item(item));
+            }
             None => {}
         }
     }

@@ -25,6 +25,11 @@ impl Normalizer {
                     version: sys.claude_code_version.clone(),
                 }));
             }
+            "commands_changed" => {
+                if let Some(list) = &sys.commands {
+                    out.push(NormEvent::CommandsChanged(crate::commands::from_list(list)));
+                }
+            }
             "status" => {
                 if let Some(mode) = &sys.permission_mode {
                     out.push(NormEvent::ModeChanged(mode.clone()));
@@ -94,9 +99,43 @@ impl Normalizer {
                     }
                 }
             }
+            // The CLI retries an API request it could not get through (Live only: a
+            // transcript's old retries are history).
+            "api_retry" if self.mode == super::Mode::Live => {
+                out.push(NormEvent::Notice(
+                    self.retry.retrying(&retry_words(sys), None),
+                ));
+            }
             _ => {}
         }
     }
+}
+
+/// `attempt 3 of 10, next in 2 s (HTTP 529, overloaded)` from an `api_retry` message.
+fn retry_words(sys: &SystemMessage) -> String {
+    let mut words = match (sys.attempt, sys.max_retries) {
+        (Some(a), Some(m)) => format!("attempt {a} of {m}"),
+        (Some(a), None) => format!("attempt {a}"),
+        _ => "retrying".to_string(),
+    };
+    if let Some(ms) = sys.retry_delay_ms.filter(|ms| *ms >= 0.0) {
+        words.push_str(&format!(", next in {:.0} s", (ms / 1000.0).ceil()));
+    }
+    let error = match &sys.error {
+        Some(Value::String(e)) => Some(e.clone()),
+        Some(Value::Object(o)) => o.get("message").and_then(Value::as_str).map(str::to_string),
+        _ => None,
+    };
+    let why: Vec<String> = sys
+        .error_status
+        .map(|s| format!("HTTP {s}"))
+        .into_iter()
+        .chain(error.filter(|e| !e.is_empty() && e != "unknown"))
+        .collect();
+    if !why.is_empty() {
+        words.push_str(&format!(" ({})", why.join(", ")));
+    }
+    words
 }
 
 fn compaction(

@@ -28,8 +28,10 @@ fn events_json(events: &[NormEvent]) -> Value {
                 NormEvent::ChildItem { child_session_id, item } => json!({"childItem": {"child": child_session_id, "item": item}}),
                 NormEvent::Init(i) => json!({"init": {"sessionId": i.session_id, "model": i.model, "mode": i.permission_mode, "commands": i.slash_commands.len()}}),
                 NormEvent::ModeChanged(m) => json!({"mode": m}),
+                NormEvent::CommandsChanged(c) => json!({"commandsChanged": c}),
                 NormEvent::Echo { uuid } => json!({"echo": uuid}),
                 NormEvent::Usage(u) => json!({"usage": u}),
+                NormEvent::Notice(n) => json!({"notice": n}),
                 NormEvent::RunEnded { outcome, usage } => json!({"runEnded": {"outcome": outcome_json(outcome), "usage": usage}}),
             })
             .collect(),
@@ -312,4 +314,54 @@ fn thinking_then_text_of_one_message_are_two_rows() {
     insta::assert_json_snapshot!("thinking_text", events_json(&events));
     let ids: Vec<String> = items(&events).into_iter().map(|i| i.id).collect();
     assert_eq!(ids, vec!["m1:0", "m1:0", "m1:1"]);
+}
+
+/// `system/commands_changed` as claude 2.1.197 prints it after `/reload-skills` picked up a
+/// project command (trimmed to three entries).
+#[test]
+fn commands_changed_carries_the_whole_new_list() {
+    let line = r#"{"type":"system","subtype":"commands_changed","commands":[{"name":"existing","description":"hello (project)","argumentHint":""},{"name":"fresh","description":"Brand new command (project)","argumentHint":""},{"name":"loop","description":"Run a prompt or slash command on a recurring interval (e.g. /loop 5m /foo, defaults to 10m)","argumentHint":"[interval] <prompt>","aliases":["proactive"]}],"uuid":"5d0c1e2f-0000-4000-8000-000000000001","session_id":"6abab2af-6c90-4d2d-8b06-116349facffa"}"#;
+    let msg = CliMessage::parse(line).expect("a system line");
+    let mut n = Normalizer::new("s", Mode::Live);
+    insta::assert_json_snapshot!("commands_changed", events_json(&n.handle(&msg)));
+}
+
+#[test]
+fn api_retries_show_one_notice_withdrawn_when_the_api_answers() {
+    let mut n = Normalizer::new("s1", Mode::Live);
+    let line = |v: Value| serde_json::from_value::<CliMessage>(v).expect("a CLI line");
+    // As Claude Code 2.1.197 prints them with ANTHROPIC_BASE_URL refusing connections.
+    let retry = |attempt: u64| {
+        line(
+            json!({"type": "system", "subtype": "api_retry", "attempt": attempt, "max_retries": 10,
+            "retry_delay_ms": 1230.8, "error_status": null, "error": "unknown",
+            "uuid": "u", "session_id": "cli"}),
+        )
+    };
+    let mut out = n.handle(&retry(1));
+    out.extend(n.handle(&retry(2)));
+    out.extend(n.handle(&line(
+        json!({"type": "result", "subtype": "success", "is_error": true,
+        "result": "API Error: Unable to connect to API (ConnectionRefused)", "session_id": "cli"}),
+    )));
+    let notices: Vec<ProviderNotice> = out
+        .iter()
+        .filter_map(|e| match e {
+            NormEvent::Notice(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(notices.len(), 3, "{notices:?}");
+    assert!(notices.iter().all(|x| x.id == notices[0].id));
+    assert!(agent_bridge_core::retry_notice::is_retry(&notices[0]));
+    assert_eq!(
+        notices[1].description.as_deref(),
+        Some("attempt 2 of 10, next in 2 s")
+    );
+    assert_eq!(notices[2].dismissed, Some(true));
+    assert!(matches!(out.last(), Some(NormEvent::RunEnded { .. })));
+
+    // A transcript's old retries are history, not news.
+    let mut replay = Normalizer::new("s1", Mode::Replay);
+    assert!(replay.handle(&retry(1)).is_empty());
 }

@@ -19,6 +19,9 @@ pub const CAPS: &[&str] = &[
     "session.list",
     "permission.tool_policy",
     "session.persistence",
+    "session.revert.conversation",
+    "session.revert.files",
+    "session.revert.both",
     "session.subsession",
     "permission",
     "session.can_stop_runtime",
@@ -44,4 +47,14 @@ pub fn first_session_cli(rig: &Rig) -> ProcInfo {
         .into_iter()
         .next()
         .expect("a claude process")
+}
+
+/// [`rig`] whose host waits up to [`STEP`] for a request's answer (an open included) instead of
+/// 10 s: on a loaded machine the first events' checks in the host alone can take seconds.
+pub async fn patient_rig() -> Option<Rig> {
+    let options = agent_bridge_conformance::HostOptions {
+        request_timeout: STEP,
+        ..Default::default()
+    };
+    Rig::start_in(SPEC, options, |cli, env| SPEC.launch(cli, env)).await
 }

@@ -47,6 +47,8 @@ pub struct Normalizer {
     tools: HashMap<String, ToolCall>,
     last_error: Option<crate::wire::thread::TurnError>,
     warnings: HashSet<String>,
+    /// "Retrying the model connection…" while Codex retries a model request.
+    retry: agent_bridge_core::retry_notice::RetryNotice,
     /// Codex thread id of a sub-agent -> child session id.
     children: HashMap<String, String>,
 }
@@ -63,6 +65,7 @@ impl Normalizer {
             tools: HashMap::new(),
             last_error: None,
             warnings: HashSet::new(),
+            retry: Default::default(),
             children: HashMap::new(),
         }
     }
@@ -103,6 +106,18 @@ impl Normalizer {
         if self.turn.as_ref().is_some_and(|t| t.core == core_id) {
             self.turn = None;
         }
+    }
+
+    /// The runtime died and a new one takes over the thread: forgets what the dead one left
+    /// unfinished (the turn binding, text still streaming, tool calls, whose rows the core
+    /// settled with the turn). Keeps the thread, the sub-agent children and the warnings seen
+    /// (their row ids stay unique).
+    pub fn forget_unfinished(&mut self) {
+        self.turn = None;
+        self.texts.clear();
+        self.reasoning.clear();
+        self.tools.clear();
+        self.last_error = None;
     }
 
     pub fn active_turn(&self) -> Option<(&str, Option<&str>)> {
@@ -176,6 +191,17 @@ impl Normalizer {
 
     pub fn handle(&mut self, n: Notification) -> Vec<AgentEvent> {
         let mut out = Vec::new();
+        // The model answered (or the turn is over): a retry notice is withdrawn.
+        let progress = matches!(
+            n,
+            Notification::TurnCompleted(_)
+                | Notification::ItemStarted(_)
+                | Notification::ItemCompleted(_)
+                | Notification::AgentMessageDelta(_)
+        );
+        if progress {
+            out.extend(self.retry.settle().map(AgentEvent::Notice));
+        }
         match n {
             Notification::TurnStarted(t) => self.turn_started(t, &mut out),
             Notification::TurnCompleted(t) => self.turn_completed(t, &mut out),

@@ -297,3 +297,49 @@ fn sub_agents_open_child_sessions_and_route_their_items() {
     insta::assert_json_snapshot!("sub_agent", view(&out));
     assert_eq!(n.running_tools(), 1);
 }
+
+#[test]
+fn retries_show_one_notice_withdrawn_when_the_turn_ends() {
+    let mut n = Normalizer::new("s1", "th", "/w");
+    n.begin_turn("turn-1");
+    let retry = |msg: &str| {
+        json!({"threadId": "th", "turnId": "nt", "willRetry": true, "error": {
+            "message": msg, "codexErrorInfo": {"responseStreamDisconnected": {"httpStatusCode": null}},
+            "additionalDetails": "Connection failed: error sending request"}})
+    };
+    let mut out = n.notification(
+        "turn/started",
+        json!({"threadId": "th", "turn": {"id": "nt", "items": [], "status": "inProgress"}}),
+    );
+    out.extend(n.notification("error", retry("Reconnecting... 1/5")));
+    out.extend(n.notification("error", retry("Reconnecting... waiting for network")));
+    out.extend(n.notification(
+        "turn/completed",
+        json!({"threadId": "th", "turn": {"id": "nt", "items": [], "status": "interrupted"}}),
+    ));
+    let notices: Vec<_> = out
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Notice(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(notices.len(), 3, "{notices:?}");
+    assert!(notices.iter().all(|x| x.id == notices[0].id));
+    assert!(agent_bridge_core::retry_notice::is_retry(&notices[0]));
+    assert_eq!(
+        notices[1].description.as_deref(),
+        Some("Reconnecting... waiting for network: Connection failed: error sending request")
+    );
+    assert_eq!(notices[2].dismissed, Some(true));
+    assert!(
+        matches!(
+            out.last(),
+            Some(AgentEvent::TurnEnded {
+                outcome: TurnOutcome::Canceled,
+                ..
+            })
+        ),
+        "the notice is withdrawn before the turn ends"
+    );
+}

@@ -190,6 +190,12 @@ impl Normalizer {
             Notification::Error(e) => {
                 if e.will_retry {
                     tracing::info!("codex will retry after: {}", e.error.message);
+                    if e.thread_id.as_deref().is_none_or(|t| t == self.thread_id) {
+                        let notice = self
+                            .retry
+                            .retrying(&e.error.message, e.error.additional_details.as_deref());
+                        out.push(AgentEvent::Notice(notice));
+                    }
                 } else if e.thread_id.as_deref().is_none_or(|t| t == self.thread_id) {
                     self.last_error = Some(e.error);
                 }

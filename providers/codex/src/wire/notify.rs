@@ -22,6 +22,10 @@ pub mod method {
     pub const TURN_INTERRUPT: &str = "turn/interrupt";
     pub const MODEL_LIST: &str = "model/list";
     pub const CONFIG_READ: &str = "config/read";
+    pub const THREAD_ARCHIVE: &str = "thread/archive";
+    pub const THREAD_UNARCHIVE: &str = "thread/unarchive";
+    pub const THREAD_REVERT: &str = "thread/revert";
+    pub const ACCOUNT_READ: &str = "account/read";
 
     pub const CLIENT_METHODS: &[&str] = &[
         INITIALIZE,
@@ -35,11 +39,16 @@ pub mod method {
         TURN_INTERRUPT,
         MODEL_LIST,
         CONFIG_READ,
+        THREAD_ARCHIVE,
+        THREAD_UNARCHIVE,
+        THREAD_REVERT,
+        ACCOUNT_READ,
     ];
 
     pub const COMMAND_APPROVAL: &str = "item/commandExecution/requestApproval";
     pub const FILE_CHANGE_APPROVAL: &str = "item/fileChange/requestApproval";
-    pub const SERVER_REQUESTS: &[&str] = &[COMMAND_APPROVAL, FILE_CHANGE_APPROVAL];
+    pub const USER_INPUT: &str = "item/tool/requestUserInput";
+    pub const SERVER_REQUESTS: &[&str] = &[COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, USER_INPUT];
 
     pub const NOTIFICATIONS: &[&str] = &[
         "turn/started",
@@ -256,11 +265,49 @@ pub struct FileChangeApproval {
     pub grant_root: Option<String>,
 }
 
+/// One question of `item/tool/requestUserInput` (the `request_user_input` tool).
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserInputQuestion {
+    pub id: String,
+    #[serde(default)]
+    pub header: String,
+    #[serde(default)]
+    pub question: String,
+    #[serde(default)]
+    pub options: Option<Vec<UserInputOption>>,
+    /// Codex adds a free-form "other" answer to the options.
+    #[serde(default)]
+    pub is_other: bool,
+    #[serde(default)]
+    pub is_secret: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+pub struct UserInputOption {
+    pub label: String,
+    #[serde(default)]
+    pub description: String,
+}
+
+/// `item/tool/requestUserInput`: the model asks the user; answered with
+/// `{answers: {questionId: {answers: [..]}}}`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserInputRequest {
+    pub thread_id: String,
+    pub turn_id: String,
+    pub item_id: String,
+    #[serde(default)]
+    pub questions: Vec<UserInputQuestion>,
+}
+
 /// A server request the bridge answers.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerRequest {
     CommandApproval(CommandApproval),
     FileChangeApproval(FileChangeApproval),
+    UserInput(UserInputRequest),
     Other(String),
 }
 
@@ -271,6 +318,7 @@ impl ServerRequest {
             method::FILE_CHANGE_APPROVAL => {
                 parse(method, params).map(ServerRequest::FileChangeApproval)
             }
+            method::USER_INPUT => parse(method, params).map(ServerRequest::UserInput),
             _ => return ServerRequest::Other(method.to_string()),
         };
         parsed.unwrap_or_else(|_| ServerRequest::Other(method.to_string()))

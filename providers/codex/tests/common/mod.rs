@@ -22,6 +22,9 @@ pub const CAPS: &[&str] = &[
     "session.subsession",
     "permission",
     "session.can_stop_runtime",
+    "session.archive",
+    "session.unarchive",
+    "session.revert.conversation",
 ];
 
 pub const SPEC: RigSpec = RigSpec {

@@ -7,6 +7,8 @@
 //! that writes a file (`touch`), so "the command did not run" is "the file does not exist".
 #![allow(dead_code)]
 
+pub mod kill;
+
 use agent_bridge_conformance::rig::{last_assistant_text, of_type};
 use agent_bridge_conformance::{input, AgentRig, Event, HostOptions, RigSpec};
 use serde_json::{json, Value};
@@ -33,6 +35,8 @@ pub struct Case {
     pub other_model: Option<&'static str>,
     /// The mode a configure test opens in (`None`: the agent's default).
     pub start_mode: Option<&'static str>,
+    /// A restarted agent resumes (or loads) its native session; else it starts a new one.
+    pub keeps_context_on_restart: bool,
 }
 
 fn mode_patch(mode: Option<&str>) -> Value {
@@ -266,56 +270,6 @@ pub async fn session_list_has_our_session(rig: &AgentRig) {
         "our session is listed: {sessions:#?}"
     );
     rig.finish("acp-listed").await;
-}
-
-/// `kill -9` of the agent mid-turn: the turn fails, the runtime failure is reported, no
-/// process of the agent survives, another session is untouched.
-pub async fn kill_9_mid_turn(rig: &AgentRig) {
-    rig.open("acp-other", json!({})).await;
-    let before = rig.host.descendants();
-    rig.open("acp-kill", json!({})).await;
-    let (_, turn) = rig
-        .start_turn("acp-kill", "SLOW please write a long text")
-        .await;
-    rig.wait_streaming("acp-kill").await;
-    // The new session's processes: the agent (a node or native process started from the
-    // pinned CLI, not the bridge's guard) and whatever it started.
-    let all_mine: Vec<_> = rig.procs_where(|p| !before.iter().any(|b| b.pid == p.pid));
-    let mine: Vec<_> = all_mine
-        .iter()
-        .filter(|p| p.cmdline.contains(rig.spec.cli) && !p.cmdline.contains("agent-bridge"))
-        .cloned()
-        .collect();
-    assert!(
-        !mine.is_empty(),
-        "the killed session's agent process among {all_mine:#?}"
-    );
-    // SAFETY: kill(2) on a pid just read from /proc.
-    unsafe {
-        libc::kill(mine[0].pid, libc::SIGKILL);
-    }
-    let end = rig.turn_end("acp-kill", &turn).await;
-    assert_eq!(end.turn_state(), Some("failed"), "{end}");
-    rig.wait("acp-kill", "session.runtime_failed", |_| true)
-        .await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let left: Vec<_> = all_mine.iter().filter(|p| p.is_alive()).collect();
-        if left.is_empty() {
-            break;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "orphans: {left:?}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let run = rig.run_turn("acp-other", "say hi").await;
-    assert_eq!(
-        run.state(),
-        "completed",
-        "the other session is untouched: {:?}",
-        run.end
-    );
-    rig.finish("acp-kill").await;
-    rig.finish("acp-other").await;
 }
 
 /// A command the agent advertised (`session.commands`) runs as a turn that completes.

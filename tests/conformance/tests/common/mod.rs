@@ -1,6 +1,8 @@
 //! Shared set-up for the conformance tests: a bridge with the built-in `demo` provider.
 #![allow(dead_code)]
 
+pub mod hostile;
+
 pub use agent_bridge_conformance::{input, BridgeHost, Event, HostOptions, ProcInfo};
 pub use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -1,0 +1,346 @@
+//! Restarting a session's agent after its process died ([`AgentSession::restart`]): the agent
+//! is spawned again as the open spawned it (same launch, environment and process scope),
+//! initialized, and its native session brought back:
+//!
+//! - `session/resume` where the agent advertises it (the history stays in the agent, nothing
+//!   is replayed);
+//! - else `session/load`, whose replay of the history is dropped ([`Shared::restoring`]): the
+//!   timeline already shows it, under the same item ids;
+//! - else, or when that call fails, `session/new` in the same cwd with the same MCP servers,
+//!   and a warning notice that the conversation's context was not kept. A fresh session keeps
+//!   the Paseo session (its timeline, config and tab) usable, which ending it would not; the
+//!   notice keeps that honest.
+//!
+//! What the agent advertises is taken minus the profile's `unusableMethods` (Gemini's
+//! `session/load`, see `profiles.json`). The session's committed model, mode and thinking
+//! level are then set again on the new native session; a value it does not take is named in a
+//! warning notice.
+//!
+//! [`AgentSession::restart`]: agent_bridge_core::AgentSession::restart
+//! [`Shared::restoring`]: crate::inbound::Shared::restoring
+
+use crate::config::{AcpConfig, MODE, MODEL};
+use crate::inbound::{lock, SessionInbound, SharedState};
+use crate::launch::{self, auth_error, Agent};
+use crate::persistence;
+use crate::profile::Profile;
+use crate::wire::{method, AgentCapabilities, SessionState};
+use agent_bridge_core::supervisor::SpawnSpec;
+use agent_bridge_core::{AgentEvent, ProcessScope, SessionSink};
+use agent_bridge_protocol::{
+    McpServerConfig, ProviderConfigChanges, ProviderError, ProviderNotice, Severity,
+};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How a session's agent was started and its native session made: what a restart repeats.
+#[derive(Debug, Clone)]
+pub struct SessionLaunch {
+    pub profile: Profile,
+    pub spec: SpawnSpec,
+    /// The session's scope: a close waits for the restarted agent too.
+    pub scope: ProcessScope,
+    /// The native session's cwd.
+    pub cwd: String,
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
+}
+
+/// How the native session came back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restore {
+    /// `session/resume`: the agent kept the conversation.
+    Resumed,
+    /// `session/load`: the conversation was reloaded (its replay dropped).
+    Loaded,
+    /// `session/new`: a new conversation; the earlier context is lost.
+    Fresh,
+}
+
+/// A restarted agent and its native session.
+pub struct Restarted {
+    pub agent: Agent,
+    pub session_id: String,
+    pub restore: Restore,
+}
+
+/// The call that brings `session_id` back in a new agent process: resume, else load.
+pub fn restore_method(caps: &AgentCapabilities) -> Option<&'static str> {
+    if caps.session("resume") {
+        Some(method::SESSION_RESUME)
+    } else if caps.load_session {
+        Some(method::SESSION_LOAD)
+    } else {
+        None
+    }
+}
+
+/// Starts the agent of `launch` again for the native session `session_id`, reporting through
+/// `sink`. An exit of the new process meanwhile is this call's failure, not a runtime failure.
+pub async fn restart(
+    launch: &SessionLaunch,
+    shared: &SharedState,
+    sink: &SessionSink,
+    session_id: &str,
+) -> Result<Restarted, ProviderError> {
+    let started = Instant::now();
+    let (previous, restarts) = {
+        let mut s = lock(shared);
+        s.live = false;
+        // The dead process's requests and turn died with it (the core resolved them).
+        s.pending.clear();
+        if s.normalizer.active_turn().is_some() {
+            s.normalizer.end_turn(true);
+        }
+        s.restarts += 1;
+        (s.config.clone(), s.restarts)
+    };
+    let restarted = bring_back(launch, shared, sink, session_id, &previous, restarts).await;
+    let mut s = lock(shared);
+    s.restoring = false;
+    let restarted = restarted?;
+    if restarted.agent.rpc.is_closed() {
+        return Err(ProviderError::new(format!(
+            "{} exited while it was restarted",
+            launch.profile.label
+        ))
+        .with_code("runtime_exited")
+        .with_diagnostic(restarted.agent.stderr()));
+    }
+    s.live = true;
+    tracing::info!(
+        agent = %launch.profile.label,
+        restore = ?restarted.restore,
+        ms = started.elapsed().as_millis() as u64,
+        "ACP agent restarted"
+    );
+    Ok(restarted)
+}
+
+async fn spawn(
+    launch: &SessionLaunch,
+    shared: &SharedState,
+    sink: &SessionSink,
+) -> Result<Agent, ProviderError> {
+    let inbound = SessionInbound::new(shared.clone(), sink.clone(), &launch.profile.label);
+    launch::start(
+        &launch.profile,
+        &launch.spec,
+        Arc::new(inbound),
+        Some(&launch.scope),
+    )
+    .await
+}
+
+async fn bring_back(
+    launch: &SessionLaunch,
+    shared: &SharedState,
+    sink: &SessionSink,
+    session_id: &str,
+    previous: &AcpConfig,
+    restarts: u32,
+) -> Result<Restarted, ProviderError> {
+    let label = &launch.profile.label;
+    let mut agent = spawn(launch, shared, sink).await?;
+    let mcp = persistence::mcp_servers(&launch.mcp_servers, &agent.init.agent_capabilities)?;
+    let params = json!({"sessionId": session_id, "cwd": launch.cwd, "mcpServers": mcp});
+    let mut restored = None;
+    let lost = match restore_method(&agent.init.agent_capabilities) {
+        None => format!("{label} can neither resume nor load a session"),
+        Some(how) => {
+            lock(shared).restoring = true;
+            let answer = agent.rpc.call(how, params).await;
+            lock(shared).restoring = false;
+            match answer {
+                Ok(answer) => {
+                    let restore = if how == method::SESSION_RESUME {
+                        Restore::Resumed
+                    } else {
+                        Restore::Loaded
+                    };
+                    restored = Some((session_id.to_string(), answer, restore));
+                    String::new()
+                }
+                Err(e) => {
+                    let error = agent.error(e);
+                    tracing::warn!(agent = %label, "{how} of the restarted agent failed: {error}");
+                    if agent.rpc.is_closed() {
+                        // It died of it: a new process for the new session.
+                        agent.shutdown(None).await;
+                        agent = spawn(launch, shared, sink).await?;
+                    }
+                    format!("its {how} failed: {}", error.message)
+                }
+            }
+        }
+    };
+    let (session_id, answer, restore) = match restored {
+        Some(r) => r,
+        None => {
+            let params = json!({"cwd": launch.cwd, "mcpServers": mcp});
+            let answer = agent
+                .rpc
+                .call(method::SESSION_NEW, params)
+                .await
+                .map_err(|e| auth_error(&agent, agent.error(e)))?;
+            let id = answer["sessionId"]
+                .as_str()
+                .ok_or_else(|| {
+                    ProviderError::new("session/new answered without a sessionId")
+                        .with_code("agent_error")
+                })?
+                .to_string();
+            sink.send(AgentEvent::Notice(context_lost(label, &lost, restarts)))
+                .await;
+            sink.send(AgentEvent::Persistence(persistence::persistence(
+                &id,
+                &launch.cwd,
+            )))
+            .await;
+            (id, answer, Restore::Fresh)
+        }
+    };
+    let state: SessionState = serde_json::from_value(answer).unwrap_or_default();
+    let mut config = AcpConfig::new(&state, &launch.profile.unattended_modes);
+    config.inherit_defaults(previous);
+    lock(shared).config = config;
+    let refused = reapply(&agent, shared, &session_id, previous).await?;
+    if !refused.is_empty() {
+        sink.send(AgentEvent::Notice(config_not_restored(&refused, restarts)))
+            .await;
+    }
+    let now = lock(shared).config.state();
+    if now != previous.state() {
+        sink.send(AgentEvent::Config(now)).await;
+    }
+    Ok(Restarted {
+        agent,
+        session_id,
+        restore,
+    })
+}
+
+fn change(category: &str, value: &str) -> ProviderConfigChanges {
+    let value = Some(Some(value.to_string()));
+    match category {
+        MODEL => ProviderConfigChanges {
+            model: value,
+            ..Default::default()
+        },
+        MODE => ProviderConfigChanges {
+            mode: value,
+            ..Default::default()
+        },
+        _ => ProviderConfigChanges {
+            thinking_option: value,
+            ..Default::default()
+        },
+    }
+}
+
+/// Sets the restarted session to the committed values of `previous`, one category at a time;
+/// returns what it did not take. Fails only when the agent died meanwhile.
+async fn reapply(
+    agent: &Agent,
+    shared: &SharedState,
+    session_id: &str,
+    previous: &AcpConfig,
+) -> Result<Vec<String>, ProviderError> {
+    let mut refused = Vec::new();
+    for (category, value) in previous.committed() {
+        let plan = lock(shared)
+            .config
+            .plan(session_id, &change(category, &value));
+        let calls = match plan {
+            Ok(calls) => calls,
+            Err(e) => {
+                refused.push(format!("{category} `{value}`: {}", e.message));
+                continue;
+            }
+        };
+        for call in calls {
+            match agent.rpc.call(call.method, call.params.clone()).await {
+                Ok(answer) => {
+                    let mut s = lock(shared);
+                    s.config.set_local(call.category, &call.value);
+                    s.config.replace_options(&answer);
+                }
+                Err(e) => {
+                    let closed = agent.rpc.is_closed();
+                    let error = agent.error(e);
+                    if closed {
+                        return Err(error);
+                    }
+                    refused.push(format!("{category} `{value}`: {}", error.message));
+                }
+            }
+        }
+    }
+    Ok(refused)
+}
+
+fn context_lost(label: &str, why: &str, restarts: u32) -> ProviderNotice {
+    ProviderNotice {
+        id: format!("agent-context-lost:{restarts}"),
+        severity: Severity::Warning,
+        title: "The agent does not remember the conversation".into(),
+        description: Some(format!(
+            "{label} could not bring its session back after it stopped ({why}): it was \
+             restarted with a new session, so the conversation's context was not kept. The \
+             timeline still shows it."
+        )),
+        dismissed: None,
+    }
+}
+
+fn config_not_restored(refused: &[String], restarts: u32) -> ProviderNotice {
+    ProviderNotice {
+        id: format!("agent-config-not-restored:{restarts}"),
+        severity: Severity::Warning,
+        title: "Part of the session's configuration was not restored".into(),
+        description: Some(format!(
+            "The restarted agent did not take: {}",
+            refused.join("; ")
+        )),
+        dismissed: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::Value;
+
+    fn caps(v: Value) -> AgentCapabilities {
+        serde_json::from_value(v).expect("caps")
+    }
+
+    #[test]
+    fn a_restart_resumes_else_loads_else_starts_afresh() {
+        let both = caps(json!({"loadSession": true, "sessionCapabilities": {"resume": {}}}));
+        assert_eq!(restore_method(&both), Some(method::SESSION_RESUME));
+        let load = caps(json!({"loadSession": true}));
+        assert_eq!(restore_method(&load), Some(method::SESSION_LOAD));
+        assert_eq!(restore_method(&caps(json!({}))), None);
+    }
+
+    #[test]
+    fn a_profiles_unusable_methods_are_not_used() {
+        let restore = |profile: &str, advertised: Value| {
+            let profile = crate::profile::builtin(profile).expect("profile");
+            let mut caps = caps(advertised);
+            for method in profile.unusable_methods.keys() {
+                caps.withdraw(method).expect("a session method");
+            }
+            restore_method(&caps)
+        };
+        let both = json!({"loadSession": true, "sessionCapabilities": {"resume": {}}});
+        // What the pinned agents advertise (tests/fixtures/*-say-hi.jsonl).
+        assert_eq!(restore("gemini", json!({"loadSession": true})), None);
+        assert_eq!(restore("qwen", both.clone()), Some(method::SESSION_LOAD));
+        assert_eq!(restore("opencode", both), Some(method::SESSION_RESUME));
+        assert!(caps(json!({})).withdraw("session/prompt").is_err());
+    }
+}

@@ -1,0 +1,217 @@
+//! Restarting a session's app-server after it died (the core calls
+//! [`AgentSession::restart`](agent_bridge_core::AgentSession::restart) before the next prompt,
+//! command or configure): a new `codex app-server` from the open's launch spec, in the
+//! session's process scope, `initialize`, then `thread/resume` of the session's thread with
+//! its committed config. The resume answer leaves history out and nothing of it becomes a
+//! timeline row: the rows are in the host's timeline already. A thread Codex cannot resume
+//! (killed before it wrote a rollout) is replaced by a new thread with the same settings, a
+//! warning notice and the new persistence handle.
+
+use super::{Applied, CodexSession};
+use crate::catalog::{self, SessionConfig};
+use crate::events::{lock, SessionEvents};
+use crate::history;
+use crate::launch;
+use crate::threads::{self, ThreadAnswer};
+use crate::wire::params::ThreadStartParams;
+use crate::wire::thread::ThreadOpened;
+use agent_bridge_core::supervisor::SpawnSpec;
+use agent_bridge_core::{AgentEvent, ProcessScope, SessionSink};
+use agent_bridge_protocol::{ProviderError, ProviderNotice, Severity};
+use std::sync::Arc;
+
+/// What starting the session's app-server again takes, kept from the open.
+#[derive(Debug, Clone)]
+pub struct Relaunch {
+    /// The open's launch: program, arguments, environment (`CODEX_HOME`), folder.
+    pub spec: SpawnSpec,
+    /// The session's processes: a close waits for the restarted app-server too.
+    pub scope: ProcessScope,
+    /// The open's thread settings (folder, instructions, MCP servers, denied tools); model,
+    /// approval policy and sandbox are replaced by the committed config's.
+    pub thread: ThreadStartParams,
+}
+
+impl Relaunch {
+    /// The thread settings a restart resumes with: the open's, under the committed config.
+    pub fn thread_params(&self, config: &SessionConfig) -> ThreadStartParams {
+        let mode = config.mode.as_deref().and_then(catalog::mode);
+        ThreadStartParams {
+            model: config.model.clone().or(self.thread.model.clone()),
+            approval_policy: mode
+                .map(|m| m.approval.to_string())
+                .or(self.thread.approval_policy.clone()),
+            sandbox: mode
+                .map(|m| m.sandbox.to_string())
+                .or(self.thread.sandbox.clone()),
+            ..self.thread.clone()
+        }
+    }
+}
+
+impl CodexSession {
+    /// Starts the app-server again and resumes the thread; from now on every event goes to
+    /// `sink`. Cancel-safe: the session changes only once everything succeeded (a new
+    /// app-server dropped half-way is killed, and the scope's close waits for it).
+    pub(super) async fn restart_runtime(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
+        let began = std::time::Instant::now();
+        // The dead app-server's group goes for good (a guard or launcher may linger).
+        self.server.process.kill().await;
+        {
+            let mut s = lock(&self.shared);
+            // Until the thread is back an exit is the restart's error, not a new failure.
+            s.live = false;
+            // Requests of the dead app-server can no longer be answered; the core resolved them.
+            s.approvals.clear();
+            s.normalizer.forget_unfinished();
+            // The new app-server numbers its requests from 0 again: new permission ids.
+            s.runtime += 1;
+        }
+        let handler = SessionEvents::new(self.shared.clone(), sink.clone());
+        let server = launch::start(
+            &self.relaunch.spec,
+            Arc::new(handler),
+            Some(&self.relaunch.scope),
+        )
+        .await?;
+        let params = self.relaunch.thread_params(&self.config);
+        let ThreadAnswer {
+            answer,
+            resumed,
+            resume_refused,
+        } = threads::resume_or_start(&server, Some(&self.thread_id), params).await?;
+        let opened: ThreadOpened = serde_json::from_value(answer)
+            .map_err(|e| ProviderError::new(format!("unreadable thread answer: {e}")))?;
+        let thread_id = opened.thread.id.clone();
+        if !resumed {
+            let cwd = opened
+                .cwd
+                .clone()
+                .or(opened.thread.cwd.clone())
+                .or(self.relaunch.thread.cwd.clone())
+                .unwrap_or_default();
+            let refused = resume_refused.unwrap_or_default();
+            tracing::warn!(
+                old = %self.thread_id,
+                new = %thread_id,
+                "the restarted codex could not resume the thread ({refused}); continuing in a new one"
+            );
+            let _ = sink
+                .send(AgentEvent::Notice(context_lost(
+                    &self.thread_id,
+                    &thread_id,
+                    &refused,
+                )))
+                .await;
+            let _ = sink
+                .send(AgentEvent::Persistence(history::persistence(
+                    &thread_id, &cwd,
+                )))
+                .await;
+            lock(&self.shared).normalizer.bind_thread(&thread_id, &cwd);
+        }
+        self.applied = Applied {
+            model: opened.model.clone().or(opened.thread.model.clone()),
+            effort: opened.reasoning_effort.clone(),
+            mode: catalog::mode_of(&opened.approval_policy, &opened.sandbox).map(str::to_string),
+        };
+        self.thread_id = thread_id;
+        // The dead app-server's handle goes (its process is gone already).
+        self.server = server;
+        self.sink = sink;
+        lock(&self.shared).live = true;
+        tracing::info!(
+            thread = %self.thread_id,
+            resumed,
+            elapsed_ms = began.elapsed().as_millis() as u64,
+            "codex app-server restarted"
+        );
+        Ok(())
+    }
+}
+
+/// The warning that the restarted agent works in a new thread, without the conversation so far.
+fn context_lost(old: &str, new: &str, refused: &str) -> ProviderNotice {
+    ProviderNotice {
+        id: format!("codex-context-lost:{new}"),
+        severity: Severity::Warning,
+        title: "The conversation's context could not be kept".into(),
+        description: Some(format!(
+            "After its restart Codex could not resume thread {old} ({refused}); the session continues in a new thread, which does not know the earlier conversation."
+        )),
+        dismissed: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_bridge_core::supervisor::LaunchOverride;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    fn relaunch(thread: ThreadStartParams) -> Relaunch {
+        Relaunch {
+            spec: launch::app_server_spec(
+                &LaunchOverride::default(),
+                Some("/w"),
+                &Default::default(),
+            ),
+            scope: ProcessScope::default(),
+            thread,
+        }
+    }
+
+    fn config(model: Option<&str>, mode: Option<&str>) -> SessionConfig {
+        SessionConfig {
+            model: model.map(str::to_string),
+            effort: Some("high".into()),
+            mode: mode.map(str::to_string),
+            models: Vec::new(),
+            modes: Vec::new(),
+            default_model: None,
+            default_mode: None,
+        }
+    }
+
+    #[test]
+    fn a_restart_resumes_with_the_open_settings_under_the_committed_config() {
+        let open = ThreadStartParams {
+            cwd: Some("/w".into()),
+            model: None,
+            approval_policy: Some("never".into()),
+            sandbox: Some("danger-full-access".into()),
+            developer_instructions: Some("be brief".into()),
+            config: Some(serde_json::Map::from_iter([(
+                "mcp_servers".to_string(),
+                json!({"echo": {"command": "echo"}}),
+            )])),
+        };
+        let r = relaunch(open.clone());
+        // Configured since the open: another model and the ask mode.
+        let params = r.thread_params(&config(Some("gpt-5"), Some("ask")));
+        assert_eq!(
+            params,
+            ThreadStartParams {
+                model: Some("gpt-5".into()),
+                approval_policy: Some("untrusted".into()),
+                sandbox: Some("danger-full-access".into()),
+                ..open.clone()
+            }
+        );
+        // Nothing committed: what the open asked for.
+        assert_eq!(r.thread_params(&config(None, None)), open);
+    }
+
+    #[test]
+    fn the_context_notice_is_a_warning_naming_both_threads() {
+        let notice = context_lost("th-old", "th-new", "no rollout found for thread id th-old");
+        assert_eq!(notice.severity, Severity::Warning);
+        assert_eq!(notice.id, "codex-context-lost:th-new");
+        let text = notice.description.unwrap_or_default();
+        assert!(
+            text.contains("th-old") && text.contains("no rollout found"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,221 @@
+//! `kill -9` of an ACP agent: the turn fails with the exit status, nothing of the agent is
+//! left, and the session goes on with a restarted agent.
+
+use super::{mode_patch, Case};
+use agent_bridge_conformance::{AgentRig, Event, ProcInfo};
+use serde_json::json;
+use std::time::Duration;
+
+/// The session's processes started since `before` (a snapshot of the bridge's descendants):
+/// all of them, and the agent's own (a node or native process started from the pinned CLI,
+/// not the bridge's guard).
+fn new_agent_procs(rig: &AgentRig, before: &[ProcInfo]) -> (Vec<ProcInfo>, Vec<ProcInfo>) {
+    let all: Vec<_> = rig.procs_where(|p| !before.iter().any(|b| b.pid == p.pid));
+    let agent: Vec<_> = all
+        .iter()
+        .filter(|p| p.cmdline.contains(rig.spec.cli) && !p.cmdline.contains("agent-bridge"))
+        .cloned()
+        .collect();
+    assert!(
+        !agent.is_empty(),
+        "the session's agent process among {all:#?}"
+    );
+    (all, agent)
+}
+
+fn kill_9(proc: &ProcInfo) {
+    // SAFETY: kill(2) on a pid just read from /proc.
+    unsafe {
+        libc::kill(proc.pid, libc::SIGKILL);
+    }
+}
+
+/// Waits (bounded) until none of `procs` lives.
+async fn assert_gone(procs: &[ProcInfo]) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let left: Vec<_> = procs.iter().filter(|p| p.is_alive()).collect();
+        if left.is_empty() {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "orphans: {left:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A turn killed with its agent failed with the exit status, and the session was not given up.
+fn assert_failed_by_the_kill(rig: &AgentRig, sid: &str, end: &Event) {
+    assert_eq!(end.turn_state(), Some("failed"), "{end}");
+    // The guard between the bridge and the agent reports a SIGKILL as exit status 137.
+    let message = end.string_at("/error/message");
+    assert!(
+        message.contains("exited unexpectedly")
+            && (message.contains("signal: 9") || message.contains("exit status: 137")),
+        "the failure carries the exit status: {end}"
+    );
+    let failed: Vec<Event> = rig
+        .host
+        .session_events(sid)
+        .into_iter()
+        .filter(|e| e.is("session.runtime_failed"))
+        .collect();
+    assert!(failed.is_empty(), "the session was given up: {failed:?}");
+}
+
+/// Longest the prompt that restarts the agent waits for its result: the core's bound on a
+/// restart (`OPEN_TIMEOUT`). Starting OpenCode alone takes seconds, tens on a loaded machine.
+const RESTART_LIMIT: Duration = Duration::from_secs(90);
+
+/// Sends a prompt to a session whose agent died (it restarts the agent first) and returns
+/// the end of its turn.
+async fn restarting_turn(rig: &AgentRig, sid: &str, text: &str) -> Event {
+    let cmid = rig
+        .host
+        .prompt(&rig.conn, sid, text)
+        .await
+        .expect("prompt admitted");
+    let result = rig
+        .host
+        .prompt_result(sid, &cmid, RESTART_LIMIT)
+        .await
+        .unwrap_or_else(|e| panic!("the restarting prompt's result: {e:#}"));
+    assert_eq!(result["type"], "turn", "{result}");
+    rig.turn_end(sid, result["turnId"].as_str().unwrap_or_default())
+        .await
+}
+
+/// Marks the first turn of [`kill_9_mid_turn`]: found in a model request only when the
+/// restarted agent kept the conversation.
+const REMEMBER: &str = "KIWI-RESTART-7";
+
+/// `kill -9` of the agent mid-turn: the turn fails with the exit status, no process of the
+/// agent survives, another session is untouched, and the session goes on: its next prompt
+/// restarts the agent (a warning notice says so), in the session's mode, and completes,
+/// without any earlier timeline item again. An agent that resumes its native session sends
+/// the earlier conversation to the model; one that cannot says that it lost it.
+pub async fn kill_9_mid_turn(rig: &AgentRig, case: Case) {
+    let sid = "acp-kill";
+    rig.open("acp-other", json!({})).await;
+    let before = rig.host.descendants();
+    rig.open(sid, json!({ "mode": case.unattended_mode })).await;
+    let first = rig
+        .run_turn(sid, &format!("say hi, and remember the word {REMEMBER}"))
+        .await;
+    assert_eq!(first.state(), "completed", "{:?}", first.end);
+    let (_, turn) = rig.start_turn(sid, "SLOW please write a long text").await;
+    rig.wait(sid, "timeline.item", |e| {
+        e.item_type() == Some("assistant_message")
+            && e.string_at("/item/text").contains("slow chunk")
+    })
+    .await;
+    let (all_mine, mine) = new_agent_procs(rig, &before);
+    kill_9(&mine[0]);
+    let end = rig.turn_end(sid, &turn).await;
+    assert_failed_by_the_kill(rig, sid, &end);
+    assert_gone(&all_mine).await;
+    let run = rig.run_turn("acp-other", "say hi").await;
+    assert_eq!(
+        run.state(),
+        "completed",
+        "the other session is untouched: {:?}",
+        run.end
+    );
+
+    let shown = rig.host.session_events(sid);
+    let requests = rig.mock.model_requests().len();
+    let sent = std::time::Instant::now();
+    let again = restarting_turn(rig, sid, "please run `touch restarted.txt`").await;
+    assert_eq!(again.turn_state(), Some("completed"), "{again}");
+    assert!(
+        rig.cwd().join("restarted.txt").exists(),
+        "the restarted agent ran the command in the session's mode"
+    );
+    let events = rig.host.session_events(sid);
+    let never_given_up = !events.iter().any(|e| e.is("session.runtime_failed"));
+    assert!(never_given_up, "{events:#?}");
+    let after = &events[shown.len()..];
+    let notice = |prefix: &str| {
+        after
+            .iter()
+            .find(|e| e.is("session.notice") && e.string_at("/notice/id").starts_with(prefix))
+            .cloned()
+    };
+    let restarted = notice("agent-restarted")
+        .unwrap_or_else(|| panic!("a notice says the agent restarted: {after:#?}"));
+    assert_eq!(restarted.at("/notice/severity"), Some(&json!("warning")));
+    let logged = rig.host.stderr();
+    eprintln!(
+        "{} {}: restart notice {} ms after the prompt; bridge: {}",
+        rig.spec.cli,
+        rig.version,
+        restarted.at.saturating_duration_since(sent).as_millis(),
+        logged
+            .lines()
+            .rfind(|l| l.contains("ACP agent restarted"))
+            .unwrap_or("(no restart logged)")
+    );
+    let lost = notice("agent-context-lost");
+    assert_eq!(
+        lost.is_none(),
+        case.keeps_context_on_restart,
+        "a notice that the context was lost only when the agent cannot resume: {lost:?}"
+    );
+    let remembered = rig.mock.model_requests()[requests..]
+        .iter()
+        .any(|r| r.body.to_string().contains(REMEMBER));
+    assert_eq!(
+        remembered, case.keeps_context_on_restart,
+        "the earlier conversation reaches the model only when the agent resumed"
+    );
+    assert!(
+        !after.iter().any(|e| e.is("session.permission")),
+        "the session's mode was set again: nothing asked"
+    );
+    // Nothing shown before the restart comes again: no earlier id, no replayed message.
+    let earlier: std::collections::HashSet<&str> =
+        shown.iter().filter_map(Event::item_id).collect();
+    for e in after.iter().filter(|e| e.is("timeline.item")) {
+        let id = e.item_id().unwrap_or_default();
+        assert!(!earlier.contains(id), "an earlier item again: {e}");
+        assert!(
+            !e.string_at("/item/text").contains(REMEMBER)
+                && !e.string_at("/item/text").contains("slow chunk"),
+            "the history replayed into the timeline: {e}"
+        );
+    }
+    // The restarted agent belongs to the session: its close ends it.
+    let (restarted_procs, _) = new_agent_procs(rig, &before);
+    rig.finish(sid).await;
+    assert_gone(&restarted_procs).await;
+    rig.finish("acp-other").await;
+}
+
+/// `kill -9` of the agent while it waits for a permission: the permission is resolved, the
+/// turn fails, the command never runs, and the next prompt restarts the agent and completes.
+pub async fn kill_9_with_a_pending_permission(rig: &AgentRig, case: Case) {
+    let sid = "acp-kill-perm";
+    let before = rig.host.descendants();
+    rig.open(sid, mode_patch(case.ask_mode)).await;
+    let file = rig.cwd().join("killed.txt");
+    let (_, turn) = rig.start_turn(sid, "please run `touch killed.txt`").await;
+    let (_, pid) = rig.wait_permission(sid, None).await;
+    let (all_mine, mine) = new_agent_procs(rig, &before);
+    kill_9(&mine[0]);
+    rig.wait_resolved(sid, &pid).await;
+    let end = rig.turn_end(sid, &turn).await;
+    assert_failed_by_the_kill(rig, sid, &end);
+    assert_gone(&all_mine).await;
+    assert!(!file.exists(), "the command of the dead turn ran");
+    let run = restarting_turn(rig, sid, "say hi").await;
+    assert_eq!(run.turn_state(), Some("completed"), "{run}");
+    let events = rig.host.session_events(sid);
+    assert!(
+        events.iter().any(|e| e.is("session.notice")),
+        "a notice says the agent restarted: {events:#?}"
+    );
+    assert!(
+        !events.iter().any(|e| e.is("session.runtime_failed")),
+        "{events:#?}"
+    );
+    rig.finish(sid).await;
+}
