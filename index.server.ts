@@ -1,19 +1,21 @@
 // Paseo server entry of the agent-bridge plugin.
 //
-// Registers every provider declared in `plugin.json` and routes them all through ONE
+// Registers the providers declared in `plugin.json` (the demo agent only when
+// `AGENT_BRIDGE_DEMO=1`, see server/provider-selection.ts) and routes them all through ONE
 // `agent-bridge serve` child process, started on first need, speaking JSON-RPC lines over stdio
 // (see bridge-wire.md). Node built-ins only: Paseo compiles this file and evaluates the bundle in
 // its plugin subprocess.
 
+import { resolveBridgeBinary } from "./server/binary-location";
 import { BridgeManager, createProviderRegistration } from "./server/provider";
 import {
   PLUGIN_ID,
   paseoVersion,
   readBridgeManifest,
-  resolveBridgeBinary,
   resolveDataDir,
   resolvePluginDir,
 } from "./server/plugin-files";
+import { registeredProviders } from "./server/provider-selection";
 import { timeoutOverride } from "./server/request-timeouts";
 import type { PluginServerContext } from "./server/types";
 
@@ -29,7 +31,7 @@ export default function contribute(server: PluginServerContext) {
     hostVersion: paseoVersion(),
     requestTimeoutMs: timeoutOverride(),
   }));
-  for (const declaration of manifest.providers) {
+  for (const declaration of registeredProviders(manifest)) {
     server.registerProvider(createProviderRegistration(manager, declaration, manifest.icon));
   }
   return () => manager.dispose();

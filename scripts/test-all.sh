@@ -3,7 +3,8 @@
 # cache folder (tests/clis/install.sh, skipped when current), the adapter's test tooling
 # (tests/adapter), builds the binary, then runs the Rust suites (unit, conformance, mock
 # server smoke tests against the real CLIs, provider end-to-end tests against the real CLIs)
-# and the Paseo adapter's node tests. Prints which real CLIs and versions were exercised.
+# and the Paseo adapter's node tests (among them the npm packages of scripts/package.sh,
+# installed and run without cargo). Prints which real CLIs and versions were exercised.
 #
 #   scripts/test-all.sh            # everything
 #   SKIP_CLIS=1 scripts/test-all.sh  # no CLI install: the real-CLI tests (#[ignore]d in a
@@ -42,7 +43,12 @@ fi
 step "cargo test --workspace ${ignored[*]}"
 cargo test --locked --workspace --no-fail-fast "${ignored[@]}"
 
-step "Paseo adapter tests (node --test)"
+# The npm packaging test (tests/adapter/npm-install.test.mjs) packs the release build; building it
+# here shows its time as a step of its own (package.sh then finds it up to date).
+step "building agent-bridge --release (for the npm packages)"
+cargo build --release --locked -p agent-bridge
+
+step "Paseo adapter tests (node --test), npm packages installed without cargo"
 tests/adapter/run.sh
 
 step "real CLIs exercised"

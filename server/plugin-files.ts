@@ -1,10 +1,11 @@
-// Where the plugin lives on disk, what its `plugin.json` says, and where the binary is.
+// Where the plugin lives on disk and what its `plugin.json` says.
 //
 // Paseo compiles `index.server.ts` into one bundle and evaluates it with `eval` inside its own
 // plugin subprocess, which it forks without a working directory of ours. In that process
 // `__dirname` is not defined and `process.cwd()` is the daemon's directory, so the folder is
 // found by trying, in order: `AGENT_BRIDGE_PLUGIN_DIR`, `__dirname`, `process.cwd()`, and the
 // installation Paseo recorded for this plugin in `$PASEO_HOME/config.json` (`plugins.<id>.path`).
+// Which binary runs is `binary-location.ts`'s business.
 
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -98,16 +99,6 @@ export function readBridgeManifest(dir: string): BridgePluginManifest {
     throw new Error(`agent-bridge: ${file} needs a "providers" array of {id, label}`);
   }
   return manifest as BridgePluginManifest;
-}
-
-/** `AGENT_BRIDGE_BIN`, else `plugin.json`'s `main` relative to the plugin folder. */
-export function resolveBridgeBinary(
-  dir: string,
-  manifest: BridgePluginManifest,
-  env: Env = process.env,
-): string {
-  if (env.AGENT_BRIDGE_BIN) return path.resolve(dir, env.AGENT_BRIDGE_BIN);
-  return path.resolve(dir, manifest.main ?? "target/release/agent-bridge");
 }
 
 /** Paseo gives server plugins no data folder of their own, so the bridge keeps state here. */

@@ -72,6 +72,27 @@ test("registers every provider of plugin.json, with its icon, and starts no brid
   assert.deepEqual(bridgeChildren(), [], "the bridge starts lazily");
 });
 
+test("demo is registered only with AGENT_BRIDGE_DEMO=1 (Paseo's picker stays clean)", (t) => {
+  const all = readPluginJson().providers;
+  const demoIds = all.filter((p) => p.agent === "demo").map((p) => p.id);
+  assert.deepEqual(demoIds, ["demo"]);
+  for (const [value, registered] of [
+    [undefined, false],
+    ["", false],
+    ["0", false],
+    ["true", false],
+    ["1", true],
+  ]) {
+    const adapter = loadAdapter({ env: { AGENT_BRIDGE_DEMO: value } });
+    adapter.restoreEnv(); // registration is synchronous; nothing reads the env later here
+    t.after(() => adapter.cleanup());
+    const ids = adapter.server.providers.map((p) => p.id);
+    const expected = all.filter((p) => registered || p.agent !== "demo").map((p) => p.id);
+    assert.deepEqual(ids, expected, `AGENT_BRIDGE_DEMO=${value}`);
+    assert.equal(ids.includes("demo"), registered, `AGENT_BRIDGE_DEMO=${value}`);
+  }
+});
+
 test("connect negotiates capabilities; connections share one bridge", async (t) => {
   requireBinary();
   const adapter = adapterFor(t);

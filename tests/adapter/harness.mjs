@@ -78,13 +78,17 @@ export function fakeServer() {
   };
 }
 
-/** Loads the adapter against the repository's plugin folder and the binary under test. */
+/**
+ * Loads the adapter against the repository's plugin folder and the binary under test, with the
+ * demo provider enabled (`AGENT_BRIDGE_DEMO=1`) unless `env` says otherwise.
+ */
 export function loadAdapter({ env = {} } = {}) {
   const saved = {};
   const wanted = {
     AGENT_BRIDGE_PLUGIN_DIR: repoRoot,
     AGENT_BRIDGE_BIN: bridgeBinary,
     AGENT_BRIDGE_DATA_DIR: mkdtempSync(path.join(tmpdir(), "agent-bridge-data-")),
+    AGENT_BRIDGE_DEMO: "1",
     ...env,
   };
   for (const [key, value] of Object.entries(wanted)) {
@@ -214,6 +218,46 @@ export async function waitUntil(condition, label, timeoutMs = 10000) {
 
 export function readPluginJson() {
   return JSON.parse(readFileSync(path.join(repoRoot, "plugin.json"), "utf8"));
+}
+
+/** `[workspace.package] version` of Cargo.toml: the one version of every package. */
+export function workspaceVersion() {
+  const cargo = readFileSync(path.join(repoRoot, "Cargo.toml"), "utf8");
+  const section = cargo.split(/^\[/m).find((s) => s.startsWith("workspace.package]"));
+  const version = section?.match(/^version\s*=\s*"([^"]+)"/m)?.[1];
+  assert.ok(version, "Cargo.toml has a [workspace.package] version");
+  return version;
+}
+
+/**
+ * Compiles `<dir>/index.server.ts` the way Paseo does (esbuild: one CommonJS bundle, the SDK
+ * external) and evaluates it the way its plugin process does (`globalThis.eval` of a factory
+ * called with a runtime `require`, no `__dirname`). Returns the module's exports.
+ */
+export function loadLikePaseo(dir) {
+  const { buildSync } = require("esbuild");
+  const built = buildSync({
+    stdin: {
+      contents: readFileSync(path.join(dir, "index.server.ts"), "utf8"),
+      loader: "tsx",
+      resolveDir: dir,
+      sourcefile: path.join(dir, "index.server.ts"),
+    },
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    external: ["@getpaseo/plugin", "@getpaseo/plugin/*", "zod"],
+    logLevel: "silent",
+    write: false,
+  });
+  const bundle = `(function(require) {\nconst module = { exports: {} };\nconst exports = module.exports;\n${built.outputFiles[0].text}\nreturn module.exports;\n})`;
+  const evaluate = globalThis.eval;
+  const factory = evaluate(bundle);
+  return factory((name) => {
+    assert.ok(name.startsWith("node:"), `runtime require of ${name}`);
+    return require(name);
+  });
 }
 
 /** The connect request Paseo sends: every capability it knows, version 1. */

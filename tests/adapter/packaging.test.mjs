@@ -18,16 +18,19 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import {
+  adapterModule,
   adapterSources,
   bridgeBinary,
   bridgeChildren,
   connectRequest,
   fakeServer,
   isAlive,
+  loadLikePaseo,
   readPluginJson,
   recorder,
   repoRoot,
   requireBinary,
+  workspaceVersion,
 } from "./harness.mjs";
 
 const require = createRequire(import.meta.url);
@@ -126,58 +129,111 @@ test("the adapter type-checks under strict settings", () => {
   for (const file of adapterSources()) assert.ok(checked.includes(file), `${file} is checked`);
 });
 
-/** A copy of scripts/prepare.sh in a scratch plugin folder, run with a PATH without cargo. */
-function runPrepare({ withBinary }) {
-  const dir = mkdtempSync(path.join(tmpdir(), "agent-bridge-prepare-"));
-  mkdirSync(path.join(dir, "scripts"));
+/** This machine as Node names it, the platform package's name and its binary's name. */
+const HOST = `${process.platform}-${process.arch}`;
+const EXE = process.platform === "win32" ? "agent-bridge.exe" : "agent-bridge";
+
+/** Writes a stand-in binary that prints `version` for `--version` (and fails when `broken`). */
+function fakeBinary(file, { version = "agent-bridge 9.9.9", broken = false } = {}) {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, broken ? "#!/bin/sh\necho 'exec format error' >&2\nexit 126\n" : `#!/bin/sh\necho '${version}'\n`);
+  chmodSync(file, 0o755);
+}
+
+/**
+ * A copy of scripts/prepare.sh in a scratch plugin folder, run with a PATH without cargo.
+ * `layout`: "checkout" (a Cargo.toml: a source checkout) or "npm" (the folder is
+ * node_modules/@agent-bridge/paseo of an npm install). `localBinary` puts a binary at plugin.json's
+ * main, `platformBinary` ("ok" | "broken" | "missing") installs this machine's platform package
+ * next to the plugin the way npm hoists it.
+ */
+function runPrepare({ layout = "checkout", localBinary = false, platformBinary } = {}) {
+  const root = mkdtempSync(path.join(tmpdir(), "agent-bridge-prepare-"));
+  const dir = layout === "npm" ? path.join(root, "node_modules/@agent-bridge/paseo") : root;
+  mkdirSync(path.join(dir, "scripts"), { recursive: true });
   copyFileSync(path.join(repoRoot, "scripts/prepare.sh"), path.join(dir, "scripts/prepare.sh"));
-  if (withBinary) {
-    mkdirSync(path.join(dir, "target/release"), { recursive: true });
-    writeFileSync(path.join(dir, "target/release/agent-bridge"), "#!/bin/sh\n");
-    chmodSync(path.join(dir, "target/release/agent-bridge"), 0o755);
+  if (layout === "checkout") writeFileSync(path.join(dir, "Cargo.toml"), "[workspace]\n");
+  if (localBinary) fakeBinary(path.join(dir, "target/release/agent-bridge"));
+  const platformDir = path.join(root, "node_modules/@agent-bridge", HOST);
+  if (platformBinary) {
+    mkdirSync(platformDir, { recursive: true });
+    writeFileSync(path.join(platformDir, "package.json"), "{}\n");
+    if (platformBinary !== "missing") {
+      fakeBinary(path.join(platformDir, "bin", EXE), { broken: platformBinary === "broken" });
+    }
   }
-  const bin = path.join(dir, "bin");
+  const bin = path.join(root, "bin");
   mkdirSync(bin);
-  for (const tool of ["sh", "find", "head", "dirname", "printf"]) {
+  for (const tool of ["sh", "find", "head", "dirname", "printf", "uname"]) {
     const found = spawnSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).stdout.trim();
     if (found.startsWith("/")) symlinkSync(found, path.join(bin, tool));
   }
-  return spawnSync(path.join(bin, "sh"), ["scripts/prepare.sh"], {
+  const run = spawnSync(path.join(bin, "sh"), ["scripts/prepare.sh"], {
     cwd: dir,
     encoding: "utf8",
-    env: { PATH: bin, HOME: dir },
+    env: { PATH: bin, HOME: root },
   });
+  return { ...run, platformDir };
 }
 
-test("prepare.sh without cargo: fails clearly without a binary, keeps a prebuilt one", () => {
-  const missing = runPrepare({ withBinary: false });
+test("prepare.sh in a checkout without cargo: fails clearly without a binary, keeps a prebuilt one", () => {
+  const missing = runPrepare();
   assert.equal(missing.status, 1, missing.stderr);
   assert.match(missing.stderr, /no binary at target\/release\/agent-bridge and cargo is not installed/);
-  const prebuilt = runPrepare({ withBinary: true });
+  const prebuilt = runPrepare({ localBinary: true });
   assert.equal(prebuilt.status, 0, prebuilt.stderr);
-  assert.match(prebuilt.stderr, /prebuilt/);
+  assert.match(prebuilt.stderr, /cargo not found; using the prebuilt target\/release\/agent-bridge/);
+});
+
+test("prepare.sh in an npm install without cargo: uses the platform package, builds nothing", () => {
+  const packaged = runPrepare({ layout: "npm", platformBinary: "ok" });
+  assert.equal(packaged.status, 0, packaged.stderr);
+  const binary = path.join(packaged.platformDir, "bin", EXE);
+  assert.ok(
+    packaged.stderr.includes(`using agent-bridge 9.9.9 from @agent-bridge/${HOST} (${binary})`),
+    packaged.stderr,
+  );
+  // The platform package wins over a local build, as in the adapter.
+  const both = runPrepare({ layout: "npm", platformBinary: "ok", localBinary: true });
+  assert.equal(both.status, 0, both.stderr);
+  assert.match(both.stderr, /from @agent-bridge\//);
+});
+
+test("prepare.sh in an npm install: a missing platform package or binary fails, naming where it looked", () => {
+  const none = runPrepare({ layout: "npm" });
+  assert.equal(none.status, 1, none.stderr);
+  assert.match(none.stderr, new RegExp(`@agent-bridge/${HOST} is not installed \\(looked in: `));
+  assert.ok(none.stderr.includes(path.join(none.platformDir)), none.stderr);
+  assert.match(none.stderr, /node_modules\/@agent-bridge\/paseo\/node_modules\/@agent-bridge\//);
+  const empty = runPrepare({ layout: "npm", platformBinary: "missing" });
+  assert.equal(empty.status, 1, empty.stderr);
+  assert.match(empty.stderr, new RegExp(`has no bin/${EXE}`));
+  const broken = runPrepare({ layout: "npm", platformBinary: "broken" });
+  assert.equal(broken.status, 1, broken.stderr);
+  assert.match(broken.stderr, /does not run on this machine: exec format error/);
+});
+
+test("plugin.json carries the workspace version; the platform list follows the adapter's naming", async () => {
+  assert.equal(readPluginJson().version, workspaceVersion());
+  const { platformPackageName } = adapterModule("binary-location");
+  const { main, platforms } = JSON.parse(read("npm/platforms.json"));
+  assert.match(main, /^@agent-bridge\//);
+  for (const p of platforms) {
+    assert.equal(p.package, platformPackageName({ platform: p.os, arch: p.cpu }));
+  }
+  assert.deepEqual(
+    platforms.map((p) => `${p.os}-${p.cpu}`).sort(),
+    ["darwin-arm64", "darwin-x64", "linux-arm64", "linux-x64", "win32-x64"],
+  );
+  const workflow = read(".github/workflows/release.yml");
+  for (const p of platforms) {
+    assert.ok(workflow.includes(`target: ${p.target}`), `release.yml builds ${p.target}`);
+    assert.ok(workflow.includes(`id: ${p.os}-${p.cpu}`), `release.yml packs ${p.os}-${p.cpu}`);
+  }
 });
 
 test("loads the way Paseo does: esbuild bundle, eval, no __dirname, folder from Paseo's config", async (t) => {
   requireBinary();
-  const { buildSync } = require("esbuild");
-  const built = buildSync({
-    stdin: {
-      contents: read("index.server.ts"),
-      loader: "tsx",
-      resolveDir: repoRoot,
-      sourcefile: path.join(repoRoot, "index.server.ts"),
-    },
-    bundle: true,
-    format: "cjs",
-    platform: "node",
-    target: "node20",
-    external: ["@getpaseo/plugin", "@getpaseo/plugin/*", "zod"],
-    logLevel: "silent",
-    write: false,
-  });
-  const bundle = `(function(require) {\nconst module = { exports: {} };\nconst exports = module.exports;\n${built.outputFiles[0].text}\nreturn module.exports;\n})`;
-
   // Paseo's plugin process runs with the daemon's cwd and knows the folder only from config.json.
   const home = mkdtempSync(path.join(tmpdir(), "agent-bridge-paseo-home-"));
   writeFileSync(
@@ -193,6 +249,7 @@ test("loads the way Paseo does: esbuild bundle, eval, no __dirname, folder from 
   process.env.PASEO_HOME = home;
   process.env.AGENT_BRIDGE_BIN = bridgeBinary;
   process.env.AGENT_BRIDGE_DATA_DIR = path.join(home, "data");
+  process.env.AGENT_BRIDGE_DEMO = "1";
   let cleanup = async () => {};
   t.after(async () => {
     await cleanup();
@@ -201,12 +258,7 @@ test("loads the way Paseo does: esbuild bundle, eval, no __dirname, folder from 
     Object.assign(process.env, saved.env);
   });
 
-  const evaluate = globalThis.eval;
-  const factory = evaluate(bundle);
-  const exports = factory((name) => {
-    assert.ok(name.startsWith("node:"), `runtime require of ${name}`);
-    return require(name);
-  });
+  const exports = loadLikePaseo(repoRoot);
   const server = fakeServer();
   cleanup = exports.default(server);
   assert.equal(typeof cleanup, "function");
