@@ -1,6 +1,6 @@
 //! Which provider `try` runs: the one asked for (it must be available), else the first one
 //! that is available *and* logged in, else the demo agent — saying in one line why each
-//! skipped provider was skipped.
+//! skipped provider was skipped. The providers are asked at once, the answers taken in order.
 
 use super::client::Client;
 use super::render::Renderer;
@@ -8,6 +8,7 @@ use agent_bridge_core::login;
 use agent_bridge_protocol::wire::{ProviderInfo, METHOD_AVAILABILITY};
 use agent_bridge_protocol::{AvailabilityStatus, ProviderAvailability};
 use anyhow::{anyhow, bail};
+use futures_util::stream::{FuturesOrdered, StreamExt};
 use serde_json::json;
 use std::io::Write;
 
@@ -96,11 +97,15 @@ pub async fn choose<W: Write>(
         }
         return Ok(found.clone());
     }
-    for p in providers
+    // Every provider is asked at once (a login probe can take seconds); the answers are taken
+    // in plugin.json's order, and the ones after the pick are not waited for.
+    let mut asked: FuturesOrdered<_> = providers
         .iter()
         .filter(|p| candidates.agent_of(&p.id) != "demo")
-    {
-        let a = availability(client, &p.id).await?;
+        .map(|p| async move { (p, availability(client, &p.id).await) })
+        .collect();
+    while let Some((p, a)) = asked.next().await {
+        let a = a?;
         if a.status == AvailabilityStatus::Available {
             if let Some(note) = a.diagnostic.as_deref().filter(|d| !d.trim().is_empty()) {
                 renderer.info(&format!("{}: {}", p.id, note.trim()));
