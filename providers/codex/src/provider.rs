@@ -68,6 +68,7 @@ impl Provider for CodexProvider {
     fn capabilities(&self) -> Vec<Capability> {
         vec![
             Capability::PromptMessage,
+            Capability::PromptCommand,
             Capability::PromptImage,
             Capability::PromptSteer,
             Capability::SessionConfigure,
