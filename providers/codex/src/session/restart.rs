@@ -120,8 +120,6 @@ impl CodexSession {
         self.server = server;
         self.sink = sink;
         lock(&self.shared).live = true;
-        // The new app-server lists (and watches) the skills from scratch.
-        crate::commands::refresh(&self.shared, &self.server.rpc, &self.sink);
         tracing::info!(
             thread = %self.thread_id,
             resumed,
