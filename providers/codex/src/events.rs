@@ -7,6 +7,7 @@
 //! during `open` waits in a buffer; until the thread is known the normalizer routes nothing but
 //! warnings (there is no turn yet).
 
+use crate::commands::Commands;
 use crate::launch::LABEL;
 use crate::normalize::Normalizer;
 use crate::permissions::{self, Asked, PendingApproval};
@@ -31,6 +32,8 @@ pub struct Shared {
     pub closing: bool,
     /// Which of the session's app-servers runs: 0 for the open's, one more per restart.
     pub runtime: u32,
+    /// The session's skills and custom prompts.
+    pub commands: Commands,
 }
 
 pub type SharedState = Arc<Mutex<Shared>>;
@@ -42,6 +45,7 @@ pub fn shared(normalizer: Normalizer) -> SharedState {
         live: false,
         closing: false,
         runtime: 0,
+        commands: Commands::default(),
     }))
 }
 
@@ -76,7 +80,12 @@ impl SessionEvents {
 
 #[async_trait::async_trait]
 impl Inbound for SessionEvents {
-    async fn notification(&self, _peer: &PeerHandle, method: String, params: Value) {
+    async fn notification(&self, peer: &PeerHandle, method: String, params: Value) {
+        if method == crate::wire::notify::method::SKILLS_CHANGED {
+            // Only an invalidation: list them again (in the background, not on this path).
+            crate::commands::refresh(&self.shared, peer, &self.sink);
+            return;
+        }
         let events = notification(&self.shared, &method, params);
         self.send(events).await;
     }

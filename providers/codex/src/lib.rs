@@ -10,6 +10,7 @@ pub mod archive;
 pub mod auth;
 pub mod availability;
 pub mod catalog;
+pub mod commands;
 pub mod events;
 pub mod history;
 pub mod launch;

@@ -2,6 +2,7 @@
 
 use crate::auth::AuthCache;
 use crate::catalog::{self, SessionConfig};
+use crate::commands;
 use crate::events::Discard;
 use crate::events::{self, SessionEvents};
 use crate::history;
@@ -67,6 +68,7 @@ impl Provider for CodexProvider {
     fn capabilities(&self) -> Vec<Capability> {
         vec![
             Capability::PromptMessage,
+            Capability::PromptCommand,
             Capability::PromptImage,
             Capability::PromptSteer,
             Capability::SessionConfigure,
@@ -188,6 +190,8 @@ impl Provider for CodexProvider {
         let spec = launch::app_server_spec(&ctx.launch, Some(&cfg.cwd), &cfg.env);
         // The reader feeds the sink from the start: nothing the CLI says waits in a queue.
         let shared = events::shared(Normalizer::unbound(&request.session_id, &cfg.cwd));
+        events::lock(&shared).commands =
+            commands::Commands::new(&cfg.cwd, commands::prompts_dir_of(&spec));
         let handler = SessionEvents::new(shared.clone(), sink.clone());
         let server = launch::start(&spec, Arc::new(handler), Some(&request.scope)).await?;
         let stderr = || server.process.stderr_tail();
@@ -227,6 +231,8 @@ impl Provider for CodexProvider {
             thread: overrides.clone(),
         };
         let thread = threads::resume_or_start(&server, resume.as_deref(), overrides);
+        // Skills (and prompts) are listed next to `thread/start`; the open never waits for them.
+        commands::refresh(&shared, &server.rpc, &sink);
         let defaults = async {
             match early {
                 Some(d) => d,
@@ -350,11 +356,13 @@ impl Provider for CodexProvider {
             .normalizer
             .bind_thread(&thread.id, &cwd);
         let state = config.state();
+        let commands = events::lock(&shared).commands.open_list();
         let session = CodexSession::start(server, shared, config, applied, pending, relaunch, sink);
         let mut out = OpenedSession::new(Box::new(session), state);
         out.persistence = Some(persistence);
         out.title = title;
         out.replay = replay;
+        out.commands = commands;
         Ok(out)
     }
 }

@@ -15,7 +15,7 @@ use crate::wire::notify::method;
 use crate::wire::params::{InputItem, TurnInterruptParams, TurnStartParams, TurnSteerParams};
 use crate::wire::thread::TurnStarted;
 use agent_bridge_core::rpc::PeerError;
-use agent_bridge_core::{AgentEvent, AgentSession, SessionSink, TurnRequest};
+use agent_bridge_core::{AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnRequest};
 use agent_bridge_protocol::{
     PromptInput, ProviderConfigChanges, ProviderConfigState, ProviderContent, ProviderError,
     ProviderPermissionResponse, RevertScope, TaggedContent,
@@ -24,9 +24,12 @@ use async_trait::async_trait;
 use serde_json::Value;
 use std::time::Duration;
 
+mod applied;
+mod commands;
 mod restart;
 pub mod revert;
 
+pub use applied::Applied;
 pub use restart::Relaunch;
 
 /// Longest a failed call waits for the app-server's exit, to report it (its output may end
@@ -53,43 +56,6 @@ pub struct PendingProbe {
     pub cell: ProbeCell,
     /// `config.toml` names a default mode (then the probe does not change it).
     pub default_mode_configured: bool,
-}
-
-/// The settings the thread runs with (from its open answer, then from each `turn/start`
-/// that changed them: Codex keeps a turn's overrides for the turns after it).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Applied {
-    pub model: Option<String>,
-    pub effort: Option<String>,
-    /// The mode id of the thread's approval policy and sandbox (`None` when none matches).
-    pub mode: Option<String>,
-}
-
-impl Applied {
-    /// The overrides a turn must carry to run with `config`: only what differs. Any override
-    /// makes the app-server rebuild the turn's context, a few ms before the model request.
-    pub fn overrides(&self, config: &SessionConfig) -> Applied {
-        let differs = |want: &Option<String>, have: &Option<String>| {
-            want.as_ref().filter(|w| Some(*w) != have.as_ref()).cloned()
-        };
-        Applied {
-            model: differs(&config.model, &self.model),
-            effort: differs(&config.effort, &self.effort),
-            mode: differs(&config.mode, &self.mode),
-        }
-    }
-
-    /// The settings after a turn ran with `overrides`.
-    fn merge(&mut self, overrides: Applied) {
-        let Applied {
-            model,
-            effort,
-            mode,
-        } = overrides;
-        self.model = model.or(self.model.take());
-        self.effort = effort.or(self.effort.take());
-        self.mode = mode.or(self.mode.take());
-    }
 }
 
 impl CodexSession {
@@ -134,6 +100,53 @@ impl CodexSession {
         self.config.sandbox_answered(answer.as_deref(), configured)
     }
 
+    /// `turn/start` of `turn` with `input`; `tag`: send the user message again with the Codex
+    /// turn's revert token (a command's user message is the core's, published after this).
+    async fn submit(
+        &mut self,
+        turn: &TurnRequest,
+        input: Vec<InputItem>,
+        tag: bool,
+    ) -> Result<(), ProviderError> {
+        if self.settle_sandbox() {
+            let _ = self
+                .sink
+                .send(AgentEvent::Config(self.config.state()))
+                .await;
+        }
+        lock(&self.shared).normalizer.begin_turn(&turn.turn_id);
+        let overrides = self.applied.overrides(&self.config);
+        let mode = overrides.mode.as_deref().and_then(catalog::mode);
+        let params = TurnStartParams {
+            thread_id: self.thread_id.clone(),
+            input,
+            model: overrides.model.clone(),
+            effort: overrides.effort.clone(),
+            approval_policy: mode.map(|m| m.approval.to_string()),
+            sandbox_policy: mode.map(|m| m.sandbox_policy()),
+            output_schema: turn.prompt.output_schema.clone(),
+        };
+        let params = serde_json::to_value(&params).unwrap_or(Value::Null);
+        match self.call(method::TURN_START, params).await {
+            Ok(v) => {
+                self.applied.merge(overrides);
+                if let Ok(started) = serde_json::from_value::<TurnStarted>(v) {
+                    lock(&self.shared)
+                        .normalizer
+                        .bind_native(&turn.turn_id, &started.turn.id);
+                    if tag {
+                        self.tag_user_message(turn, &started.turn.id).await;
+                    }
+                }
+                Ok(())
+            }
+            Err(e) => {
+                lock(&self.shared).normalizer.drop_turn(&turn.turn_id);
+                Err(self.failure(e).await)
+            }
+        }
+    }
+
     fn input(turn: &TurnRequest) -> Vec<InputItem> {
         prompt_input(&turn.prompt.input, &turn.text)
     }
@@ -170,41 +183,21 @@ impl CodexSession {
 #[async_trait]
 impl AgentSession for CodexSession {
     async fn start_turn(&mut self, turn: TurnRequest) -> Result<(), ProviderError> {
-        if self.settle_sandbox() {
-            let _ = self
-                .sink
-                .send(AgentEvent::Config(self.config.state()))
-                .await;
-        }
-        lock(&self.shared).normalizer.begin_turn(&turn.turn_id);
-        let overrides = self.applied.overrides(&self.config);
-        let mode = overrides.mode.as_deref().and_then(catalog::mode);
-        let params = TurnStartParams {
-            thread_id: self.thread_id.clone(),
-            input: Self::input(&turn),
-            model: overrides.model.clone(),
-            effort: overrides.effort.clone(),
-            approval_policy: mode.map(|m| m.approval.to_string()),
-            sandbox_policy: mode.map(|m| m.sandbox_policy()),
-            output_schema: turn.prompt.output_schema.clone(),
-        };
-        let params = serde_json::to_value(&params).unwrap_or(Value::Null);
-        match self.call(method::TURN_START, params).await {
-            Ok(v) => {
-                self.applied.merge(overrides);
-                if let Ok(started) = serde_json::from_value::<TurnStarted>(v) {
-                    lock(&self.shared)
-                        .normalizer
-                        .bind_native(&turn.turn_id, &started.turn.id);
-                    self.tag_user_message(&turn, &started.turn.id).await;
-                }
-                Ok(())
-            }
-            Err(e) => {
-                lock(&self.shared).normalizer.drop_turn(&turn.turn_id);
-                Err(self.failure(e).await)
-            }
-        }
+        self.submit(&turn, Self::input(&turn), true).await
+    }
+
+    /// A skill or custom prompt (see [`crate::commands`]) as a normal turn.
+    async fn run_command(
+        &mut self,
+        name: &str,
+        arguments: &str,
+        turn: TurnRequest,
+    ) -> Result<CommandOutcome, ProviderError> {
+        let input = self
+            .command_input(name.trim_start_matches('/'), arguments)
+            .await?;
+        self.submit(&turn, input, false).await?;
+        Ok(CommandOutcome::Turn)
     }
 
     async fn steer(&mut self, turn_id: &str, turn: TurnRequest) -> Result<(), ProviderError> {

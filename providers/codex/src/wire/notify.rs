@@ -26,6 +26,8 @@ pub mod method {
     pub const THREAD_UNARCHIVE: &str = "thread/unarchive";
     pub const THREAD_REVERT: &str = "thread/revert";
     pub const ACCOUNT_READ: &str = "account/read";
+    pub const SKILLS_LIST: &str = "skills/list";
+    pub const SKILLS_CHANGED: &str = "skills/changed";
 
     pub const CLIENT_METHODS: &[&str] = &[
         INITIALIZE,
@@ -43,6 +45,7 @@ pub mod method {
         THREAD_UNARCHIVE,
         THREAD_REVERT,
         ACCOUNT_READ,
+        SKILLS_LIST,
     ];
 
     pub const COMMAND_APPROVAL: &str = "item/commandExecution/requestApproval";
@@ -69,6 +72,7 @@ pub mod method {
         "error",
         "warning",
         "configWarning",
+        SKILLS_CHANGED,
     ];
 }
 

@@ -44,6 +44,11 @@ pub enum InputItem {
     Image {
         url: String,
     },
+    /// A skill the text mentions (`$name`), by its `SKILL.md`.
+    Skill {
+        name: String,
+        path: String,
+    },
 }
 
 /// `SandboxPolicy` as `turn/start` takes it.

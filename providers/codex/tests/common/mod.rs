@@ -14,6 +14,7 @@ pub use agent_bridge_conformance::rig::{
 pub const PROVIDER: &str = "codex-bridge";
 pub const CAPS: &[&str] = &[
     "prompt.message",
+    "prompt.command",
     "prompt.image",
     "prompt.steer",
     "session.configure",
