@@ -7,6 +7,7 @@
 //! - `full-access`: approval `never`, sandbox `danger-full-access` (unattended);
 //! - `ask`: approval `untrusted` (every non-trivial command asks), no sandbox.
 
+use crate::controls::{self, Controls};
 use crate::wire::params::SandboxPolicy;
 use crate::wire::thread::Model;
 use agent_bridge_protocol::{
@@ -72,10 +73,11 @@ pub fn mode(id: &str) -> Option<&'static ModeDef> {
 }
 
 impl ModeDef {
-    pub fn sandbox_policy(&self) -> SandboxPolicy {
+    /// The mode's sandbox policy; `network_access` counts only for the sandboxed modes.
+    pub fn sandbox_policy(&self, network_access: bool) -> SandboxPolicy {
         match self.sandbox {
-            "read-only" => SandboxPolicy::ReadOnly,
-            "workspace-write" => SandboxPolicy::WorkspaceWrite,
+            "read-only" => SandboxPolicy::ReadOnly { network_access },
+            "workspace-write" => SandboxPolicy::WorkspaceWrite { network_access },
             _ => SandboxPolicy::DangerFullAccess,
         }
     }
@@ -100,6 +102,20 @@ pub fn modes(sandbox_problem: Option<&str>) -> Vec<ProviderMode> {
             is_unattended: m.unattended.then_some(true),
         })
         .collect()
+}
+
+/// The network access of an effective sandbox (`{type, networkAccess}`): `None` outside the
+/// sandboxed modes.
+pub fn network_of(sandbox: &Value) -> Option<bool> {
+    match sandbox.get("type").and_then(Value::as_str)? {
+        "readOnly" | "workspaceWrite" => Some(
+            sandbox
+                .get("networkAccess")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        ),
+        _ => None,
+    }
 }
 
 /// The mode matching effective settings (`approvalPolicy` string, `sandbox` `{type}` object or
@@ -189,6 +205,10 @@ pub struct SessionConfig {
     /// What `null` resets to.
     pub default_model: Option<String>,
     pub default_mode: Option<String>,
+    /// The per-session controls (`providerOptions`, see [`crate::controls`]).
+    pub controls: Controls,
+    /// What their `null` resets to (`config.toml`'s settings, else Codex's defaults).
+    pub default_controls: Controls,
 }
 
 impl SessionConfig {
@@ -208,8 +228,8 @@ impl SessionConfig {
             models: self.models.clone(),
             modes: self.modes.clone(),
             thinking_options: self.thinking_options(),
-            controls: Vec::new(),
-            provider_options: Default::default(),
+            controls: controls::controls(&self.default_controls),
+            provider_options: self.controls.provider_options(),
             settings: Vec::new(),
         }
     }
@@ -282,12 +302,7 @@ impl SessionConfig {
             next.effort = effort.clone();
         }
         if let Some(opts) = &changes.provider_options {
-            if let Some((key, _)) = opts.iter().find(|(_, v)| !v.is_null()) {
-                return Err(ProviderError::new(format!(
-                    "codex-bridge has no provider option `{key}`"
-                ))
-                .with_code("invalid_provider_option"));
-            }
+            next.controls = next.controls.apply(opts, &self.default_controls)?;
         }
         Ok(next)
     }
@@ -325,6 +340,8 @@ mod tests {
             modes: modes(None),
             default_model: Some("mock-model".into()),
             default_mode: Some("auto".into()),
+            controls: Controls::default(),
+            default_controls: Controls::default(),
         }
     }
 

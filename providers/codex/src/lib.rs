@@ -11,6 +11,7 @@ pub mod auth;
 pub mod availability;
 pub mod catalog;
 pub mod commands;
+pub mod controls;
 pub mod events;
 pub mod history;
 pub mod launch;

@@ -3,6 +3,7 @@
 use crate::auth::AuthCache;
 use crate::catalog::{self, SessionConfig};
 use crate::commands;
+use crate::controls::{self, Controls};
 use crate::events::Discard;
 use crate::events::{self, SessionEvents};
 use crate::history;
@@ -187,6 +188,13 @@ impl Provider for CodexProvider {
             })?),
             None => None,
         };
+        // The controls asked for are checked before anything starts.
+        let options = cfg.provider_options.clone().unwrap_or_default();
+        let asked = Controls::default().apply(&options, &Controls::default())?;
+        let web_search = options
+            .get(controls::WEB_SEARCH)
+            .filter(|v| !v.is_null())
+            .map(|_| asked.web_search.clone());
         let spec = launch::app_server_spec(&ctx.launch, Some(&cfg.cwd), &cfg.env);
         // The reader feeds the sink from the start: nothing the CLI says waits in a queue.
         let shared = events::shared(Normalizer::unbound(&request.session_id, &cfg.cwd));
@@ -216,8 +224,14 @@ impl Provider for CodexProvider {
             developer_instructions: cfg.system_prompt.clone(),
             // The agent's questions are on unless denied (the denial is merged last).
             config: tool_denial::merge(
-                tool_denial::merge(mcp_servers(&cfg.mcp_servers), questions::enable_config()),
-                off,
+                tool_denial::merge(
+                    tool_denial::merge(mcp_servers(&cfg.mcp_servers), questions::enable_config()),
+                    off,
+                ),
+                web_search
+                    .clone()
+                    .map(|w| serde_json::Map::from_iter([("web_search".to_string(), w.into())]))
+                    .unwrap_or_default(),
             ),
         };
         let resume = request
@@ -297,11 +311,10 @@ impl Provider for CodexProvider {
                 ),
             },
         };
-        let applied = Applied {
-            model: effective_model.clone(),
-            effort: opened.reasoning_effort.clone(),
-            mode: catalog::mode_of(&opened.approval_policy, &opened.sandbox).map(str::to_string),
-        };
+        let controls = defaults
+            .controls
+            .apply(&options, &defaults.controls)
+            .unwrap_or(asked);
         let config = SessionConfig {
             model: effective_model,
             effort: cfg
@@ -320,7 +333,16 @@ impl Provider for CodexProvider {
             ),
             models,
             modes: catalog::modes(problem.as_deref()),
+            controls,
+            default_controls: defaults.controls.clone(),
         };
+        let applied = Applied::loaded(
+            &opened,
+            &config,
+            web_search
+                .as_deref()
+                .unwrap_or(&defaults.controls.web_search),
+        );
         let cwd = opened
             .cwd
             .clone()

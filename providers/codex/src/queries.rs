@@ -39,6 +39,9 @@ pub struct Defaults {
     pub mode: Option<&'static str>,
     /// The MCP servers `config.toml` configures (for `deniedTools`).
     pub mcp_servers: crate::tool_denial::ConfiguredServers,
+    /// The controls' defaults (`web_search`, `sandbox_workspace_write.network_access`,
+    /// `model_reasoning_summary`).
+    pub controls: crate::controls::Controls,
 }
 
 pub async fn read_defaults(rpc: &PeerHandle, cwd: Option<&str>) -> Defaults {
@@ -51,6 +54,7 @@ pub async fn read_defaults(rpc: &PeerHandle, cwd: Option<&str>) -> Defaults {
                 effort: s("model_reasoning_effort"),
                 mode: catalog::mode_of(&c["approval_policy"], &c["sandbox_mode"]),
                 mcp_servers: crate::tool_denial::configured_servers(c),
+                controls: crate::controls::Controls::configured(c),
             }
         }
         Err(e) => {

@@ -28,6 +28,7 @@ mod applied;
 mod commands;
 mod restart;
 pub mod revert;
+mod thread_config;
 
 pub use applied::Applied;
 pub use restart::Relaunch;
@@ -117,13 +118,17 @@ impl CodexSession {
         lock(&self.shared).normalizer.begin_turn(&turn.turn_id);
         let overrides = self.applied.overrides(&self.config);
         let mode = overrides.mode.as_deref().and_then(catalog::mode);
+        let sandbox = Applied::sends_sandbox(&overrides)
+            .then(|| self.config.mode.as_deref().and_then(catalog::mode))
+            .flatten();
         let params = TurnStartParams {
             thread_id: self.thread_id.clone(),
             input,
             model: overrides.model.clone(),
             effort: overrides.effort.clone(),
             approval_policy: mode.map(|m| m.approval.to_string()),
-            sandbox_policy: mode.map(|m| m.sandbox_policy()),
+            sandbox_policy: sandbox.map(|m| m.sandbox_policy(self.config.controls.network_access)),
+            summary: overrides.summary.clone(),
             output_schema: turn.prompt.output_schema.clone(),
         };
         let params = serde_json::to_value(&params).unwrap_or(Value::Null);
@@ -311,6 +316,7 @@ impl AgentSession for CodexSession {
     ) -> Result<ProviderConfigState, ProviderError> {
         self.settle_sandbox();
         let next = self.config.apply(&changes)?;
+        self.reload_thread_config(&next).await?;
         self.config = next;
         Ok(self.config.state())
     }
@@ -392,46 +398,9 @@ mod tests {
             modes: Vec::new(),
             default_model: None,
             default_mode: None,
+            controls: Default::default(),
+            default_controls: Default::default(),
         }
-    }
-
-    #[test]
-    fn a_turn_overrides_only_what_the_thread_does_not_run_with() {
-        let mut applied = Applied {
-            model: Some("gpt-5".into()),
-            effort: Some("medium".into()),
-            mode: Some("full-access".into()),
-        };
-        let same = config("gpt-5", Some("medium"), "full-access");
-        assert_eq!(applied.overrides(&same), Applied::default());
-        let changed = config("gpt-5-mini", Some("medium"), "read-only");
-        let overrides = applied.overrides(&changed);
-        assert_eq!(
-            overrides,
-            Applied {
-                model: Some("gpt-5-mini".into()),
-                effort: None,
-                mode: Some("read-only".into()),
-            }
-        );
-        applied.merge(overrides);
-        assert_eq!(applied.overrides(&changed), Applied::default(), "kept");
-        assert_eq!(applied.effort.as_deref(), Some("medium"));
-        // A thread whose settings match no mode gets the session's mode with its turn.
-        let unknown = Applied {
-            mode: None,
-            ..applied.clone()
-        };
-        assert_eq!(
-            unknown.overrides(&changed).mode.as_deref(),
-            Some("read-only")
-        );
-        // Nothing chosen is nothing sent.
-        let unset = SessionConfig {
-            effort: None,
-            ..changed
-        };
-        assert_eq!(applied.overrides(&unset).effort, None);
     }
 
     #[test]

@@ -4,9 +4,11 @@
 //! - with the pinned CLI: every name in the file still exists in the installed CLI's schema.
 
 use agent_bridge_codex::catalog::MODES;
+use agent_bridge_codex::controls;
 use agent_bridge_codex::wire::items::{ItemStatus, ThreadItem};
 use agent_bridge_codex::wire::notify::method;
 use agent_bridge_codex::wire::thread::TurnStatus;
+use agent_bridge_protocol::ProviderControl;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -50,6 +52,23 @@ fn the_crate_uses_only_pinned_names() {
     let decisions = strings(&p["enums"]["CommandExecutionApprovalDecision"]);
     for d in ["accept", "acceptForSession", "decline", "cancel"] {
         assert!(decisions.contains(d), "{d}");
+    }
+    // The controls offer only values Codex takes.
+    for control in controls::controls(&controls::Controls::default()) {
+        let (key, values): (&str, Vec<String>) = match &control {
+            ProviderControl::Select { key, choices, .. } => {
+                (key, choices.iter().map(|c| c.value.clone()).collect())
+            }
+            ProviderControl::Toggle { .. } => continue,
+        };
+        let pinned = match key {
+            controls::WEB_SEARCH => strings(&p["enums"]["WebSearchMode"]),
+            controls::REASONING_SUMMARY => strings(&p["enums"]["ReasoningSummary"]),
+            other => panic!("unchecked select control {other}"),
+        };
+        for v in values {
+            assert!(pinned.contains(&v), "{key}: {v}");
+        }
     }
 }
 
@@ -177,6 +196,8 @@ fn the_installed_cli_still_speaks_every_pinned_name() {
         ("McpToolCallStatus", "McpToolCallStatus"),
         ("CollabAgentToolCallStatus", "CollabAgentToolCallStatus"),
         ("TurnPlanStepStatus", "TurnPlanStepStatus"),
+        ("ReasoningSummary", "ReasoningSummary"),
+        ("WebSearchMode", "WebSearchMode"),
     ] {
         let have = enum_values(&defs[def]);
         let missing: Vec<_> = strings(&p["enums"][key])

@@ -36,7 +36,13 @@ impl Relaunch {
     /// The thread settings a restart resumes with: the open's, under the committed config.
     pub fn thread_params(&self, config: &SessionConfig) -> ThreadStartParams {
         let mode = config.mode.as_deref().and_then(catalog::mode);
+        let mut thread_config = self.thread.config.clone().unwrap_or_default();
+        thread_config.insert(
+            "web_search".into(),
+            config.controls.web_search.clone().into(),
+        );
         ThreadStartParams {
+            config: Some(thread_config),
             model: config.model.clone().or(self.thread.model.clone()),
             approval_policy: mode
                 .map(|m| m.approval.to_string())
@@ -110,11 +116,7 @@ impl CodexSession {
                 .await;
             lock(&self.shared).normalizer.bind_thread(&thread_id, &cwd);
         }
-        self.applied = Applied {
-            model: opened.model.clone().or(opened.thread.model.clone()),
-            effort: opened.reasoning_effort.clone(),
-            mode: catalog::mode_of(&opened.approval_policy, &opened.sandbox).map(str::to_string),
-        };
+        self.applied = Applied::loaded(&opened, &self.config, &self.config.controls.web_search);
         self.thread_id = thread_id;
         // The dead app-server's handle goes (its process is gone already).
         self.server = server;
@@ -171,6 +173,8 @@ mod tests {
             modes: Vec::new(),
             default_model: None,
             default_mode: None,
+            controls: Default::default(),
+            default_controls: Default::default(),
         }
     }
 
@@ -189,18 +193,31 @@ mod tests {
         };
         let r = relaunch(open.clone());
         // Configured since the open: another model and the ask mode.
-        let params = r.thread_params(&config(Some("gpt-5"), Some("ask")));
+        let mut configured = config(Some("gpt-5"), Some("ask"));
+        configured.controls.web_search = "live".into();
+        let params = r.thread_params(&configured);
         assert_eq!(
             params,
             ThreadStartParams {
                 model: Some("gpt-5".into()),
                 approval_policy: Some("untrusted".into()),
                 sandbox: Some("danger-full-access".into()),
+                config: Some(serde_json::Map::from_iter([
+                    (
+                        "mcp_servers".to_string(),
+                        json!({"echo": {"command": "echo"}}),
+                    ),
+                    ("web_search".to_string(), json!("live")),
+                ])),
                 ..open.clone()
             }
         );
-        // Nothing committed: what the open asked for.
-        assert_eq!(r.thread_params(&config(None, None)), open);
+        // Nothing committed: what the open asked for, with the thread's web search.
+        let mut cached = open.clone();
+        if let Some(c) = cached.config.as_mut() {
+            c.insert("web_search".into(), json!("cached"));
+        }
+        assert_eq!(r.thread_params(&config(None, None)), cached);
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod method {
     pub const INITIALIZED: &str = "initialized";
     pub const THREAD_START: &str = "thread/start";
     pub const THREAD_RESUME: &str = "thread/resume";
+    pub const THREAD_UNSUBSCRIBE: &str = "thread/unsubscribe";
     pub const THREAD_LIST: &str = "thread/list";
     pub const THREAD_READ: &str = "thread/read";
     pub const THREAD_TURNS_LIST: &str = "thread/turns/list";
@@ -33,6 +34,7 @@ pub mod method {
         INITIALIZE,
         THREAD_START,
         THREAD_RESUME,
+        THREAD_UNSUBSCRIBE,
         THREAD_LIST,
         THREAD_READ,
         THREAD_TURNS_LIST,

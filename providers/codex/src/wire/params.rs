@@ -55,8 +55,14 @@ pub enum InputItem {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum SandboxPolicy {
-    ReadOnly,
-    WorkspaceWrite,
+    ReadOnly {
+        #[serde(rename = "networkAccess")]
+        network_access: bool,
+    },
+    WorkspaceWrite {
+        #[serde(rename = "networkAccess")]
+        network_access: bool,
+    },
     DangerFullAccess,
 }
 
@@ -73,6 +79,9 @@ pub struct TurnStartParams {
     pub approval_policy: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sandbox_policy: Option<SandboxPolicy>,
+    /// `auto | concise | detailed | none` (the reasoning summary).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
 }
@@ -132,8 +141,11 @@ mod tests {
         let p = TurnStartParams {
             thread_id: "t".into(),
             input: vec![InputItem::Text { text: "hi".into() }],
-            sandbox_policy: Some(SandboxPolicy::WorkspaceWrite),
+            sandbox_policy: Some(SandboxPolicy::WorkspaceWrite {
+                network_access: true,
+            }),
             approval_policy: Some("on-request".into()),
+            summary: Some("concise".into()),
             ..Default::default()
         };
         assert_eq!(
@@ -142,7 +154,8 @@ mod tests {
                 "threadId": "t",
                 "input": [{"type": "text", "text": "hi"}],
                 "approvalPolicy": "on-request",
-                "sandboxPolicy": {"type": "workspaceWrite"}
+                "sandboxPolicy": {"type": "workspaceWrite", "networkAccess": true},
+                "summary": "concise"
             })
         );
     }
