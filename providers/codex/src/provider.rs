@@ -338,7 +338,7 @@ impl Provider for CodexProvider {
         };
         let applied = Applied::loaded(
             &opened,
-            &config,
+            (!resumed).then_some(config.default_controls.reasoning_summary.as_str()),
             web_search
                 .as_deref()
                 .unwrap_or(&defaults.controls.web_search),

@@ -21,16 +21,18 @@ pub struct Applied {
 }
 
 impl Applied {
-    /// What a thread (re)loaded with `config`'s thread settings runs with, from its
-    /// `thread/start` or `thread/resume` answer: the reasoning summary and web search are
-    /// the configured ones (`config.toml`'s, or the thread config the bridge sent).
-    pub fn loaded(opened: &ThreadOpened, config: &SessionConfig, web_search: &str) -> Applied {
+    /// What a thread runs with once loaded, from its `thread/start` or `thread/resume`
+    /// answer, the thread config it was loaded with (`web_search`) and its reasoning summary
+    /// when known. The answer does not say the summary: a new thread runs with
+    /// `config.toml`'s, a resumed one with the last turn's (Codex restores it from the
+    /// rollout), unknown here, so the next turn sends the committed one.
+    pub fn loaded(opened: &ThreadOpened, summary: Option<&str>, web_search: &str) -> Applied {
         Applied {
             model: opened.model.clone().or(opened.thread.model.clone()),
             effort: opened.reasoning_effort.clone(),
             mode: catalog::mode_of(&opened.approval_policy, &opened.sandbox).map(str::to_string),
             network: catalog::network_of(&opened.sandbox),
-            summary: Some(config.default_controls.reasoning_summary.clone()),
+            summary: summary.map(str::to_string),
             web_search: Some(web_search.to_string()),
         }
     }

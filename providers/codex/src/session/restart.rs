@@ -116,7 +116,9 @@ impl CodexSession {
                 .await;
             lock(&self.shared).normalizer.bind_thread(&thread_id, &cwd);
         }
-        self.applied = Applied::loaded(&opened, &self.config, &self.config.controls.web_search);
+        // A thread started anew (no rollout to resume) runs with `config.toml`'s summary.
+        let summary = (!resumed).then_some(self.config.default_controls.reasoning_summary.as_str());
+        self.applied = Applied::loaded(&opened, summary, &self.config.controls.web_search);
         self.thread_id = thread_id;
         // The dead app-server's handle goes (its process is gone already).
         self.server = server;

@@ -61,7 +61,7 @@ impl CodexSession {
         };
         let opened: ThreadOpened = serde_json::from_value(answer)
             .map_err(|e| ProviderError::new(format!("unreadable thread/resume answer: {e}")))?;
-        self.applied = Applied::loaded(&opened, config, &config.controls.web_search);
+        self.applied = Applied::loaded(&opened, None, &config.controls.web_search);
         tracing::info!(
             thread = %self.thread_id,
             web_search = %config.controls.web_search,
