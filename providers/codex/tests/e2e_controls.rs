@@ -328,3 +328,49 @@ async fn controls_survive_a_restart_and_come_with_a_reopen() {
     rig.finish("s-keep-2").await;
     rig.report("controls-restart-reopen");
 }
+
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn web_search_changes_between_turns_only() {
+    let Some(rig) = rig().await else { return };
+    rig.open("s-busy", json!({})).await;
+    let (_, running) = rig
+        .start_turn("s-busy", "SLOW please write a long text")
+        .await;
+    rig.wait_streaming("s-busy").await;
+    let before = committed(&rig, "s-busy");
+    // Reloading the thread would drop the running turn: refused, the summary with it.
+    let answer = configure(
+        &rig,
+        "s-busy",
+        json!({"providerOptions": {"webSearch": "disabled", "reasoningSummary": "detailed"}}),
+    )
+    .await;
+    assert!(answer.is("request.failed"), "{answer}");
+    assert_eq!(answer.string_at("/error/code"), "session_busy", "{answer}");
+    assert_eq!(committed(&rig, "s-busy").seq, before.seq, "nothing applied");
+    // A turn setting alone is taken during the turn, for the next one.
+    let answer = configure(
+        &rig,
+        "s-busy",
+        json!({"providerOptions": {"reasoningSummary": "detailed"}}),
+    )
+    .await;
+    assert!(answer.is("request.completed"), "{answer}");
+    assert!(rig.interrupt("s-busy").await.is("request.completed"));
+    let end = rig.turn_end("s-busy", &running).await;
+    assert_eq!(end.turn_state(), Some("canceled"), "{end}");
+    // Between turns the web search change goes through.
+    let answer = configure(
+        &rig,
+        "s-busy",
+        json!({"providerOptions": {"webSearch": "disabled"}}),
+    )
+    .await;
+    assert!(answer.is("request.completed"), "{answer}");
+    let r = turn(&rig, "s-busy", "say hi").await;
+    assert_eq!(web_search(&r), None, "{}", r.body["tools"]);
+    assert_eq!(summary(&r), json!("detailed"));
+    rig.finish("s-busy").await;
+    rig.report("controls-busy");
+}

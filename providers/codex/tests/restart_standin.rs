@@ -93,6 +93,8 @@ fn session(
         modes: Vec::new(),
         default_model: None,
         default_mode: None,
+        controls: Default::default(),
+        default_controls: Default::default(),
     };
     let relaunch = Relaunch {
         spec: spec(relaunch),
@@ -226,6 +228,7 @@ async fn a_restart_resumes_the_thread_with_the_committed_config_and_reports_to_t
             "approvalPolicy": "untrusted",
             "sandbox": "danger-full-access",
             "developerInstructions": "be brief",
+            "config": {"web_search": "cached"},
             "excludeTurns": true
         })
     );
@@ -241,6 +244,8 @@ async fn a_restart_resumes_the_thread_with_the_committed_config_and_reports_to_t
     assert_eq!(params["effort"], "high");
     assert_eq!(params.get("model"), None, "{params}");
     assert_eq!(params.get("approvalPolicy"), None, "{params}");
+    // Codex restores a resumed thread's summary from its rollout, unknown here: it is sent.
+    assert_eq!(params["summary"], "auto", "{params}");
     session.close().await;
     assert!(scope.wait_gone(Duration::from_secs(5)).await);
 }
@@ -265,7 +270,8 @@ async fn a_thread_codex_cannot_resume_continues_in_a_new_thread_with_a_notice_an
             "model": "gpt-5",
             "approvalPolicy": "untrusted",
             "sandbox": "danger-full-access",
-            "developerInstructions": "be brief"
+            "developerInstructions": "be brief",
+            "config": {"web_search": "cached"}
         }),
         "the same settings"
     );
@@ -288,6 +294,11 @@ async fn a_thread_codex_cannot_resume_continues_in_a_new_thread_with_a_notice_an
     let (method, params) = requests(&log).pop().expect("a request");
     assert_eq!(method, "turn/start");
     assert_eq!(params["threadId"], "th-new");
+    assert_eq!(
+        params.get("summary"),
+        None,
+        "a new thread runs with the default"
+    );
     session.close().await;
     assert!(scope.wait_gone(Duration::from_secs(5)).await);
 }
