@@ -10,12 +10,14 @@ use crate::events::lock;
 use crate::wire::notify::method;
 use crate::wire::params::ThreadResumeParams;
 use crate::wire::thread::ThreadOpened;
+use agent_bridge_core::AgentEvent;
 use agent_bridge_protocol::ProviderError;
 use serde_json::json;
 
 impl CodexSession {
     /// Loads the thread again with `next`'s thread config when it differs from what the
-    /// thread runs with; on failure the thread is loaded back with the committed config.
+    /// thread runs with; on failure the thread is loaded back with the committed config (and
+    /// when even that fails, the runtime is reported failed, to be restarted).
     pub(super) async fn reload_thread_config(
         &mut self,
         next: &SessionConfig,
@@ -42,7 +44,10 @@ impl CodexSession {
             Err(e) => {
                 let committed = self.config.clone();
                 if let Err(again) = self.resume_with(&committed).await {
+                    // The thread is not loaded: the core restarts the app-server with the next
+                    // prompt, which resumes the thread with the committed config.
                     tracing::warn!("codex thread not loaded back after a failed reload: {again}");
+                    let _ = self.sink.send(AgentEvent::RuntimeFailed(again)).await;
                 }
                 Err(e)
             }
