@@ -77,6 +77,9 @@ impl Normalizer {
         self.turn = Some(turn_id.to_string());
         self.text = None;
         self.turn_tools.clear();
+        // Tool calls of a replay or an earlier turn are finished: none is kept for the
+        // session's lifetime.
+        self.tools.clear();
     }
 
     pub fn active_turn(&self) -> Option<&str> {
@@ -87,8 +90,8 @@ impl Normalizer {
     pub fn end_turn(&mut self, canceled: bool) -> Vec<AgentEvent> {
         let mut out = Vec::new();
         for id in std::mem::take(&mut self.turn_tools) {
-            if let Some(f) = self.tools.get(&id) {
-                let mut call = tools::tool_call(f);
+            if let Some(f) = self.tools.remove(&id) {
+                let mut call = tools::tool_call(&f);
                 if call.status == ToolStatus::Running {
                     if canceled {
                         call.cancel();
@@ -102,6 +105,11 @@ impl Normalizer {
         self.turn = None;
         self.text = None;
         out
+    }
+
+    /// Tool calls whose fields are kept (those of the running turn, or of a replay).
+    pub fn tools_kept(&self) -> usize {
+        self.tools.len()
     }
 
     /// Tool calls of the running turn not finished yet.

@@ -185,3 +185,28 @@ fn the_recorded_initialize_answers_are_read() {
         );
     }
 }
+
+#[test]
+fn no_tool_call_is_kept_after_its_turn_however_many_turns_run() {
+    let mut n = Normalizer::new();
+    // A replay's tool call, then turns with a tool call each.
+    n.update(
+        json!({"sessionUpdate": "tool_call", "toolCallId": "old", "kind": "read",
+        "title": "a.txt", "status": "completed"}),
+    );
+    for t in 0..50 {
+        n.begin_turn(&format!("t{t}"));
+        n.update(
+            json!({"sessionUpdate": "tool_call", "toolCallId": format!("c{t}"),
+            "kind": "execute", "title": "ls", "status": "in_progress"}),
+        );
+        n.update(
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": format!("c{t}"),
+            "status": "completed", "content": [{"type": "content",
+            "content": {"type": "text", "text": "x".repeat(1000)}}]}),
+        );
+        assert_eq!(n.tools_kept(), 1);
+        n.end_turn(false);
+        assert_eq!(n.tools_kept(), 0, "turn {t}");
+    }
+}
