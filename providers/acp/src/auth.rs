@@ -1,7 +1,8 @@
 //! How to tell, cheaply, that an ACP agent is logged in: the `auth` entry of a profile in
 //! `profiles.json` (data, not code). Any one piece of evidence is enough: a set of environment
 //! variables all set, a settings file naming a login method, a credentials file. Without
-//! evidence, a profile with `probe` asks the agent itself (see [`crate::auth_probe`]);
+//! evidence, a profile with `status` asks the CLI that holds the login ([`crate::auth_status`]),
+//! one with `probe` asks the agent itself (see [`crate::auth_probe`]);
 //! otherwise the agent is taken as not logged in, with the profile's `hint`.
 
 use serde::Deserialize;
@@ -22,6 +23,10 @@ pub struct AuthSpec {
     /// Files whose existence shows a login (`~/…` under HOME, `$VAR/…` under a variable).
     #[serde(default)]
     pub files: Vec<String>,
+    /// Without evidence, ask another CLI's status command (the agent's login is that CLI's,
+    /// see [`crate::auth_status`]).
+    #[serde(default)]
+    pub status: Option<crate::auth_status::StatusCommand>,
     /// Without evidence, start the agent and try `session/new` (auth_required = not logged in).
     #[serde(default)]
     pub probe: bool,

@@ -105,6 +105,28 @@ impl AuthCheck {
         if let Some(found) = spec.evidence(&env).await {
             return Some(Login::LoggedIn(found));
         }
+        if let Some(status) = &spec.status {
+            let key = format!(
+                "acp-auth-status|{}|{}|{}|{}",
+                profile.name,
+                status.program_in(&env),
+                probe_cache::env_digest(&env),
+                probe_cache::files_stamp(&spec.paths(&env)).await,
+            );
+            let (status, hint) = (status.clone(), spec.hint.clone());
+            let run = async move { status.login(&env, &hint).await };
+            let login = self
+                .known
+                .get_within(&key, Some(PROBE_WAIT), Login::fresh_for, run)
+                .await
+                .unwrap_or_else(|| {
+                    Login::Unknown(format!(
+                        "its login check did not answer within {} s",
+                        PROBE_WAIT.as_secs()
+                    ))
+                });
+            return Some(login);
+        }
         if !spec.probe {
             return Some(Login::LoggedOut(spec.hint.clone()));
         }

@@ -9,6 +9,7 @@
 
 pub mod auth;
 pub mod auth_probe;
+pub mod auth_status;
 pub mod config;
 pub mod inbound;
 pub mod launch;

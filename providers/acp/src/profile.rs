@@ -211,7 +211,7 @@ mod tests {
             .filter(|(_, p)| p.auth.is_some())
             .map(|(n, _)| n)
             .collect();
-        assert_eq!(with_auth, ["codex-acp", "gemini", "qwen"]);
+        assert_eq!(with_auth, ["claude-acp", "codex-acp", "gemini", "qwen"]);
     }
 
     #[test]

@@ -164,3 +164,48 @@ async fn codex_acp_without_a_login_is_unrunnable() {
     assert!(mock.model_requests().is_empty(), "no model turn");
     report("codex-acp", &cli);
 }
+
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_agent_acp_without_a_claude_login_is_unrunnable() {
+    let Some(cli) = mock_llm::require_cli("claude-agent-acp") else {
+        return;
+    };
+    let Some(claude) = mock_llm::require_cli("claude") else {
+        return;
+    };
+    let mock = MockLlm::start().await.expect("mock");
+    let root = tempfile::tempdir().expect("root");
+    let rig = mock_llm::hermetic::claude_agent_acp(&mock, root.path()).expect("hermetic env");
+    // The rig's key is the evidence.
+    let a = availability(&provider("claude-acp"), &cli, &rig.env).await;
+    assert_eq!(
+        (a.status, a.diagnostic),
+        (AvailabilityStatus::Available, None)
+    );
+
+    // No key, an empty HOME: Claude Code's own `claude auth status` says not logged in.
+    let home = root.path().join("empty-home");
+    std::fs::create_dir_all(&home).expect("empty HOME");
+    let mut env: BTreeMap<String, String> = rig
+        .env
+        .iter()
+        .filter(|(k, _)| !k.starts_with("ANTHROPIC_") && !k.starts_with("CLAUDE_"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    env.insert("HOME".into(), home.display().to_string());
+    env.insert(
+        "CLAUDE_CODE_EXECUTABLE".into(),
+        claude.display().to_string(),
+    );
+    proxy_trap(&mut env, &mock);
+    let a = availability(&provider("claude-acp"), &cli, &env).await;
+    assert_eq!(a.status, AvailabilityStatus::Unrunnable, "{a:?}");
+    let d = a.diagnostic.as_deref().unwrap_or_default();
+    assert!(
+        d.starts_with("claude-agent-acp is not logged in: run `claude /login`"),
+        "{d}"
+    );
+    assert!(mock.model_requests().is_empty(), "no model turn");
+    report("claude-agent-acp", &cli);
+}
