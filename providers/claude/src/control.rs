@@ -13,6 +13,10 @@ use std::time::Duration;
 
 /// How long a control request may take before the bridge gives up on it.
 pub const CONTROL_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long a starting CLI may take to answer `initialize`: on a machine busy with many
+/// starting CLIs (16 + 16 sessions on 2 cores) it took over 20 s, and a CLI killed for being
+/// slow only starts again, slower. The core's open limit still bounds the whole open.
+pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 pub enum ControlError {
@@ -106,9 +110,18 @@ impl ControlChannel {
 
     /// Sends a control request and waits for the CLI's answer.
     pub async fn request(&self, request: Value) -> Result<Value, ControlError> {
+        self.request_within(request, CONTROL_TIMEOUT).await
+    }
+
+    /// [`request`](Self::request) waiting up to `limit`.
+    pub async fn request_within(
+        &self,
+        request: Value,
+        limit: Duration,
+    ) -> Result<Value, ControlError> {
         let subtype = subtype_of(&request);
         self.peer
-            .call_within(&subtype, request, CONTROL_TIMEOUT)
+            .call_within(&subtype, request, limit)
             .await
             .map_err(|e| ControlError::of(&subtype, e))
     }

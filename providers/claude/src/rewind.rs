@@ -46,6 +46,9 @@ impl From<RewindError> for ProviderError {
     }
 }
 
+/// How long a rewind waits for its message to reach the CLI's transcript.
+const TRANSCRIPT_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// Where the conversation resumes when `message` is rewound: the nearest user or assistant entry
 /// before it (`None`: it is the first message). Errors when `message` is no user entry of
 /// `entries`.
@@ -131,15 +134,33 @@ impl ClaudeSession {
         message: &str,
     ) -> Result<Option<String>, RewindError> {
         let env = launch::effective_env(&self.respawn.launch, &self.respawn.env);
-        let (native, cwd, message) = (native.to_string(), cwd.to_string(), message.to_string());
-        tokio::task::spawn_blocking(move || {
-            let projects = transcript::projects_dir(&env).ok_or(RewindError::NoTranscript)?;
-            let path = transcript::find_transcript(&projects, &cwd, &native)
-                .ok_or(RewindError::NoTranscript)?;
-            anchor_before(&transcript::read_lines(&path), &message)
-        })
-        .await
-        .map_err(|_| RewindError::NoTranscript)?
+        // The CLI writes its transcript a moment after a turn's result: a rewind asked right
+        // after the turn may find its message not written yet, so it looks again for a while.
+        let deadline = tokio::time::Instant::now() + TRANSCRIPT_WAIT;
+        loop {
+            let (env, native, cwd, message) = (
+                env.clone(),
+                native.to_string(),
+                cwd.to_string(),
+                message.to_string(),
+            );
+            let found = tokio::task::spawn_blocking(move || {
+                let projects = transcript::projects_dir(&env).ok_or(RewindError::NoTranscript)?;
+                let path = transcript::find_transcript(&projects, &cwd, &native)
+                    .ok_or(RewindError::NoTranscript)?;
+                anchor_before(&transcript::read_lines(&path), &message)
+            })
+            .await
+            .map_err(|_| RewindError::NoTranscript)?;
+            match found {
+                Err(RewindError::UnknownMessage(_) | RewindError::NoTranscript)
+                    if tokio::time::Instant::now() < deadline =>
+                {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                other => return other,
+            }
+        }
     }
 
     async fn rewind_files(&self, message: &str) -> Result<(), ProviderError> {

@@ -245,7 +245,10 @@ pub struct RespawnInfo {
 /// `initialize` first: the CLI answers with its commands and models.
 pub async fn initialize(channel: &ControlChannel) -> Result<Value, ControlError> {
     channel
-        .request(json!({"subtype": "initialize", "hooks": null}))
+        .request_within(
+            json!({"subtype": "initialize", "hooks": null}),
+            crate::control::STARTUP_TIMEOUT,
+        )
         .await
 }
 
