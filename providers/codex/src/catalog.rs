@@ -443,3 +443,21 @@ mod tests {
         assert!(c.apply(&unknown).is_err());
     }
 }
+
+#[cfg(test)]
+impl SessionConfig {
+    /// A session's config with only model, effort and mode set (the session tests' start).
+    pub(crate) fn for_test(model: &str, effort: Option<&str>, mode: &str) -> SessionConfig {
+        SessionConfig {
+            model: Some(model.into()),
+            effort: effort.map(str::to_string),
+            mode: Some(mode.into()),
+            models: Vec::new(),
+            modes: Vec::new(),
+            default_model: None,
+            default_mode: None,
+            controls: Default::default(),
+            default_controls: Default::default(),
+        }
+    }
+}

@@ -389,23 +389,9 @@ mod tests {
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
-    fn config(model: &str, effort: Option<&str>, mode: &str) -> SessionConfig {
-        SessionConfig {
-            model: Some(model.into()),
-            effort: effort.map(str::to_string),
-            mode: Some(mode.into()),
-            models: Vec::new(),
-            modes: Vec::new(),
-            default_model: None,
-            default_mode: None,
-            controls: Default::default(),
-            default_controls: Default::default(),
-        }
-    }
-
     #[test]
     fn a_late_sandbox_problem_reaches_the_modes_and_the_unconfigured_default() {
-        let mut works = config("gpt-5", None, "full-access");
+        let mut works = SessionConfig::for_test("gpt-5", None, "full-access");
         works.modes = catalog::modes(None);
         works.default_mode = Some("auto".into());
         let before = works.clone();

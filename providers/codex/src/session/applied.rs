@@ -104,20 +104,6 @@ mod tests {
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
-    fn config(model: &str, effort: Option<&str>, mode: &str) -> SessionConfig {
-        SessionConfig {
-            model: Some(model.into()),
-            effort: effort.map(str::to_string),
-            mode: Some(mode.into()),
-            models: Vec::new(),
-            modes: Vec::new(),
-            default_model: None,
-            default_mode: None,
-            controls: Default::default(),
-            default_controls: Default::default(),
-        }
-    }
-
     #[test]
     fn a_turn_overrides_only_what_the_thread_does_not_run_with() {
         let mut applied = Applied {
@@ -127,9 +113,9 @@ mod tests {
             summary: Some("auto".into()),
             ..Default::default()
         };
-        let same = config("gpt-5", Some("medium"), "full-access");
+        let same = SessionConfig::for_test("gpt-5", Some("medium"), "full-access");
         assert_eq!(applied.overrides(&same), Applied::default());
-        let changed = config("gpt-5-mini", Some("medium"), "read-only");
+        let changed = SessionConfig::for_test("gpt-5-mini", Some("medium"), "read-only");
         let overrides = applied.overrides(&changed);
         assert_eq!(
             overrides,
@@ -169,7 +155,7 @@ mod tests {
             summary: Some("auto".into()),
             ..Default::default()
         };
-        let mut c = config("gpt-5", None, "auto");
+        let mut c = SessionConfig::for_test("gpt-5", None, "auto");
         c.model = None;
         assert_eq!(applied.overrides(&c), Applied::default());
         c.controls.network_access = true;
@@ -187,7 +173,7 @@ mod tests {
         applied.merge(o);
         assert_eq!(applied.overrides(&c), Applied::default(), "kept");
         // Unsandboxed modes always reach the network: no policy for the toggle alone.
-        let mut full = config("gpt-5", None, "full-access");
+        let mut full = SessionConfig::for_test("gpt-5", None, "full-access");
         full.model = None;
         full.controls = c.controls.clone();
         let to_full = applied.overrides(&full);
