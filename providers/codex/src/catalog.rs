@@ -309,6 +309,24 @@ impl SessionConfig {
 }
 
 #[cfg(test)]
+impl SessionConfig {
+    /// A session's config with only model, effort and mode set (the session tests' start).
+    pub(crate) fn for_test(model: &str, effort: Option<&str>, mode: &str) -> SessionConfig {
+        SessionConfig {
+            model: Some(model.into()),
+            effort: effort.map(str::to_string),
+            mode: Some(mode.into()),
+            models: Vec::new(),
+            modes: Vec::new(),
+            default_model: None,
+            default_mode: None,
+            controls: Default::default(),
+            default_controls: Default::default(),
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
@@ -441,23 +459,5 @@ mod tests {
             ..Default::default()
         };
         assert!(c.apply(&unknown).is_err());
-    }
-}
-
-#[cfg(test)]
-impl SessionConfig {
-    /// A session's config with only model, effort and mode set (the session tests' start).
-    pub(crate) fn for_test(model: &str, effort: Option<&str>, mode: &str) -> SessionConfig {
-        SessionConfig {
-            model: Some(model.into()),
-            effort: effort.map(str::to_string),
-            mode: Some(mode.into()),
-            models: Vec::new(),
-            modes: Vec::new(),
-            default_model: None,
-            default_mode: None,
-            controls: Default::default(),
-            default_controls: Default::default(),
-        }
     }
 }
