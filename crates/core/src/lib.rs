@@ -5,6 +5,7 @@ pub mod agent;
 pub mod agent_process;
 pub mod codec;
 pub mod connection;
+pub mod elicitation;
 pub mod emitter;
 pub mod guard;
 pub mod host_input;

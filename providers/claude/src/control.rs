@@ -127,8 +127,8 @@ impl ControlChannel {
     }
 }
 
-/// The answer to a control request the CLI sent, other than `can_use_tool` (which waits for
-/// the host): the bridge registers no hooks (a callback is told to continue) and hosts no
+/// The answer to a control request the CLI sent, other than `can_use_tool` and `elicitation`
+/// (which wait for the host): the bridge registers no hooks (a callback is told to continue) and hosts no
 /// in-process MCP servers (a JSON-RPC error for the message); anything else is refused.
 pub fn reply_to(req: &wire::ControlRequest) -> Result<Value, String> {
     match req.subtype() {

@@ -1,8 +1,9 @@
-//! `can_use_tool` requests -> Paseo permission requests, and the host's answers -> the CLI's
-//! `control_response`.
+//! `can_use_tool` and `elicitation` requests -> Paseo permission requests, and the host's
+//! answers -> the CLI's `control_response`.
 
 use crate::normalize::tools;
 use crate::wire::ControlRequest;
+use agent_bridge_core::elicitation::Elicitation;
 use agent_bridge_protocol::{
     ActionIntent, ActionVariant, JsonMap, PermissionBehavior, PermissionKind,
     ProviderPermissionAction, ProviderPermissionRequest, ProviderPermissionResponse,
@@ -20,6 +21,8 @@ pub struct PendingPermission {
     pub tool_name: String,
     pub tool_use_id: Option<String>,
     pub input: Value,
+    /// An MCP server's elicitation (the request's subtype was `elicitation`).
+    pub elicitation: Option<Elicitation>,
 }
 
 /// The plan-approval actions offered for `ExitPlanMode`.
@@ -120,6 +123,33 @@ pub fn from_can_use_tool(req: &ControlRequest) -> (ProviderPermissionRequest, Pe
         tool_name,
         tool_use_id,
         input,
+        elicitation: None,
+    };
+    (request, pending)
+}
+
+/// Builds the Paseo question of an `elicitation` control request (an MCP server asks the user
+/// through the CLI; see `agent_bridge_core::elicitation`).
+pub fn from_elicitation(req: &ControlRequest) -> (ProviderPermissionRequest, PendingPermission) {
+    let server = req.str_field("mcp_server_name").unwrap_or("MCP server");
+    let message = req.str_field("message").unwrap_or("");
+    let elicitation = match (req.str_field("mode"), req.str_field("url")) {
+        (Some("url"), Some(url)) => {
+            Elicitation::url(server, message, url, req.str_field("elicitation_id"))
+        }
+        _ => Elicitation::form(
+            server,
+            message,
+            req.request.get("requested_schema").unwrap_or(&Value::Null),
+        ),
+    };
+    let request = elicitation.permission(req.request_id.clone());
+    let pending = PendingPermission {
+        request_id: req.request_id.clone(),
+        tool_name: agent_bridge_core::elicitation::NAME.into(),
+        tool_use_id: None,
+        input: Value::Object(request.input.clone().unwrap_or_default()),
+        elicitation: Some(elicitation),
     };
     (request, pending)
 }
@@ -164,6 +194,20 @@ pub struct Answer {
 
 /// The CLI's answer for the host's response.
 pub fn answer(pending: &PendingPermission, response: &ProviderPermissionResponse) -> Answer {
+    if let Some(elicitation) = &pending.elicitation {
+        let interrupt = matches!(
+            response,
+            ProviderPermissionResponse::Deny {
+                interrupt: Some(true),
+                ..
+            }
+        );
+        return Answer {
+            response: elicitation.result(response),
+            interrupt,
+            set_mode: None,
+        };
+    }
     match response {
         ProviderPermissionResponse::Allow {
             selected_action_id,

@@ -96,8 +96,12 @@ impl Inbound for Reader {
                 _ => serde_json::Map::new(),
             },
         };
-        if req.subtype() == "can_use_tool" {
-            let (request, pending) = permissions::from_can_use_tool(&req);
+        let asks = match req.subtype() {
+            "can_use_tool" => Some(permissions::from_can_use_tool(&req)),
+            "elicitation" => Some(permissions::from_elicitation(&req)),
+            _ => None,
+        };
+        if let Some((request, pending)) = asks {
             // Answered when the user decides (a line written by the session).
             let _ = responder.detach();
             if let Ok(mut s) = self.shared.lock() {

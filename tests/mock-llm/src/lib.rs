@@ -29,3 +29,23 @@ pub use reply::Reply;
 pub use routes::classify;
 pub use script::{Rule, Script, ScriptError, ScriptReply};
 pub use server::{MockError, MockLlm, MockOptions};
+
+/// The MCP stdio server whose tools ask through MCP elicitation (`fixtures/mcp-elicit.mjs`,
+/// run by node): tool `pick` asks a form, tool `visit` a URL; each result is
+/// `ELICIT action=<action> content=<JSON>`.
+pub fn mcp_elicit_fixture() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mcp-elicit.mjs")
+}
+
+/// `node` as an absolute path (from this process's `PATH`), else `node`: the program that runs
+/// the MCP fixtures.
+pub fn node_program() -> String {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|dir| dir.join("node"))
+        .find(|p| p.is_file())
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "node".into())
+}
