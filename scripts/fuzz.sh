@@ -96,12 +96,14 @@ for t in $targets; do
       -max_len="$max_len" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
       -artifact_prefix="$artifacts/" >/dev/null 2>&1
   ) || true
-  execs=$(grep -a 'stat::number_of_executed_units' "$log" 2>/dev/null | tail -1 | awk '{print $2}')
-  rate=$(grep -a 'stat::average_exec_per_sec' "$log" 2>/dev/null | tail -1 | awk '{print $2}')
+  # `|| true`: a run that left no log (e.g. a failed build) is reported below, not a silent exit.
+  execs=$(grep -a 'stat::number_of_executed_units' "$log" 2>/dev/null | tail -1 | awk '{print $2}' || true)
+  rate=$(grep -a 'stat::average_exec_per_sec' "$log" 2>/dev/null | tail -1 | awk '{print $2}' || true)
   crashes=$(($(find "$artifacts" -type f | wc -l) - before))
   if [ "$crashes" -gt 0 ] || [ -z "$execs" ]; then
     status=1
-    grep -a -E 'panicked|ERROR|SUMMARY|Test unit written' "$log" >&2 || tail -20 "$log" >&2 || true
+    grep -a -E 'panicked|ERROR|SUMMARY|Test unit written' "$log" >&2 || tail -20 "$log" >&2 ||
+      echo "no fuzzing log for $t: did the target build? (cargo +nightly fuzz build)" >&2
   fi
   echo "==> minimizing the $t corpus" >&2
   # Edges only (no hit counts): a small corpus that still covers every edge reached.

@@ -1,8 +1,8 @@
 //! Claude Code's stream-json: every line goes through the provider's control dialect, as the
 //! session's reader gets it. Stream lines feed a live and a replaying [`Normalizer`]; the
-//! CLI's `can_use_tool` requests become permission requests, its other requests answers. What
-//! comes out must be events the host accepts ([`check::agent_event`]); answers must be lines of
-//! JSON. An answer to the bridge's interrupt (`bridge-interrupt-*`) marks the run interrupted,
+//! CLI's `can_use_tool` and `elicitation` requests become permission requests (an allow and a
+//! deny of each become answer lines), its other requests answers. What comes out must be events
+//! the host accepts ([`check::agent_event`]); answers must be lines of JSON. An answer to the bridge's interrupt (`bridge-interrupt-*`) marks the run interrupted,
 //! as the session does when it sends one.
 
 use crate::check;
@@ -12,6 +12,7 @@ use agent_bridge_claude::wire::{CliMessage, ControlRequest};
 use agent_bridge_claude::{control, permissions, reader};
 use agent_bridge_core::rpc::{rpc_error, Dialect, Incoming};
 use agent_bridge_core::{AgentEvent, ChildSession};
+use agent_bridge_protocol::ProviderPermissionResponse;
 use serde_json::Value;
 
 const CWD: &str = "/w";
@@ -64,9 +65,22 @@ fn request(id: Value, params: Value) {
             _ => serde_json::Map::new(),
         },
     };
-    if req.subtype() == "can_use_tool" {
-        let (request, _pending) = permissions::from_can_use_tool(&req);
+    if let Some((request, pending)) = permissions::asked_by(&req) {
         check::permission(request);
+        for response in [
+            ProviderPermissionResponse::deny("no"),
+            ProviderPermissionResponse::Allow {
+                selected_action_id: None,
+                updated_input: None,
+                updated_permissions: None,
+            },
+        ] {
+            let line = agent_bridge_claude::wire::control_success_line(
+                &pending.request_id,
+                permissions::answer(&pending, &response).response,
+            );
+            assert!(serde_json::from_str::<Value>(&line).is_ok(), "{line:.300}");
+        }
         return;
     }
     let answer = control::reply_to(&req).map_err(|m| rpc_error(CONTROL_ERROR, m));

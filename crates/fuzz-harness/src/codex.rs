@@ -48,6 +48,13 @@ pub fn run(data: &[u8]) {
                     ServerRequest::UserInput(p) => {
                         check::permission(questions::request(&p, permission_id(&id)))
                     }
+                    ServerRequest::McpElicitation(p) => {
+                        let id = permission_id(&id);
+                        match permissions::mcp_tool_approval(&p, id.clone()) {
+                            Some(request) => check::permission(request),
+                            None => check::permission(permissions::elicitation(&p).permission(id)),
+                        }
+                    }
                     ServerRequest::Other(_) => {}
                 }
                 continue;

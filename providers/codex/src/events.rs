@@ -159,6 +159,23 @@ async fn server_request(shared: &SharedState, request: IncomingRequest) -> Vec<A
                 p.item_id,
                 Asked::Questions(p.questions),
             )),
+            ServerRequest::McpElicitation(p) => {
+                let permission_id = permissions::permission_id(s.runtime, &id);
+                Ok(
+                    match permissions::mcp_tool_approval(&p, permission_id.clone()) {
+                        Some(request) => (request, String::new(), Asked::McpToolApproval),
+                        None => {
+                            let asked = permissions::elicitation(&p);
+                            let mut request = asked.permission(permission_id);
+                            if let Some(meta) = request.metadata.as_mut() {
+                                meta.insert("threadId".into(), p.thread_id.clone().into());
+                                meta.insert("turnId".into(), p.turn_id.clone().into());
+                            }
+                            (request, String::new(), Asked::Elicitation(asked))
+                        }
+                    },
+                )
+            }
             ServerRequest::FileChangeApproval(p) => {
                 let snapshot = s.normalizer.tool(&p.item_id);
                 Ok((

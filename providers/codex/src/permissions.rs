@@ -4,11 +4,16 @@
 //! `session.permission` requests with three actions (allow once, allow for this session, deny);
 //! the answer goes back as the request's result: `accept`, `acceptForSession`, `decline`, or
 //! `cancel` when the denial also stops the turn. The agent's own questions
-//! (`item/tool/requestUserInput`) are permissions too, answered as `questions` says.
+//! (`item/tool/requestUserInput`) are permissions too, answered as `questions` says, and so
+//! are MCP servers' questions (`mcpServer/elicitation/request`, see
+//! `agent_bridge_core::elicitation`).
 
 use crate::normalize::items::display_command;
 use crate::questions;
-use crate::wire::notify::{CommandApproval, FileChangeApproval, UserInputQuestion};
+use crate::wire::notify::{
+    CommandApproval, FileChangeApproval, McpElicitationRequest, UserInputQuestion,
+};
+use agent_bridge_core::elicitation::{self, Elicitation};
 use agent_bridge_protocol::{
     ActionVariant, JsonMap, PermissionBehavior, PermissionKind, ProviderPermissionAction,
     ProviderPermissionRequest, ProviderPermissionResponse, ToolCall, ToolCallDetail,
@@ -35,6 +40,82 @@ pub enum Asked {
     Approval,
     /// The agent's questions: `{answers}`.
     Questions(Vec<UserInputQuestion>),
+    /// An MCP server's question: `{action, content}`.
+    Elicitation(Elicitation),
+    /// Codex asking to run an MCP tool (an elicitation marked `mcp_tool_call`):
+    /// `{action, content: {}}`, with `_meta.persist: "session"` for "allow for this session".
+    McpToolApproval,
+}
+
+impl Asked {
+    /// A question (not an approval): a denial with `interrupt` must also stop the turn.
+    pub fn is_question(&self) -> bool {
+        matches!(self, Asked::Questions(_) | Asked::Elicitation(_))
+    }
+}
+
+/// Codex's own MCP tool-call approval, when the elicitation is one: a tool permission named
+/// `mcp__<server>__<tool>` with the call's arguments; "allow for this session" is offered when
+/// Codex can remember it (`persist` lists `session`).
+pub fn mcp_tool_approval(
+    p: &McpElicitationRequest,
+    id: String,
+) -> Option<ProviderPermissionRequest> {
+    let meta = p.meta.as_ref()?;
+    if meta["codex_approval_kind"] != "mcp_tool_call" {
+        return None;
+    }
+    let tool = meta["tool_name"]
+        .as_str()
+        .or(meta["tool_title"].as_str())
+        .unwrap_or("tool");
+    let params = match &meta["tool_params"] {
+        Value::Object(m) => m.clone(),
+        _ => JsonMap::new(),
+    };
+    let persist = &meta["persist"];
+    let session = persist == "session"
+        || persist
+            .as_array()
+            .is_some_and(|a| a.iter().any(|v| v == "session"));
+    let mut offered = actions();
+    if !session {
+        offered.retain(|a| a.id != ALLOW_SESSION);
+    }
+    Some(ProviderPermissionRequest {
+        id,
+        name: format!("mcp__{}__{tool}", p.server_name),
+        kind: PermissionKind::Tool,
+        title: Some(p.message.clone()),
+        description: meta["tool_description"].as_str().map(str::to_string),
+        input: Some(params.clone()),
+        detail: Some(ToolCallDetail::Unknown {
+            input: Value::Object(params),
+            output: Value::Null,
+        }),
+        suggestions: None,
+        actions: Some(offered),
+        metadata: Some(object(json!({
+            "server": p.server_name,
+            "tool": tool,
+            "threadId": p.thread_id,
+            "turnId": p.turn_id,
+        }))),
+    })
+}
+
+/// The elicitation Codex forwards.
+pub fn elicitation(p: &McpElicitationRequest) -> Elicitation {
+    match (p.mode.as_deref(), p.url.as_deref()) {
+        (Some("url"), Some(url)) => {
+            Elicitation::url(&p.server_name, &p.message, url, p.elicitation_id.as_deref())
+        }
+        _ => Elicitation::form(
+            &p.server_name,
+            &p.message,
+            p.requested_schema.as_ref().unwrap_or(&Value::Null),
+        ),
+    }
 }
 
 impl PendingApproval {
@@ -43,6 +124,15 @@ impl PendingApproval {
         match &self.asked {
             Asked::Approval => json!({ "decision": decision(response) }),
             Asked::Questions(q) => questions::response(q, response),
+            Asked::Elicitation(e) => e.result(response),
+            Asked::McpToolApproval => match decision(response) {
+                "accept" => json!({"action": "accept", "content": {}}),
+                "acceptForSession" => {
+                    json!({"action": "accept", "content": {}, "_meta": {"persist": "session"}})
+                }
+                "cancel" => elicitation::cancelled(),
+                _ => json!({"action": "decline"}),
+            },
         }
     }
 
@@ -51,6 +141,7 @@ impl PendingApproval {
         match &self.asked {
             Asked::Approval => json!({ "decision": "cancel" }),
             Asked::Questions(_) => questions::cancel(),
+            Asked::Elicitation(_) | Asked::McpToolApproval => elicitation::cancelled(),
         }
     }
 }
@@ -281,5 +372,59 @@ mod tests {
         assert_eq!(decision(&deny(None)), "decline");
         assert_eq!(decision(&deny(Some(false))), "decline");
         assert_eq!(decision(&deny(Some(true))), "cancel");
+    }
+
+    #[test]
+    fn codex_asking_to_run_an_mcp_tool_is_a_tool_permission_not_a_question() {
+        let params = json!({
+            "threadId": "th", "turnId": "tu", "serverName": "srv", "mode": "form",
+            "message": "Allow the srv MCP server to run tool \"pick\"?",
+            "requestedSchema": {"type": "object", "properties": {}},
+            "_meta": {"codex_approval_kind": "mcp_tool_call", "tool_name": "pick",
+                      "tool_params": {"n": 1}, "persist": ["session", "always"]}
+        });
+        let ServerRequest::McpElicitation(p) =
+            ServerRequest::parse("mcpServer/elicitation/request", params)
+        else {
+            panic!("not read as an elicitation");
+        };
+        let request = mcp_tool_approval(&p, "codex-approval-4".into()).expect("an approval");
+        assert_eq!(request.kind, PermissionKind::Tool);
+        assert_eq!(request.name, "mcp__srv__pick");
+        assert_eq!(request.input, Some(object(json!({"n": 1}))));
+        let pending = |asked| PendingApproval {
+            rpc_id: json!(4),
+            item_id: String::new(),
+            asked,
+        };
+        let approval = pending(Asked::McpToolApproval);
+        let allow = |id: &str| ProviderPermissionResponse::Allow {
+            selected_action_id: Some(id.into()),
+            updated_input: None,
+            updated_permissions: None,
+        };
+        assert_eq!(
+            approval.result(&allow(ALLOW_ONCE)),
+            json!({"action": "accept", "content": {}})
+        );
+        assert_eq!(
+            approval.result(&allow(ALLOW_SESSION)),
+            json!({"action": "accept", "content": {}, "_meta": {"persist": "session"}})
+        );
+        assert_eq!(
+            approval.result(&ProviderPermissionResponse::deny("no")),
+            json!({"action": "decline"})
+        );
+        assert_eq!(approval.cancelled(), json!({"action": "cancel"}));
+
+        // Without Codex's marker it is the server's own question.
+        let mut plain = p.clone();
+        plain.meta = None;
+        assert!(mcp_tool_approval(&plain, "x".into()).is_none());
+        let question = pending(Asked::Elicitation(elicitation(&plain)));
+        assert_eq!(
+            question.result(&ProviderPermissionResponse::deny("no")),
+            json!({"action": "decline"})
+        );
     }
 }

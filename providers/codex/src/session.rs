@@ -9,7 +9,7 @@
 use crate::catalog::{self, SessionConfig};
 use crate::events::{lock, SharedState};
 use crate::launch::{call_error, AppServer, LABEL};
-use crate::permissions::{self, PendingApproval};
+use crate::permissions::PendingApproval;
 use crate::sandbox_cache::ProbeCell;
 use crate::wire::notify::method;
 use crate::wire::params::{InputItem, TurnInterruptParams, TurnStartParams, TurnSteerParams};
@@ -290,7 +290,7 @@ impl AgentSession for CodexSession {
         self.answer(&approval, result).await;
         // A question denied with `interrupt` also stops the turn (an approval's `cancel`
         // decision does that natively).
-        let stop = matches!(approval.asked, permissions::Asked::Questions(_))
+        let stop = approval.asked.is_question()
             && matches!(
                 response,
                 ProviderPermissionResponse::Deny {

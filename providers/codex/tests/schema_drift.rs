@@ -53,6 +53,11 @@ fn the_crate_uses_only_pinned_names() {
     for d in ["accept", "acceptForSession", "decline", "cancel"] {
         assert!(decisions.contains(d), "{d}");
     }
+    // MCP elicitations are answered with these actions.
+    let actions = strings(&p["enums"]["McpServerElicitationAction"]);
+    for a in ["accept", "decline", "cancel"] {
+        assert!(actions.contains(a), "{a}");
+    }
     // The controls offer only values Codex takes.
     for control in controls::controls(&controls::Controls::default()) {
         let (key, values): (&str, Vec<String>) = match &control {
@@ -209,6 +214,18 @@ fn the_installed_cli_still_speaks_every_pinned_name() {
             "{key} values gone: {missing:?} (have {have:?})"
         );
     }
+    // The elicitation answer's actions live in the server request's own schema file.
+    let elicit: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("McpServerElicitationRequestResponse.json"))
+            .expect("elicitation response"),
+    )
+    .expect("JSON");
+    let have = enum_values(&elicit["definitions"]["McpServerElicitationAction"]);
+    let missing: Vec<_> = strings(&p["enums"]["McpServerElicitationAction"])
+        .difference(&have)
+        .cloned()
+        .collect();
+    assert!(missing.is_empty(), "elicitation actions gone: {missing:?}");
     let decisions: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("CommandExecutionRequestApprovalResponse.json"))
             .expect("decision"),

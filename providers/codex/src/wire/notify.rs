@@ -53,7 +53,13 @@ pub mod method {
     pub const COMMAND_APPROVAL: &str = "item/commandExecution/requestApproval";
     pub const FILE_CHANGE_APPROVAL: &str = "item/fileChange/requestApproval";
     pub const USER_INPUT: &str = "item/tool/requestUserInput";
-    pub const SERVER_REQUESTS: &[&str] = &[COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, USER_INPUT];
+    pub const MCP_ELICITATION: &str = "mcpServer/elicitation/request";
+    pub const SERVER_REQUESTS: &[&str] = &[
+        COMMAND_APPROVAL,
+        FILE_CHANGE_APPROVAL,
+        USER_INPUT,
+        MCP_ELICITATION,
+    ];
 
     pub const NOTIFICATIONS: &[&str] = &[
         "turn/started",
@@ -308,12 +314,39 @@ pub struct UserInputRequest {
     pub questions: Vec<UserInputQuestion>,
 }
 
+/// `mcpServer/elicitation/request`: an MCP server asks the user (`elicitation/create`);
+/// answered with `{action, content}`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpElicitationRequest {
+    pub thread_id: String,
+    #[serde(default)]
+    pub turn_id: Option<String>,
+    pub server_name: String,
+    #[serde(default)]
+    pub message: String,
+    /// `form`, `url` (or OpenAI's own form modes, read as forms).
+    #[serde(default)]
+    pub mode: Option<String>,
+    #[serde(default)]
+    pub requested_schema: Option<Value>,
+    #[serde(default)]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub elicitation_id: Option<String>,
+    /// Codex's own metadata: `codex_approval_kind: "mcp_tool_call"` marks Codex asking to run
+    /// an MCP tool (with `tool_name`, `tool_params`, `persist`), not the server asking.
+    #[serde(default, rename = "_meta")]
+    pub meta: Option<Value>,
+}
+
 /// A server request the bridge answers.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerRequest {
     CommandApproval(CommandApproval),
     FileChangeApproval(FileChangeApproval),
     UserInput(UserInputRequest),
+    McpElicitation(McpElicitationRequest),
     Other(String),
 }
 
@@ -325,6 +358,7 @@ impl ServerRequest {
                 parse(method, params).map(ServerRequest::FileChangeApproval)
             }
             method::USER_INPUT => parse(method, params).map(ServerRequest::UserInput),
+            method::MCP_ELICITATION => parse(method, params).map(ServerRequest::McpElicitation),
             _ => return ServerRequest::Other(method.to_string()),
         };
         parsed.unwrap_or_else(|_| ServerRequest::Other(method.to_string()))

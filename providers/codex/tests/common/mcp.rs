@@ -14,14 +14,7 @@ use tokio::net::{TcpListener, TcpStream};
 
 /// `node` as an absolute path (from this process's PATH), else `node`.
 pub fn node() -> String {
-    std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .map(|dir| dir.join("node"))
-        .find(|p| p.is_file())
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|| "node".into())
+    mock_llm::node_program()
 }
 
 pub fn fixture() -> PathBuf {
