@@ -52,6 +52,16 @@ pub fn plan_actions() -> Vec<ProviderPermissionAction> {
     ]
 }
 
+/// The Paseo request of a control request that waits for the user (`can_use_tool`,
+/// `elicitation`), or `None` for one the bridge answers itself.
+pub fn asked_by(req: &ControlRequest) -> Option<(ProviderPermissionRequest, PendingPermission)> {
+    match req.subtype() {
+        "can_use_tool" => Some(from_can_use_tool(req)),
+        "elicitation" => Some(from_elicitation(req)),
+        _ => None,
+    }
+}
+
 /// Builds the Paseo request of a `can_use_tool` control request.
 pub fn from_can_use_tool(req: &ControlRequest) -> (ProviderPermissionRequest, PendingPermission) {
     let tool_name = req.str_field("tool_name").unwrap_or("tool").to_string();

@@ -96,12 +96,7 @@ impl Inbound for Reader {
                 _ => serde_json::Map::new(),
             },
         };
-        let asks = match req.subtype() {
-            "can_use_tool" => Some(permissions::from_can_use_tool(&req)),
-            "elicitation" => Some(permissions::from_elicitation(&req)),
-            _ => None,
-        };
-        if let Some((request, pending)) = asks {
+        if let Some((request, pending)) = permissions::asked_by(&req) {
             // Answered when the user decides (a line written by the session).
             let _ = responder.detach();
             if let Ok(mut s) = self.shared.lock() {
