@@ -1,6 +1,7 @@
 //! `session.configure`: validate every key against what the CLI offers, then apply them live
-//! (`set_model`, `set_permission_mode`, `apply_flag_settings {effortLevel}`), all or nothing;
-//! a thinking change the CLI cannot apply live restarts it with `--resume`.
+//! (`set_model`, `set_permission_mode`, `apply_flag_settings {effortLevel}`, and the
+//! `providerOptions` of [`crate::controls`]), all or nothing; a thinking change the CLI cannot
+//! apply live, or a change of additional folders, restarts it with `--resume`.
 
 use crate::catalog;
 use crate::control::ControlError;
@@ -48,13 +49,8 @@ impl ClaudeSession {
         } else if next.thinking.as_ref().is_some_and(|t| !levels.contains(t)) {
             next.thinking = None;
         }
-        for (key, value) in changes.provider_options.iter().flatten() {
-            if !value.is_null() {
-                return Err(
-                    ProviderError::new(format!("unknown provider option `{key}`"))
-                        .with_code("invalid_provider_option"),
-                );
-            }
+        if let Some(options) = &changes.provider_options {
+            next.options = s.options.changed(options)?;
         }
         for (key, value) in changes.settings.iter().flatten() {
             if !value.is_null() {
@@ -66,8 +62,9 @@ impl ClaudeSession {
     }
 
     /// Applies validated changes in order; on a refusal, puts back what was already applied.
-    /// Returns [`Applied::NeedsRespawn`] when the CLI cannot change thinking live (nothing was
-    /// applied then: a restart takes every flag at once).
+    /// Returns [`Applied::NeedsRespawn`] when the CLI cannot change thinking live, or the
+    /// additional folders change (nothing was applied then: a restart takes every flag at
+    /// once).
     pub(crate) async fn apply(
         &self,
         current: &ConfigSnapshot,
@@ -76,6 +73,10 @@ impl ClaudeSession {
     ) -> Result<Applied, ProviderError> {
         if let Ok(mut s) = self.runtime.shared.lock() {
             s.configuring = true;
+        }
+        if current.options.needs_restart(&next.options) {
+            // A restart takes every flag at once: nothing is applied live.
+            return Ok(Applied::NeedsRespawn);
         }
         let channel = &self.runtime.channel;
         let mut applied: Vec<Value> = Vec::new();
@@ -112,6 +113,7 @@ impl ClaudeSession {
                 json!({"subtype": "set_permission_mode", "mode": current.mode}),
             ));
         }
+        steps.extend(current.options.live_steps(&next.options));
         for (step, undo) in steps {
             if let Err(e) = channel.request(step).await {
                 for undo in applied.into_iter().rev() {

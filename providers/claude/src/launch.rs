@@ -33,6 +33,8 @@ pub struct LaunchOptions {
     pub allowed_tools: Vec<String>,
     /// Let the session switch to `bypassPermissions` later.
     pub allow_bypass: bool,
+    /// The session's `providerOptions` (thinking budget, additional folders).
+    pub options: crate::controls::Options,
 }
 
 impl LaunchOptions {
@@ -62,6 +64,7 @@ impl LaunchOptions {
             denied_tools: config.denied_tools.clone().unwrap_or_default(),
             allowed_tools,
             allow_bypass: bypass_allowed(env),
+            options: crate::controls::Options::default(),
         }
     }
 
@@ -98,6 +101,7 @@ impl LaunchOptions {
         if let Some(effort) = &self.effort {
             args.push(format!("--effort={effort}"));
         }
+        args.extend(self.options.args());
         if let Some(id) = &self.resume {
             args.push(format!("--resume={id}"));
             if let Some(at) = &self.resume_at {

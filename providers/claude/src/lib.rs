@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod commands;
 pub mod configure;
 pub mod control;
+pub mod controls;
 pub mod dialect;
 pub mod launch;
 pub mod list;

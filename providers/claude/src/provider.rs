@@ -291,6 +291,9 @@ impl Provider for ClaudeProvider {
                     .with_code("invalid_mode"),
             );
         }
+        if let Some(options) = &request.config.provider_options {
+            opts.options = opts.options.changed(options)?;
+        }
         let resumed = persisted_session(&request)?;
         let mut replay = Vec::new();
         let mut children = Vec::new();

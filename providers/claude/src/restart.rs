@@ -20,13 +20,13 @@ impl ClaudeSession {
             let s = self.runtime.shared.lock().map_err(|_| poisoned())?;
             if s.turn.is_some() {
                 return Err(ProviderError::new(
-                    "this Claude Code version changes thinking only between turns (it restarts the session)",
+                    "this change restarts Claude Code (with `--resume`), which waits for the running turn to end",
                 )
                 .with_code("turn_active"));
             }
             s.native_session_id.clone()
         };
-        self.replace_runtime(next, native, "restart for a thinking change")
+        self.replace_runtime(next, native, "restart for a configuration change")
             .await
     }
 
@@ -90,6 +90,7 @@ impl ClaudeSession {
         opts.model = (config.model != "default").then(|| config.model.clone());
         opts.mode = config.mode.clone();
         opts.effort = config.thinking.clone();
+        opts.options = config.options.clone();
         opts.resume_at = resume.as_ref().and(rewound_at);
         opts.resume = resume;
         let mut fresh = spawn_runtime(

@@ -42,6 +42,8 @@ pub struct ConfigSnapshot {
     pub model: String,
     pub mode: String,
     pub thinking: Option<String>,
+    /// The `providerOptions` values (see [`crate::controls`]).
+    pub options: crate::controls::Options,
 }
 
 /// State shared by the session methods and the stdout reader.
@@ -75,12 +77,15 @@ pub struct Shared {
 
 impl Shared {
     pub fn config_state(&self) -> ProviderConfigState {
-        catalog::config_state(
+        let mut state = catalog::config_state(
             &self.config.models,
             &self.config.model,
             &self.config.mode,
             self.config.thinking.as_deref(),
-        )
+        );
+        state.controls = crate::controls::controls();
+        state.provider_options = self.config.options.provider_options();
+        state
     }
 }
 
@@ -142,6 +147,7 @@ pub async fn spawn_runtime(
             model: opts.model.clone().unwrap_or_else(|| "default".into()),
             mode: opts.mode.clone(),
             thinking: opts.effort.clone(),
+            options: opts.options.clone(),
         },
         commands: Vec::new(),
         native_session_id: opts.resume.clone(),
