@@ -45,14 +45,14 @@ seed() {
   local f part
   for f in "$@"; do
     [ -f "$f" ] || continue
-    rm -rf "$work/split" && mkdir -p "$work/split"
-    awk -v max="$max" -v out="$work/split" '
+    rm -rf "$work/split.$$" && mkdir -p "$work/split.$$"
+    awk -v max="$max" -v out="$work/split.$$" '
       NF == 0 { next }
       { n++; print > (out "/line-" n); close(out "/line-" n)
         if (size + length($0) + 1 > max && size > 0) { p++; size = 0 }
         print >> (out "/pack-" p); size += length($0) + 1 }
     ' "$f"
-    for part in "$work/split"/*; do
+    for part in "$work/split.$$"/*; do
       [ -f "$part" ] || continue
       mv "$part" "$dir/seed-$(sha1sum <"$part" | cut -c1-16)"
     done
