@@ -242,6 +242,13 @@ pub struct TurnRequest {
 pub enum CommandOutcome {
     /// The command started a normal turn (the agent will end it with `TurnEnded`).
     Turn,
+    /// As [`CommandOutcome::Turn`], and the turn's `user_message` gets the native message id
+    /// and the `revertToken` that rewinds the conversation to before it (a prompt's row gets
+    /// them from the agent; a command's row is published after `run_command` returns).
+    TurnWithRevert {
+        message_id: Option<String>,
+        revert_token: serde_json::Value,
+    },
     /// The command finished as a side effect, without a turn.
     Completed,
 }

@@ -353,13 +353,18 @@ impl AgentSession for ClaudeSession {
         turn: TurnRequest,
     ) -> Result<CommandOutcome, ProviderError> {
         let text = self.command_line(name, arguments)?;
-        self.write_user(
-            vec![json!({"type": "text", "text": text})],
-            Some(Self::new_turn(&turn.turn_id, true)),
-            None,
-        )
-        .await?;
-        Ok(CommandOutcome::Turn)
+        let uuid = self
+            .write_user(
+                vec![json!({"type": "text", "text": text})],
+                Some(Self::new_turn(&turn.turn_id, true)),
+                None,
+            )
+            .await?;
+        // Like a prompt's row (`rewind::user_row`): the line's uuid rewinds to before it.
+        Ok(CommandOutcome::TurnWithRevert {
+            message_id: Some(uuid.clone()),
+            revert_token: Value::String(uuid),
+        })
     }
 
     async fn interrupt(&mut self, turn_id: &str) -> Result<(), ProviderError> {

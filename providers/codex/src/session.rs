@@ -101,14 +101,15 @@ impl CodexSession {
         self.config.sandbox_answered(answer.as_deref(), configured)
     }
 
-    /// `turn/start` of `turn` with `input`; `tag`: send the user message again with the Codex
-    /// turn's revert token (a command's user message is the core's, published after this).
+    /// `turn/start` of `turn` with `input`; returns the Codex turn's id. `tag`: send the user
+    /// message again with the turn's revert token (a command's row is the core's, published
+    /// after `run_command` returns, so it takes the token from the returned id instead).
     async fn submit(
         &mut self,
         turn: &TurnRequest,
         input: Vec<InputItem>,
         tag: bool,
-    ) -> Result<(), ProviderError> {
+    ) -> Result<Option<String>, ProviderError> {
         if self.settle_sandbox() {
             let _ = self
                 .sink
@@ -135,15 +136,16 @@ impl CodexSession {
         match self.call(method::TURN_START, params).await {
             Ok(v) => {
                 self.applied.merge(overrides);
-                if let Ok(started) = serde_json::from_value::<TurnStarted>(v) {
-                    lock(&self.shared)
-                        .normalizer
-                        .bind_native(&turn.turn_id, &started.turn.id);
-                    if tag {
-                        self.tag_user_message(turn, &started.turn.id).await;
-                    }
+                let Ok(started) = serde_json::from_value::<TurnStarted>(v) else {
+                    return Ok(None);
+                };
+                lock(&self.shared)
+                    .normalizer
+                    .bind_native(&turn.turn_id, &started.turn.id);
+                if tag {
+                    self.tag_user_message(turn, &started.turn.id).await;
                 }
-                Ok(())
+                Ok(Some(started.turn.id))
             }
             Err(e) => {
                 lock(&self.shared).normalizer.drop_turn(&turn.turn_id);
@@ -188,7 +190,8 @@ impl CodexSession {
 #[async_trait]
 impl AgentSession for CodexSession {
     async fn start_turn(&mut self, turn: TurnRequest) -> Result<(), ProviderError> {
-        self.submit(&turn, Self::input(&turn), true).await
+        self.submit(&turn, Self::input(&turn), true).await?;
+        Ok(())
     }
 
     /// A skill or custom prompt (see [`crate::commands`]) as a normal turn.
@@ -201,8 +204,14 @@ impl AgentSession for CodexSession {
         let input = self
             .command_input(name.trim_start_matches('/'), arguments)
             .await?;
-        self.submit(&turn, input, false).await?;
-        Ok(CommandOutcome::Turn)
+        // The core publishes a command's row after this returns: it takes the token from here.
+        Ok(match self.submit(&turn, input, false).await? {
+            Some(native) => CommandOutcome::TurnWithRevert {
+                message_id: None,
+                revert_token: revert::token(&native),
+            },
+            None => CommandOutcome::Turn,
+        })
     }
 
     async fn steer(&mut self, turn_id: &str, turn: TurnRequest) -> Result<(), ProviderError> {

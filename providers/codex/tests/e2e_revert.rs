@@ -114,3 +114,60 @@ async fn a_rewind_drops_the_later_turns_from_what_the_model_sees() {
     bridge.finish("s-rev2").await;
     rig.report("revert-conversation");
 }
+
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_turn_carries_a_revert_token_and_rewinds() {
+    let Some(rig) = rig().await else { return };
+    let prompts = rig.env.config_dir.join("prompts");
+    std::fs::create_dir_all(&prompts).expect("prompts");
+    std::fs::write(prompts.join("mark.md"), "Say COMMAND-MARK-31").expect("prompt");
+    rig.open("s-rwc", json!({})).await;
+    let run = rig.run_turn("s-rwc", "first KEEP-ME-1").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    let cmid = rig.host.unique("cmd");
+    rig.send(agent_bridge_conformance::input::command(
+        "s-rwc",
+        &cmid,
+        "prompts:mark",
+        "",
+    ))
+    .await;
+    let result = rig.prompt_result("s-rwc", &cmid).await;
+    assert_eq!(result["type"], "turn", "{result}");
+    let turn_id = result["turnId"].as_str().unwrap_or_default().to_string();
+    let end = rig.turn_end("s-rwc", &turn_id).await;
+    assert_eq!(end.turn_state(), Some("completed"), "{end}");
+    let row = rig
+        .timeline("s-rwc")
+        .into_iter()
+        .find(|i| i["id"] == format!("user:{turn_id}"))
+        .expect("the command turn's user row");
+    assert!(row["revertToken"]["turnId"].is_string(), "{row}");
+    let run = rig.run_turn("s-rwc", "after AFTER-ME-3").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    assert!(
+        last_turn_request(&rig.mock)
+            .body
+            .to_string()
+            .contains("COMMAND-MARK-31"),
+        "not vacuous"
+    );
+
+    // Back to before the command: it and the later turn are gone, the first stays.
+    let answer = revert(&rig, "s-rwc", row["revertToken"].clone(), "conversation").await;
+    assert!(answer.is("request.completed"), "{answer}");
+    let run = rig.run_turn("s-rwc", "next NEXT-4").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    let body = last_turn_request(&rig.mock).body.to_string();
+    assert!(
+        body.contains("KEEP-ME-1") && body.contains("NEXT-4"),
+        "{body}"
+    );
+    assert!(
+        !body.contains("COMMAND-MARK-31") && !body.contains("AFTER-ME-3"),
+        "{body}"
+    );
+    rig.finish("s-rwc").await;
+    rig.report("revert-command-turn");
+}

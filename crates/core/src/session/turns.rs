@@ -13,14 +13,28 @@ impl Actor {
     }
 
     pub(super) async fn user_message(&mut self, id: String, text: String, client_message_id: &str) {
-        let item = TimelineItem::new(
+        self.user_message_with(id, text, client_message_id, None, None)
+            .await
+    }
+
+    /// A `user_message` row with the agent's message id and revert token.
+    async fn user_message_with(
+        &mut self,
+        id: String,
+        text: String,
+        client_message_id: &str,
+        message_id: Option<String>,
+        revert_token: Option<serde_json::Value>,
+    ) {
+        let mut item = TimelineItem::new(
             id,
             ItemBody::UserMessage {
                 text,
-                message_id: None,
+                message_id,
                 client_message_id: Some(client_message_id.to_string()),
             },
         );
+        item.revert_token = revert_token;
         self.emit_item(item).await;
     }
 
@@ -100,10 +114,24 @@ impl Actor {
                 }
                 self.pending_command_turn = None;
                 let early_end = self.early_end.take();
+                let tag = match &outcome {
+                    Ok(CommandOutcome::TurnWithRevert {
+                        message_id,
+                        revert_token,
+                    }) => Some((message_id.clone(), revert_token.clone())),
+                    _ => None,
+                };
                 match outcome {
-                    Ok(CommandOutcome::Turn) => {
-                        self.user_message(crate::user_item_id(&turn_id), text, &cmid)
-                            .await;
+                    Ok(CommandOutcome::Turn | CommandOutcome::TurnWithRevert { .. }) => {
+                        let (message_id, revert_token) = tag.unzip();
+                        self.user_message_with(
+                            crate::user_item_id(&turn_id),
+                            text,
+                            &cmid,
+                            message_id.flatten(),
+                            revert_token,
+                        )
+                        .await;
                         self.start_turn_events(cmid, turn_id.clone()).await;
                         if let Some(end) = early_end {
                             self.end_turn(Some(&turn_id), end).await;
