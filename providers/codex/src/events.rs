@@ -127,6 +127,7 @@ impl Inbound for Discard {
 }
 
 fn notification(shared: &SharedState, method: &str, params: Value) -> Vec<AgentEvent> {
+    tracing::trace!(%method, params = %format!("{params:.400}"), "codex notification");
     let mut s = lock(shared);
     if method == "serverRequest/resolved" {
         if let Notification::RequestResolved(r) = Notification::parse(method, params) {

@@ -92,3 +92,62 @@ async fn a_spawned_sub_agent_is_a_child_session_with_its_own_items() {
     rig.finish("s-sub").await;
     rig.report("sub-agent");
 }
+
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_sub_agent_closes_its_child_session() {
+    let Some(rig) = rig().await else { return };
+    rig.open("s-close", json!({})).await;
+    rig.mock.push_steps([ScriptReply::NamespacedToolCall {
+        namespace: "multi_agent_v1".into(),
+        name: "spawn_agent".into(),
+        arguments: json!({"message": "say hi from the sub-agent"}),
+    }]);
+    let run = rig.run_turn("s-close", "delegate this").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    let opened = rig
+        .host
+        .wait_event(
+            |e| e.is("session.opened") && e.at("/parentSessionId") == Some(&json!("s-close")),
+            STEP,
+        )
+        .await
+        .expect("the child session opened");
+    let child = opened.session_id().unwrap_or_default().to_string();
+    // Its own turn ends first: a finished sub-agent can still be sent more work.
+    rig.wait(&child, "timeline.item", |e| {
+        e.at("/item/type") == Some(&json!("assistant_message"))
+    })
+    .await;
+    assert!(
+        !rig.host
+            .events()
+            .iter()
+            .any(|e| e.is("session.closed") && e.session_id() == Some(child.as_str())),
+        "open until the parent closes it"
+    );
+
+    // The parent closes the sub-agent: its child session is closed.
+    let thread = child.rsplit(':').next().unwrap_or_default().to_string();
+    rig.mock.push_steps([ScriptReply::NamespacedToolCall {
+        namespace: "multi_agent_v1".into(),
+        name: "close_agent".into(),
+        arguments: json!({"target": thread}),
+    }]);
+    let run = rig.run_turn("s-close", "close it").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    let closed = rig.wait(&child, "session.closed", |_| true).await;
+    assert_eq!(closed.at("/error"), None, "{closed}");
+    let closes = rig
+        .host
+        .events()
+        .iter()
+        .filter(|e| e.is("session.closed") && e.session_id() == Some(child.as_str()))
+        .count();
+    assert_eq!(closes, 1, "closed once");
+    // The parent goes on.
+    let run = rig.run_turn("s-close", "say hi").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    rig.finish("s-close").await;
+    rig.report("sub-agent-closed");
+}

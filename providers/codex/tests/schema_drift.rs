@@ -53,6 +53,11 @@ fn the_crate_uses_only_pinned_names() {
     for d in ["accept", "acceptForSession", "decline", "cancel"] {
         assert!(decisions.contains(d), "{d}");
     }
+    // A sub-agent in one of these states has ended (its child session closes).
+    let states = strings(&p["enums"]["CollabAgentStatus"]);
+    for st in ["shutdown", "notFound"] {
+        assert!(states.contains(st), "{st}");
+    }
     // MCP elicitations are answered with these actions.
     let actions = strings(&p["enums"]["McpServerElicitationAction"]);
     for a in ["accept", "decline", "cancel"] {
@@ -200,6 +205,7 @@ fn the_installed_cli_still_speaks_every_pinned_name() {
         ("PatchApplyStatus", "PatchApplyStatus"),
         ("McpToolCallStatus", "McpToolCallStatus"),
         ("CollabAgentToolCallStatus", "CollabAgentToolCallStatus"),
+        ("CollabAgentStatus", "CollabAgentStatus"),
         ("TurnPlanStepStatus", "TurnPlanStepStatus"),
         ("ReasoningSummary", "ReasoningSummary"),
         ("WebSearchMode", "WebSearchMode"),

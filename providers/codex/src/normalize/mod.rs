@@ -6,6 +6,7 @@
 //! Only the turn the core started (bound to Codex's turn id at `turn/started`) is reported;
 //! items of other turns are stale and dropped. Sub-agent threads become child sessions.
 
+mod children;
 pub mod items;
 mod turn;
 
@@ -14,10 +15,8 @@ pub(crate) mod tests;
 
 use crate::wire::items::ThreadItem;
 use crate::wire::notify::Notification;
-use agent_bridge_core::{AgentEvent, ChildSession};
-use agent_bridge_protocol::{
-    prompt_preview, ItemBody, Severity, TimelineItem, ToolCall, ToolCallDetail,
-};
+use agent_bridge_core::AgentEvent;
+use agent_bridge_protocol::{ItemBody, Severity, TimelineItem, ToolCall, ToolCallDetail};
 use items::Source;
 use std::collections::{HashMap, HashSet};
 
@@ -225,6 +224,7 @@ impl Normalizer {
                     Self::emit(&route, TimelineItem::new(d.item_id, body), &mut out);
                 }
             }
+            Notification::ThreadStatusChanged(c) => self.thread_status(&c, &mut out),
             other => self.turn_level(other, &mut out),
         }
         out
@@ -240,6 +240,9 @@ impl Normalizer {
         }
         if let ThreadItem::CollabAgentToolCall(c) = &item {
             self.open_children(c, out);
+            if source == Source::Completed {
+                self.close_ended_children(c, out);
+            }
         }
         let id = item.id().map(str::to_string);
         // The completed item is authoritative: drop what the deltas assembled, and skip the
@@ -272,27 +275,6 @@ impl Normalizer {
             self.tools.insert(mapped.id.clone(), call.clone());
         }
         Self::emit(route, mapped, out);
-    }
-
-    fn open_children(
-        &mut self,
-        c: &crate::wire::items::CollabAgentToolCall,
-        out: &mut Vec<AgentEvent>,
-    ) {
-        for thread in &c.receiver_thread_ids {
-            if thread == &self.thread_id || self.children.contains_key(thread) {
-                continue;
-            }
-            let child_id = format!("{}:codex-agent:{}", self.session_id, thread);
-            self.children.insert(thread.clone(), child_id.clone());
-            out.push(AgentEvent::ChildOpened(ChildSession {
-                session_id: child_id,
-                title: c.prompt.as_deref().map(prompt_preview),
-                description: c.model.as_ref().map(|m| format!("Codex sub-agent ({m})")),
-                cwd: self.cwd.clone(),
-                items: Vec::new(),
-            }));
-        }
     }
 
     /// Reasoning deltas: `summary` (index = part) or raw `content` text.

@@ -33,6 +33,9 @@ pub(crate) fn view(events: &[AgentEvent]) -> Value {
                 } => json!({ "childItem": { "child": child_session_id, "item": item } }),
                 AgentEvent::ChildOpened(c) => json!({ "childOpened": {
                     "sessionId": c.session_id, "title": c.title, "description": c.description } }),
+                AgentEvent::ChildClosed { child_session_id } => {
+                    json!({ "childClosed": child_session_id })
+                }
                 AgentEvent::TurnEnded { turn_id, outcome } => json!({ "turnEnded": {
                     "turnId": turn_id,
                     "outcome": match outcome {
@@ -296,6 +299,71 @@ fn sub_agents_open_child_sessions_and_route_their_items() {
     ));
     insta::assert_json_snapshot!("sub_agent", view(&out));
     assert_eq!(n.running_tools(), 1);
+}
+
+#[test]
+fn a_sub_agent_child_closes_when_the_sub_agent_ends() {
+    let spawn = |n: &mut Normalizer, child: &str| {
+        n.notification(
+            "item/completed",
+            json!({"threadId": "th", "turnId": "nt", "item": {
+            "type": "collabAgentToolCall", "id": format!("spawn-{child}"), "tool": "spawnAgent",
+            "status": "completed", "senderThreadId": "th", "receiverThreadIds": [child],
+            "agentsStates": {child: {"status": "pendingInit"}}}}),
+        )
+    };
+    let closed = |out: &[AgentEvent]| -> Vec<String> {
+        out.iter()
+            .filter_map(|e| match e {
+                AgentEvent::ChildClosed { child_session_id } => Some(child_session_id.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut n = Normalizer::new("s1", "th", "/w");
+    n.begin_turn("turn-1");
+    n.notification(
+        "turn/started",
+        json!({"threadId": "th", "turn": {"id": "nt", "items": [], "status": "inProgress"}}),
+    );
+    for child in ["a", "b", "c"] {
+        spawn(&mut n, child);
+    }
+    // `closeAgent` ends its receivers: started it closes nothing and opens nothing.
+    let close = |status: &str| {
+        json!({"threadId": "th", "turnId": "nt", "item": {
+        "type": "collabAgentToolCall", "id": "close-a", "tool": "closeAgent", "status": status,
+        "senderThreadId": "th", "receiverThreadIds": ["a"], "agentsStates": {}}})
+    };
+    let started = n.notification("item/started", close("inProgress"));
+    assert!(closed(&started).is_empty());
+    assert!(!started
+        .iter()
+        .any(|e| matches!(e, AgentEvent::ChildOpened(_))));
+    assert_eq!(
+        closed(&n.notification("item/completed", close("completed"))),
+        ["s1:codex-agent:a"]
+    );
+    // Its unload afterwards closes nothing twice.
+    let unloaded = |t: &str| json!({"threadId": t, "status": {"type": "notLoaded"}});
+    assert!(closed(&n.notification("thread/status/changed", unloaded("a"))).is_empty());
+    // An unloaded child thread has ended; an idle one has not.
+    let idle = json!({"threadId": "b", "status": {"type": "idle"}});
+    assert!(closed(&n.notification("thread/status/changed", idle)).is_empty());
+    assert_eq!(
+        closed(&n.notification("thread/status/changed", unloaded("b"))),
+        ["s1:codex-agent:b"]
+    );
+    // A state of `shutdown` reported by any collab call ends it too.
+    let waited = json!({"threadId": "th", "turnId": "nt", "item": {
+        "type": "collabAgentToolCall", "id": "wait-1", "tool": "wait", "status": "completed",
+        "senderThreadId": "th", "receiverThreadIds": ["c"], "agentsStates": {"c": {"status": "shutdown"}}}});
+    assert_eq!(
+        closed(&n.notification("item/completed", waited)),
+        ["s1:codex-agent:c"]
+    );
+    // The main thread's unload is not a child's.
+    assert!(closed(&n.notification("thread/status/changed", unloaded("th"))).is_empty());
 }
 
 #[test]

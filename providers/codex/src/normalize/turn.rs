@@ -213,7 +213,8 @@ impl Normalizer {
             | Notification::TurnCompleted(_)
             | Notification::ItemStarted(_)
             | Notification::ItemCompleted(_)
-            | Notification::AgentMessageDelta(_) => {}
+            | Notification::AgentMessageDelta(_)
+            | Notification::ThreadStatusChanged(_) => {}
         }
     }
 }

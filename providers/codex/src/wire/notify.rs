@@ -80,6 +80,7 @@ pub mod method {
         "error",
         "warning",
         "configWarning",
+        "thread/status/changed",
         SKILLS_CHANGED,
     ];
 }
@@ -191,6 +192,16 @@ pub struct WarningNotification {
     pub message: String,
 }
 
+/// `thread/status/changed`: a thread became `active`, `idle`, `notLoaded`, ... (`status` is
+/// `{type, ...}`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadStatusChanged {
+    pub thread_id: String,
+    #[serde(default)]
+    pub status: Value,
+}
+
 /// A notification the bridge understands.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Notification {
@@ -208,6 +219,7 @@ pub enum Notification {
     RequestResolved(RequestResolved),
     Error(ErrorNotification),
     Warning(WarningNotification),
+    ThreadStatusChanged(ThreadStatusChanged),
     /// Known to exist, not acted on (or newer than this bridge).
     Other(String),
 }
@@ -238,6 +250,7 @@ impl Notification {
             "serverRequest/resolved" => parse(method, params).map(Notification::RequestResolved),
             "error" => parse(method, params).map(Notification::Error),
             "warning" | "configWarning" => parse(method, params).map(Notification::Warning),
+            "thread/status/changed" => parse(method, params).map(Notification::ThreadStatusChanged),
             _ => return Notification::Other(method.to_string()),
         };
         parsed.unwrap_or_else(|_| Notification::Other(method.to_string()))

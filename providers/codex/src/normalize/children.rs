@@ -1,0 +1,70 @@
+//! Sub-agents as child sessions: a collab tool call naming a thread the session does not know
+//! opens a child for it (`spawnAgent`, and `resumeAgent` of a closed one); the child closes when
+//! its sub-agent ends: the parent's `closeAgent` completes, Codex reports its state as
+//! `shutdown` or `notFound`, or its thread is unloaded (`thread/status/changed` to
+//! `notLoaded`, which follows `closeAgent`).
+
+use super::Normalizer;
+use crate::wire::items::CollabAgentToolCall;
+use crate::wire::notify::ThreadStatusChanged;
+use agent_bridge_core::{AgentEvent, ChildSession};
+
+/// Agent states after which a sub-agent runs no more.
+pub const ENDED_STATES: [&str; 2] = ["shutdown", "notFound"];
+
+impl Normalizer {
+    pub(super) fn open_children(&mut self, c: &CollabAgentToolCall, out: &mut Vec<AgentEvent>) {
+        if c.tool == "closeAgent" {
+            return;
+        }
+        for thread in &c.receiver_thread_ids {
+            if thread == &self.thread_id || self.children.contains_key(thread) {
+                continue;
+            }
+            let child_id = format!("{}:codex-agent:{}", self.session_id, thread);
+            self.children.insert(thread.clone(), child_id.clone());
+            out.push(AgentEvent::ChildOpened(ChildSession {
+                session_id: child_id,
+                title: c
+                    .prompt
+                    .as_deref()
+                    .map(agent_bridge_protocol::prompt_preview),
+                description: c.model.as_ref().map(|m| format!("Codex sub-agent ({m})")),
+                cwd: self.cwd.clone(),
+                items: Vec::new(),
+            }));
+        }
+    }
+
+    /// A completed collab call: the children it ended close.
+    pub(super) fn close_ended_children(
+        &mut self,
+        c: &CollabAgentToolCall,
+        out: &mut Vec<AgentEvent>,
+    ) {
+        let ended = |thread: &String| {
+            c.tool == "closeAgent"
+                || c.agents_states
+                    .as_ref()
+                    .and_then(|s| s.get(thread))
+                    .and_then(|s| s["status"].as_str())
+                    .is_some_and(|st| ENDED_STATES.contains(&st))
+        };
+        for thread in c.receiver_thread_ids.iter().filter(|t| ended(t)) {
+            self.close_child(thread, out);
+        }
+    }
+
+    /// A thread's status changed: an unloaded child has ended.
+    pub(super) fn thread_status(&mut self, c: &ThreadStatusChanged, out: &mut Vec<AgentEvent>) {
+        if c.status["type"] == "notLoaded" {
+            self.close_child(&c.thread_id, out);
+        }
+    }
+
+    fn close_child(&mut self, thread: &str, out: &mut Vec<AgentEvent>) {
+        if let Some(child_session_id) = self.children.remove(thread) {
+            out.push(AgentEvent::ChildClosed { child_session_id });
+        }
+    }
+}
