@@ -22,6 +22,7 @@ mod queries;
 pub mod questions;
 pub mod sandbox_cache;
 pub mod session;
+pub mod sub_agents;
 pub mod threads;
 pub mod tool_denial;
 pub mod wire;

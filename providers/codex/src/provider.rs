@@ -270,6 +270,8 @@ impl Provider for CodexProvider {
         let opened: ThreadOpened = serde_json::from_value(opened)
             .map_err(|e| ProviderError::new(format!("unreadable thread answer: {e}")))?;
         let thread = &opened.thread;
+        let mut sub_agents = Vec::new();
+        let mut children = Vec::new();
         let replay = if resumed && request.history == HistoryMode::Replay {
             let turns = match load_turns(&server.rpc, &thread.id).await {
                 Ok(t) => t,
@@ -288,7 +290,25 @@ impl Provider for CodexProvider {
                         .unwrap_or_default()
                 }
             };
-            history::replay(&turns, &|_| None)
+            // The sub-agents still running come back as child sessions, linked from the
+            // parent's tool calls.
+            sub_agents = crate::sub_agents::running(&turns, &thread.id);
+            let sid = request.session_id.clone();
+            let linked: Vec<String> = sub_agents.iter().map(|a| a.thread_id.clone()).collect();
+            let lookup = move |t: &str| {
+                linked
+                    .iter()
+                    .any(|l| l == t)
+                    .then(|| crate::sub_agents::child_id(&sid, t))
+            };
+            children = crate::sub_agents::restore(
+                &server.rpc,
+                &request.session_id,
+                thread.cwd.as_deref().unwrap_or(&request.config.cwd),
+                &sub_agents,
+            )
+            .await;
+            history::replay(&turns, &lookup)
         } else {
             Vec::new()
         };
@@ -374,9 +394,14 @@ impl Provider for CodexProvider {
         if let Some(unenforced) = tool_denial::notice(&unenforced) {
             let _ = sink.send(AgentEvent::Notice(unenforced)).await;
         }
-        events::lock(&shared)
-            .normalizer
-            .bind_thread(&thread.id, &cwd);
+        {
+            let mut s = events::lock(&shared);
+            s.normalizer.bind_thread(&thread.id, &cwd);
+            for agent in &sub_agents {
+                let child = crate::sub_agents::child_id(&request.session_id, &agent.thread_id);
+                s.normalizer.adopt_child(&agent.thread_id, &child);
+            }
+        }
         let state = config.state();
         let commands = events::lock(&shared).commands.open_list();
         let session = CodexSession::start(server, shared, config, applied, pending, relaunch, sink);
@@ -384,6 +409,7 @@ impl Provider for CodexProvider {
         out.persistence = Some(persistence);
         out.title = title;
         out.replay = replay;
+        out.children = children;
         out.commands = commands;
         Ok(out)
     }

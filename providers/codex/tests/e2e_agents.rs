@@ -151,3 +151,90 @@ async fn a_closed_sub_agent_closes_its_child_session() {
     rig.finish("s-close").await;
     rig.report("sub-agent-closed");
 }
+
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_sub_agent_is_restored_with_its_parent() {
+    let Some(rig) = rig().await else { return };
+    let opened = rig.open("s-par", json!({})).await;
+    let persistence = opened
+        .iter()
+        .find(|e| e.is("session.opened"))
+        .and_then(|e| e.at("/persistence").cloned())
+        .expect("persistence");
+    rig.mock.push_steps([ScriptReply::NamespacedToolCall {
+        namespace: "multi_agent_v1".into(),
+        name: "spawn_agent".into(),
+        arguments: json!({"message": "say hi from the sub-agent"}),
+    }]);
+    let run = rig.run_turn("s-par", "delegate this").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    let first = rig
+        .host
+        .wait_event(
+            |e| e.is("session.opened") && e.at("/parentSessionId") == Some(&json!("s-par")),
+            STEP,
+        )
+        .await
+        .expect("the child session opened");
+    let thread = first
+        .session_id()
+        .and_then(|c| c.rsplit(':').next())
+        .unwrap_or_default()
+        .to_string();
+    rig.wait(
+        first.session_id().unwrap_or_default(),
+        "timeline.item",
+        |e| e.at("/item/type") == Some(&json!("assistant_message")),
+    )
+    .await;
+    rig.finish("s-par").await;
+
+    // A new bridge process resumes the parent: the child comes back with its history.
+    let again = rig.reconnect().await;
+    let events = again.resume("s-back", json!({}), persistence.clone()).await;
+    let child = format!("s-back:codex-agent:{thread}");
+    let restored = again
+        .host
+        .events()
+        .into_iter()
+        .find(|e| e.is("session.opened") && e.session_id() == Some(child.as_str()))
+        .unwrap_or_else(|| panic!("child {child} restored: {:#?}", again.host.events()));
+    assert_eq!(restored.at("/parentSessionId"), Some(&json!("s-back")));
+    assert_eq!(
+        restored.at("/restoration"),
+        Some(&json!("parent")),
+        "{restored}"
+    );
+    assert_eq!(
+        restored.at("/title"),
+        Some(&json!("say hi from the sub-agent"))
+    );
+    let child_rows = again.timeline(&child);
+    assert!(
+        child_rows.iter().any(|i| i["type"] == "assistant_message"
+            && i["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("hi! (mock reply"))),
+        "{child_rows:#?}"
+    );
+    let spawn = events
+        .iter()
+        .filter_map(|e| e.item())
+        .find(|i| i["type"] == "tool_call" && i["detail"]["type"] == "sub_agent")
+        .cloned()
+        .expect("the replayed spawn");
+    assert_eq!(spawn["detail"]["childSessionId"], json!(child), "{spawn}");
+
+    // The restored child is the live one: closing the sub-agent closes it.
+    rig.mock.push_steps([ScriptReply::NamespacedToolCall {
+        namespace: "multi_agent_v1".into(),
+        name: "close_agent".into(),
+        arguments: json!({"target": thread}),
+    }]);
+    let run = again.run_turn("s-back", "close it").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    again.wait(&child, "session.closed", |_| true).await;
+    again.finish("s-back").await;
+    rig.report("sub-agent-restored");
+}

@@ -62,6 +62,12 @@ impl Normalizer {
         }
     }
 
+    /// A child restored at open (see `crate::sub_agents`): its thread's items route to it.
+    pub fn adopt_child(&mut self, thread: &str, child_session_id: &str) {
+        self.children
+            .insert(thread.to_string(), child_session_id.to_string());
+    }
+
     fn close_child(&mut self, thread: &str, out: &mut Vec<AgentEvent>) {
         if let Some(child_session_id) = self.children.remove(thread) {
             out.push(AgentEvent::ChildClosed { child_session_id });
