@@ -25,6 +25,7 @@ pub mod reader;
 pub mod restart;
 pub mod rewind;
 pub mod session;
+pub mod sidechains;
 pub mod transcript;
 pub mod transcript_peek;
 pub mod warm;

@@ -264,9 +264,10 @@ fn normalize_entries(
     }
 }
 
-/// The replayed timeline of a transcript (up to `leaf` when given, see [`main_chain_at`]), and its sub-agents as child sessions (from
-/// `<session>/subagents/agent-*.jsonl`, linked to their `Task`/`Agent` call by the sidecar
-/// `agent-*.meta.json`).
+/// The replayed timeline of a transcript (up to `leaf` when given, see [`main_chain_at`]), and
+/// its sub-agents as child sessions: from `<session>/subagents/agent-*.jsonl`, linked to their
+/// `Task`/`Agent` call by the sidecar `agent-*.meta.json`, or (older CLIs) from the
+/// transcript's own `isSidechain` entries (see [`crate::sidechains`]).
 pub fn read_history(
     path: &Path,
     paseo_session_id: &str,
@@ -302,13 +303,20 @@ pub fn read_history(
             }
         }
     }
+    // Older CLIs wrote the sub-agents into this transcript instead.
+    let mut inline = crate::sidechains::inline_sidechains(&entries);
     let mut out_children = Vec::new();
     for (tool_use_id, mut child) in children {
-        if let Some(file) = by_tool.get(&tool_use_id) {
-            let entries: Vec<Value> = read_lines(file)
-                .into_iter()
-                .filter(|e| !flag(e, "isMeta"))
-                .collect();
+        let entries = match by_tool.get(&tool_use_id) {
+            Some(file) => Some(
+                read_lines(file)
+                    .into_iter()
+                    .filter(|e| !flag(e, "isMeta"))
+                    .collect::<Vec<Value>>(),
+            ),
+            None => inline.remove(&tool_use_id),
+        };
+        if let Some(entries) = entries {
             let mut child_norm = Normalizer::new(child.session_id.clone(), Mode::Replay);
             let mut child_fold = Fold::default();
             let mut nested = Vec::new();
