@@ -23,6 +23,16 @@ fn is_running(item: &TimelineItem) -> bool {
     matches!(&item.body, ItemBody::ToolCall(c) if c.status == ToolStatus::Running)
 }
 
+/// A row the host can place: its id is not empty. A row without one (a vendor's tool call with
+/// `"id": ""`) would collide with every other such row; the core drops it with a warning.
+pub fn has_id(item: &TimelineItem) -> bool {
+    if item.id.trim().is_empty() {
+        tracing::warn!(kind = ?std::mem::discriminant(&item.body), "a timeline row without an id was dropped");
+        return false;
+    }
+    true
+}
+
 impl TimelineStore {
     /// Records a snapshot. Returns false when it is identical to the stored one (nothing to emit).
     pub fn upsert(&mut self, item: &TimelineItem) -> bool {

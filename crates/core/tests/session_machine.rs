@@ -325,3 +325,29 @@ async fn an_agent_call_may_flood_the_sink_without_deadlock() {
     assert_eq!(items, 1000);
     assert_eq!(events.last().unwrap()["state"], "completed");
 }
+
+#[tokio::test]
+async fn a_row_without_an_id_is_dropped_and_the_session_goes_on() {
+    let mut host = Host::start(Behaviour::default()).await;
+    let sink = host.open("s1").await;
+    let row = |id: &str, text: &str| {
+        TimelineItem::new(
+            id,
+            ItemBody::AssistantMessage {
+                text: text.into(),
+                message_id: None,
+            },
+        )
+    };
+    sink.send(AgentEvent::Item(row("", "no id"))).await;
+    sink.send(AgentEvent::Item(row("  ", "blank id"))).await;
+    sink.send(AgentEvent::Item(row("r1", "kept"))).await;
+    let events = host.until("timeline.item").await;
+    let items: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["type"] == "timeline.item")
+        .collect();
+    assert_eq!(items.len(), 1, "{events:#?}");
+    assert_eq!(items[0]["item"]["id"], "r1");
+    assert_eq!(items[0]["item"]["text"], "kept");
+}

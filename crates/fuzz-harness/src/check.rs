@@ -5,6 +5,7 @@
 //! back into the same event (so Paseo's schema, which the protocol types mirror, accepts it).
 
 use agent_bridge_core::emitter::render_event;
+use agent_bridge_core::timeline::has_id;
 use agent_bridge_core::{AgentEvent, TurnOutcome};
 use agent_bridge_protocol::jsonrpc::{ErrorCode, Outgoing, RequestId, RpcError};
 use agent_bridge_protocol::{
@@ -66,6 +67,10 @@ pub fn rpc_error(id: Option<RequestId>, err: &RpcError, allowed: &[ErrorCode]) {
 /// The tool-call rule Paseo's schema checks, once the core normalized an item: `error` is
 /// `null` unless the status is `failed`, and then it is present.
 pub fn item(item: &TimelineItem) {
+    assert!(
+        !item.id.trim().is_empty(),
+        "a row without an id reached the host"
+    );
     let mut item = item.clone();
     item.normalize();
     if let ItemBody::ToolCall(call) = &item.body {
@@ -122,6 +127,12 @@ pub fn agent_event(ev: &AgentEvent) {
     let session_id = SESSION.to_string();
     let ev = ev.clone();
     match ev {
+        // A row without an id is dropped by the core, as here.
+        AgentEvent::Item(item) | AgentEvent::ChildItem { item, .. } if !has_id(&item) => {}
+        AgentEvent::ChildOpened(mut child) if !child.items.iter().all(has_id) => {
+            child.items.retain(has_id);
+            agent_event(&AgentEvent::ChildOpened(child));
+        }
         AgentEvent::Item(item) => event(ProviderEvent::TimelineItem {
             session_id,
             item,

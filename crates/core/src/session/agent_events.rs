@@ -89,6 +89,9 @@ impl Actor {
     }
 
     pub(super) async fn emit_item(&mut self, mut item: TimelineItem) {
+        if !crate::timeline::has_id(&item) {
+            return;
+        }
         item.normalize();
         if self.store.upsert(&item) {
             self.emit(ProviderEvent::TimelineItem {

@@ -80,6 +80,9 @@ pub(super) fn settle(
 impl Actor {
     /// Emits a child's row, unless it is identical to the one last emitted.
     pub(super) async fn emit_child_item(&mut self, child: &str, mut item: TimelineItem) {
+        if !crate::timeline::has_id(&item) {
+            return;
+        }
         item.normalize();
         let fresh = match self.children.stores.get_mut(child) {
             Some(store) => store.upsert(&item),

@@ -145,7 +145,7 @@ impl Actor {
         if let Some(spool) = spool {
             spool.replay(&self.out).await;
         }
-        for mut item in replay {
+        for mut item in replay.into_iter().filter(crate::timeline::has_id) {
             item.normalize();
             self.emit(ProviderEvent::TimelineItem {
                 session_id: self.session_id.clone(),
