@@ -7,42 +7,15 @@
 
 mod common;
 
-use agent_bridge_conformance::{input, Event};
+use agent_bridge_conformance::input;
 use common::*;
 use mock_llm::{RecordedRequest, ScriptReply};
 use serde_json::{json, Value};
-
-/// The newest `session.config` of a session.
-fn committed(rig: &Rig, sid: &str) -> Event {
-    rig.host
-        .session_events(sid)
-        .into_iter()
-        .rfind(|e| e.is("session.config"))
-        .expect("a session.config")
-}
-
-async fn configure(rig: &Rig, sid: &str, changes: Value) -> Event {
-    rig.ask("cfg", |rid| input::configure(rid, sid, changes))
-        .await
-}
 
 async fn turn(rig: &Rig, sid: &str, text: &str) -> RecordedRequest {
     let run = rig.run_turn(sid, text).await;
     assert_eq!(run.state(), "completed", "{:?}", run.end);
     rig.last_model_request()
-}
-
-/// The text of every tool result the CLI sent the model in its last request.
-fn tool_results(r: &RecordedRequest) -> String {
-    r.body["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| b["content"].to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn read(path: &std::path::Path) -> ScriptReply {
@@ -90,7 +63,7 @@ async fn reads_without_asking(rig: &Rig, sid: &str, path: &std::path::Path, text
         return false;
     }
     assert_eq!(ev.turn_state(), Some("completed"), "{ev}");
-    let results = tool_results(&rig.last_model_request());
+    let results = last_tool_results(rig);
     assert!(results.contains(text), "the tool read the file: {results}");
     true
 }
@@ -142,38 +115,38 @@ async fn options_apply_at_open_and_change_live_or_by_restart() {
     );
 
     // The budget changes live.
-    let answer = configure(
-        &rig,
-        "s-o",
-        json!({"providerOptions": {"maxThinkingTokens": "4000"}}),
-    )
-    .await;
+    let answer = rig
+        .configure(
+            "s-o",
+            json!({"providerOptions": {"maxThinkingTokens": "4000"}}),
+        )
+        .await;
     assert!(answer.is("request.completed"), "{answer}");
     let r = turn(&rig, "s-o", "say hi").await;
     assert_eq!(
         r.body["thinking"],
         json!({"type": "enabled", "budget_tokens": 4000})
     );
-    let answer = configure(
-        &rig,
-        "s-o",
-        json!({"providerOptions": {"maxThinkingTokens": "0"}}),
-    )
-    .await;
+    let answer = rig
+        .configure(
+            "s-o",
+            json!({"providerOptions": {"maxThinkingTokens": "0"}}),
+        )
+        .await;
     assert!(answer.is("request.completed"), "{answer}");
     let r = turn(&rig, "s-o", "say hi REMEMBER-ME").await;
     assert_eq!(r.body["thinking"], json!({"type": "disabled"}));
 
     // The folders change by a restart that resumes the conversation and keeps the budget.
-    let answer = configure(
-        &rig,
-        "s-o",
-        json!({"providerOptions": {"additionalDirectories": [dir_b]}}),
-    )
-    .await;
+    let answer = rig
+        .configure(
+            "s-o",
+            json!({"providerOptions": {"additionalDirectories": [dir_b]}}),
+        )
+        .await;
     assert!(answer.is("request.completed"), "{answer}");
     assert_eq!(
-        committed(&rig, "s-o").at("/config/providerOptions"),
+        rig.committed_config("s-o").at("/config/providerOptions"),
         Some(&json!({"maxThinkingTokens": "0", "additionalDirectories": [dir_b]}))
     );
     let r = turn(&rig, "s-o", "say hi").await;
@@ -194,15 +167,16 @@ async fn options_apply_at_open_and_change_live_or_by_restart() {
     );
 
     // `null` resets to the CLI's own budget.
-    let answer = configure(
-        &rig,
-        "s-o",
-        json!({"providerOptions": {"maxThinkingTokens": null}}),
-    )
-    .await;
+    let answer = rig
+        .configure(
+            "s-o",
+            json!({"providerOptions": {"maxThinkingTokens": null}}),
+        )
+        .await;
     assert!(answer.is("request.completed"), "{answer}");
     assert_eq!(
-        committed(&rig, "s-o").at("/config/providerOptions/maxThinkingTokens"),
+        rig.committed_config("s-o")
+            .at("/config/providerOptions/maxThinkingTokens"),
         Some(&json!("default"))
     );
     rig.finish("s-o").await;
@@ -214,7 +188,7 @@ async fn options_apply_at_open_and_change_live_or_by_restart() {
 async fn invalid_options_are_refused_with_nothing_applied() {
     let Some(rig) = rig().await else { return };
     rig.open("s-bad", json!({})).await;
-    let before = committed(&rig, "s-bad");
+    let before = rig.committed_config("s-bad");
     for (changes, message) in [
         (
             json!({"mode": "plan", "providerOptions": {"maxThinkingTokens": "4000", "fastMode": true}}),
@@ -229,7 +203,7 @@ async fn invalid_options_are_refused_with_nothing_applied() {
             "providerOptions.additionalDirectories must be a list of absolute folder paths",
         ),
     ] {
-        let answer = configure(&rig, "s-bad", changes.clone()).await;
+        let answer = rig.configure("s-bad", changes.clone()).await;
         assert!(answer.is("request.failed"), "{changes}: {answer}");
         assert_eq!(
             answer.at("/error/code"),
@@ -239,7 +213,7 @@ async fn invalid_options_are_refused_with_nothing_applied() {
         let got = answer.string_at("/error/message");
         assert!(got.contains(message), "{got}");
         assert_eq!(
-            committed(&rig, "s-bad").at("/config"),
+            rig.committed_config("s-bad").at("/config"),
             before.at("/config"),
             "nothing applied"
         );

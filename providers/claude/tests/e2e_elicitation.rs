@@ -19,31 +19,12 @@ fn call(tool: &str) -> ScriptReply {
     }
 }
 
-/// The text of every tool result the CLI sent the model in its last request.
-fn last_tool_results(rig: &Rig) -> String {
-    let req = rig.last_model_request();
-    let messages = req.body["messages"].as_array().cloned().unwrap_or_default();
-    messages
-        .iter()
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| b["content"].to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// Waits for the next elicitation question (a permission not in `seen`), allowing the MCP
 /// tool's own permission on the way.
 async fn wait_question(rig: &Rig, sid: &str, seen: &mut Vec<String>) -> (Value, String) {
     loop {
-        let ask = rig
-            .wait(sid, "session.permission", |e| {
-                let id = e.at("/request/id").and_then(Value::as_str).unwrap_or("");
-                !seen.iter().any(|s| s == id)
-            })
-            .await;
+        let ask = rig.next_permission(sid, seen).await;
         let id = ask.string_at("/request/id");
-        seen.push(id.clone());
         let request = ask.at("/request").cloned().unwrap_or(Value::Null);
         if request["kind"] == "question" {
             return (request, id);

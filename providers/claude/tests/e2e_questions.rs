@@ -25,19 +25,6 @@ fn ask_fruit() -> ScriptReply {
     }
 }
 
-/// The text of every tool result the CLI sent the model in its last request.
-fn last_tool_results(rig: &Rig) -> String {
-    let req = rig.last_model_request();
-    let messages = req.body["messages"].as_array().cloned().unwrap_or_default();
-    messages
-        .iter()
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| b["content"].to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_question_is_answered_dismissed_or_interrupted() {

@@ -8,7 +8,7 @@
 
 mod common;
 
-use agent_bridge_conformance::{input, Event};
+use agent_bridge_conformance::input;
 use common::*;
 use mock_llm::RecordedRequest;
 use serde_json::{json, Value};
@@ -39,20 +39,6 @@ fn network_line(r: &RecordedRequest) -> &'static str {
 
 fn summary(r: &RecordedRequest) -> Value {
     r.body["reasoning"]["summary"].clone()
-}
-
-/// The newest `session.config` of a session.
-fn committed(rig: &Rig, sid: &str) -> Event {
-    rig.host
-        .session_events(sid)
-        .into_iter()
-        .rfind(|e| e.is("session.config"))
-        .expect("a session.config")
-}
-
-async fn configure(rig: &Rig, sid: &str, changes: Value) -> Event {
-    rig.ask("cfg", |rid| input::configure(rid, sid, changes))
-        .await
 }
 
 async fn turn(rig: &Rig, sid: &str, text: &str) -> RecordedRequest {
@@ -94,15 +80,15 @@ async fn each_control_changes_live_and_reaches_the_model() {
     assert_eq!(summary(&first), json!("auto"));
 
     // Web search off (the thread loads again) and a detailed summary, at the next turn.
-    let answer = configure(
-        &rig,
-        "s-ctl",
-        json!({"providerOptions": {"webSearch": "disabled", "reasoningSummary": "detailed"}}),
-    )
-    .await;
+    let answer = rig
+        .configure(
+            "s-ctl",
+            json!({"providerOptions": {"webSearch": "disabled", "reasoningSummary": "detailed"}}),
+        )
+        .await;
     assert!(answer.is("request.completed"), "{answer}");
     assert_eq!(
-        committed(&rig, "s-ctl").at("/config/providerOptions"),
+        rig.committed_config("s-ctl").at("/config/providerOptions"),
         Some(
             &json!({"webSearch": "disabled", "networkAccess": false, "reasoningSummary": "detailed"})
         )
@@ -116,8 +102,7 @@ async fn each_control_changes_live_and_reaches_the_model() {
     );
 
     // The workspace sandbox with network, cached web search.
-    let answer = configure(
-        &rig,
+    let answer = rig.configure(
         "s-ctl",
         json!({"mode": "auto", "providerOptions": {"networkAccess": true, "webSearch": "cached"}}),
     )
@@ -130,8 +115,7 @@ async fn each_control_changes_live_and_reaches_the_model() {
     assert_eq!(summary(&sandboxed), json!("detailed"), "the summary stayed");
 
     // Network off in the sandbox, no reasoning summary, live web search.
-    let answer = configure(
-        &rig,
+    let answer = rig.configure(
         "s-ctl",
         json!({"providerOptions": {"networkAccess": false, "reasoningSummary": "none", "webSearch": "live"}}),
     )
@@ -149,15 +133,15 @@ async fn each_control_changes_live_and_reaches_the_model() {
 
     // `null` resets a key to its default. The reload (web search) brings the thread back with
     // the last turn's summary (`none`), so the next turn sends the default `auto` again.
-    let answer = configure(
-        &rig,
-        "s-ctl",
-        json!({"providerOptions": {"reasoningSummary": null, "webSearch": null}}),
-    )
-    .await;
+    let answer = rig
+        .configure(
+            "s-ctl",
+            json!({"providerOptions": {"reasoningSummary": null, "webSearch": null}}),
+        )
+        .await;
     assert!(answer.is("request.completed"), "{answer}");
     assert_eq!(
-        committed(&rig, "s-ctl").at("/config/providerOptions"),
+        rig.committed_config("s-ctl").at("/config/providerOptions"),
         Some(&json!({"webSearch": "cached", "networkAccess": false, "reasoningSummary": "auto"}))
     );
     let reset = turn(&rig, "s-ctl", "say hi").await;
@@ -178,7 +162,7 @@ async fn each_control_changes_live_and_reaches_the_model() {
 async fn invalid_values_and_unknown_keys_are_refused_with_nothing_applied() {
     let Some(rig) = rig().await else { return };
     rig.open("s-bad", json!({})).await;
-    let before = committed(&rig, "s-bad");
+    let before = rig.committed_config("s-bad");
     let refusals = [
         (
             json!({"mode": "auto", "providerOptions": {"webSearch": "disabled", "reasoningSummary": "verbose"}}),
@@ -198,7 +182,7 @@ async fn invalid_values_and_unknown_keys_are_refused_with_nothing_applied() {
         ),
     ];
     for (changes, message) in refusals {
-        let answer = configure(&rig, "s-bad", changes.clone()).await;
+        let answer = rig.configure("s-bad", changes.clone()).await;
         assert!(answer.is("request.failed"), "{changes}: {answer}");
         assert_eq!(answer.string_at("/error/message"), message, "{answer}");
         assert_eq!(
@@ -207,7 +191,7 @@ async fn invalid_values_and_unknown_keys_are_refused_with_nothing_applied() {
             "{answer}"
         );
     }
-    let after = committed(&rig, "s-bad");
+    let after = rig.committed_config("s-bad");
     assert_eq!(after.seq, before.seq, "no session.config after a refusal");
     // Nothing reached Codex: web search, mode and summary as they were.
     let r = turn(&rig, "s-bad", "say hi").await;
@@ -300,7 +284,7 @@ async fn controls_survive_a_restart_and_come_with_a_reopen() {
     assert_eq!(summary(&after), json!("concise"));
     assert_eq!(network_line(&after), "enabled");
     assert_eq!(
-        committed(&rig, "s-keep").at("/config/providerOptions"),
+        rig.committed_config("s-keep").at("/config/providerOptions"),
         Some(&options)
     );
     rig.finish("s-keep").await;
@@ -338,35 +322,39 @@ async fn web_search_changes_between_turns_only() {
         .start_turn("s-busy", "SLOW please write a long text")
         .await;
     rig.wait_streaming("s-busy").await;
-    let before = committed(&rig, "s-busy");
+    let before = rig.committed_config("s-busy");
     // Reloading the thread would drop the running turn: refused, the summary with it.
-    let answer = configure(
-        &rig,
-        "s-busy",
-        json!({"providerOptions": {"webSearch": "disabled", "reasoningSummary": "detailed"}}),
-    )
-    .await;
+    let answer = rig
+        .configure(
+            "s-busy",
+            json!({"providerOptions": {"webSearch": "disabled", "reasoningSummary": "detailed"}}),
+        )
+        .await;
     assert!(answer.is("request.failed"), "{answer}");
     assert_eq!(answer.string_at("/error/code"), "session_busy", "{answer}");
-    assert_eq!(committed(&rig, "s-busy").seq, before.seq, "nothing applied");
+    assert_eq!(
+        rig.committed_config("s-busy").seq,
+        before.seq,
+        "nothing applied"
+    );
     // A turn setting alone is taken during the turn, for the next one.
-    let answer = configure(
-        &rig,
-        "s-busy",
-        json!({"providerOptions": {"reasoningSummary": "detailed"}}),
-    )
-    .await;
+    let answer = rig
+        .configure(
+            "s-busy",
+            json!({"providerOptions": {"reasoningSummary": "detailed"}}),
+        )
+        .await;
     assert!(answer.is("request.completed"), "{answer}");
     assert!(rig.interrupt("s-busy").await.is("request.completed"));
     let end = rig.turn_end("s-busy", &running).await;
     assert_eq!(end.turn_state(), Some("canceled"), "{end}");
     // Between turns the web search change goes through.
-    let answer = configure(
-        &rig,
-        "s-busy",
-        json!({"providerOptions": {"webSearch": "disabled"}}),
-    )
-    .await;
+    let answer = rig
+        .configure(
+            "s-busy",
+            json!({"providerOptions": {"webSearch": "disabled"}}),
+        )
+        .await;
     assert!(answer.is("request.completed"), "{answer}");
     let r = turn(&rig, "s-busy", "say hi").await;
     assert_eq!(web_search(&r), None, "{}", r.body["tools"]);

@@ -49,14 +49,8 @@ async fn wait_question(
     approvals: &mut Vec<Value>,
 ) -> (Value, String) {
     loop {
-        let ask = rig
-            .wait(sid, "session.permission", |e| {
-                let id = e.at("/request/id").and_then(Value::as_str).unwrap_or("");
-                !seen.iter().any(|s| s == id)
-            })
-            .await;
+        let ask = rig.next_permission(sid, seen).await;
         let id = ask.string_at("/request/id");
-        seen.push(id.clone());
         let request = ask.at("/request").cloned().unwrap_or(Value::Null);
         if request["name"] == "mcp_elicitation" {
             return (request, id);

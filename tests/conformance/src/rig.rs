@@ -337,6 +337,39 @@ impl Bridge {
         (ask, id)
     }
 
+    /// Waits for a `session.permission` of the session whose id is not in `seen` (then added
+    /// to it): the next one asked, however many came before.
+    pub async fn next_permission(&self, session_id: &str, seen: &mut Vec<String>) -> Event {
+        let ask = self
+            .wait(session_id, "session.permission", |e| {
+                let id = e.at("/request/id").and_then(Value::as_str).unwrap_or("");
+                !seen.iter().any(|s| s == id)
+            })
+            .await;
+        seen.push(ask.string_at("/request/id"));
+        ask
+    }
+
+    /// Sends `session.configure` with `changes` (`{"model": ..., "providerOptions": ...}`); its
+    /// answer (`request.completed` or `request.failed`).
+    pub async fn configure(&self, session_id: &str, changes: Value) -> Event {
+        self.ask("cfg", |rid| input::configure(rid, session_id, changes))
+            .await
+    }
+
+    /// The newest `session.config` of a session.
+    pub fn committed_config(&self, session_id: &str) -> Event {
+        match self
+            .host
+            .session_events(session_id)
+            .into_iter()
+            .rfind(|e| e.is("session.config"))
+        {
+            Some(config) => config,
+            None => self.fail("a session.config", anyhow::anyhow!("none for {session_id}")),
+        }
+    }
+
     /// Answers the permission `permission_id` with `response` (`{"behavior": "allow"}`).
     pub async fn answer_permission(&self, session_id: &str, permission_id: &str, response: Value) {
         self.send(input::permission(session_id, permission_id, response))

@@ -58,3 +58,17 @@ pub async fn patient_rig() -> Option<Rig> {
     };
     Rig::start_in(SPEC, options, |cli, env| SPEC.launch(cli, env)).await
 }
+
+/// The text of every tool result the CLI sent the model in its last request.
+pub fn last_tool_results(rig: &Rig) -> String {
+    let req = rig.last_model_request();
+    req.body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| b["content"].to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
