@@ -275,3 +275,25 @@ fn request_ids_keep_any_json_number_and_error_messages_are_bounded() {
     let short = RpcError::new(ErrorCode::InvalidParams, "unknown session `s`");
     assert_eq!(short.message, "unknown session `s`");
 }
+
+#[test]
+fn a_numeric_id_beyond_u64_is_echoed_as_the_same_number() {
+    // Found by fuzzing: without exact float parsing, an integer id past u64 became an f64 that
+    // did not survive being echoed and read back.
+    for raw in [
+        "88888888888888889888888888888888888888888888819",
+        "1e400",
+        "-0.1",
+        "123456789.987654321e-10",
+        "18446744073709551616",
+    ] {
+        let line = format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"x"}}"#);
+        let Ok(v) = serde_json::from_str::<Value>(&line) else {
+            continue; // out of range for a JSON number here: refused as a parse error
+        };
+        let id: jsonrpc::RequestId = serde_json::from_value(v["id"].clone()).expect("an id");
+        let echoed = serde_json::to_string(&id).expect("serializes");
+        let back: Value = serde_json::from_str(&echoed).expect("parses");
+        assert_eq!(back, v["id"], "{raw} echoed as {echoed}");
+    }
+}
