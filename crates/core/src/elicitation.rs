@@ -164,6 +164,22 @@ impl Elicitation {
         }
     }
 
+    /// The elicitation of an `elicitation/create` as a CLI forwards it: URL mode when `mode` is
+    /// `url` and a URL is given, else form mode over `schema` (missing: nothing but a yes or no).
+    pub fn of_request(
+        server: &str,
+        message: &str,
+        mode: Option<&str>,
+        url: Option<&str>,
+        id: Option<&str>,
+        schema: Option<&Value>,
+    ) -> Elicitation {
+        match (mode, url) {
+            (Some("url"), Some(url)) => Elicitation::url(server, message, url, id),
+            _ => Elicitation::form(server, message, schema.unwrap_or(&Value::Null)),
+        }
+    }
+
     /// A URL-mode elicitation.
     pub fn url(server: &str, message: &str, url: &str, id: Option<&str>) -> Elicitation {
         Elicitation {

@@ -143,16 +143,14 @@ pub fn from_can_use_tool(req: &ControlRequest) -> (ProviderPermissionRequest, Pe
 pub fn from_elicitation(req: &ControlRequest) -> (ProviderPermissionRequest, PendingPermission) {
     let server = req.str_field("mcp_server_name").unwrap_or("MCP server");
     let message = req.str_field("message").unwrap_or("");
-    let elicitation = match (req.str_field("mode"), req.str_field("url")) {
-        (Some("url"), Some(url)) => {
-            Elicitation::url(server, message, url, req.str_field("elicitation_id"))
-        }
-        _ => Elicitation::form(
-            server,
-            message,
-            req.request.get("requested_schema").unwrap_or(&Value::Null),
-        ),
-    };
+    let elicitation = Elicitation::of_request(
+        server,
+        message,
+        req.str_field("mode"),
+        req.str_field("url"),
+        req.str_field("elicitation_id"),
+        req.request.get("requested_schema"),
+    );
     let request = elicitation.permission(req.request_id.clone());
     let pending = PendingPermission {
         request_id: req.request_id.clone(),

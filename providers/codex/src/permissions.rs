@@ -106,16 +106,14 @@ pub fn mcp_tool_approval(
 
 /// The elicitation Codex forwards.
 pub fn elicitation(p: &McpElicitationRequest) -> Elicitation {
-    match (p.mode.as_deref(), p.url.as_deref()) {
-        (Some("url"), Some(url)) => {
-            Elicitation::url(&p.server_name, &p.message, url, p.elicitation_id.as_deref())
-        }
-        _ => Elicitation::form(
-            &p.server_name,
-            &p.message,
-            p.requested_schema.as_ref().unwrap_or(&Value::Null),
-        ),
-    }
+    Elicitation::of_request(
+        &p.server_name,
+        &p.message,
+        p.mode.as_deref(),
+        p.url.as_deref(),
+        p.elicitation_id.as_deref(),
+        p.requested_schema.as_ref(),
+    )
 }
 
 impl PendingApproval {

@@ -5,7 +5,7 @@
 //! in its own thread, which the parent's tool call still describes).
 
 use crate::history;
-use crate::normalize::ENDED_STATES;
+use crate::normalize::ends_agent;
 use crate::queries::load_turns;
 use crate::wire::items::ThreadItem;
 use crate::wire::thread::Turn;
@@ -29,12 +29,7 @@ pub fn running(turns: &[Turn], main: &str) -> Vec<SubAgent> {
             continue;
         };
         for thread in c.receiver_thread_ids.iter().filter(|t| *t != main) {
-            let state = c
-                .agents_states
-                .as_ref()
-                .and_then(|s| s.get(thread))
-                .and_then(|s| s["status"].as_str());
-            if c.tool == "closeAgent" || state.is_some_and(|s| ENDED_STATES.contains(&s)) {
+            if ends_agent(c, thread) {
                 ended.push(thread.clone());
                 continue;
             }

@@ -10,7 +10,18 @@ use crate::wire::notify::ThreadStatusChanged;
 use agent_bridge_core::{AgentEvent, ChildSession};
 
 /// Agent states after which a sub-agent runs no more.
-pub const ENDED_STATES: [&str; 2] = ["shutdown", "notFound"];
+const ENDED_STATES: [&str; 2] = ["shutdown", "notFound"];
+
+/// The collab call `c` ended the sub-agent of `thread`: it closed it, or reports it in an
+/// ended state.
+pub fn ends_agent(c: &CollabAgentToolCall, thread: &str) -> bool {
+    c.tool == "closeAgent"
+        || c.agents_states
+            .as_ref()
+            .and_then(|s| s.get(thread))
+            .and_then(|s| s["status"].as_str())
+            .is_some_and(|st| ENDED_STATES.contains(&st))
+}
 
 impl Normalizer {
     pub(super) fn open_children(&mut self, c: &CollabAgentToolCall, out: &mut Vec<AgentEvent>) {
@@ -42,15 +53,7 @@ impl Normalizer {
         c: &CollabAgentToolCall,
         out: &mut Vec<AgentEvent>,
     ) {
-        let ended = |thread: &String| {
-            c.tool == "closeAgent"
-                || c.agents_states
-                    .as_ref()
-                    .and_then(|s| s.get(thread))
-                    .and_then(|s| s["status"].as_str())
-                    .is_some_and(|st| ENDED_STATES.contains(&st))
-        };
-        for thread in c.receiver_thread_ids.iter().filter(|t| ended(t)) {
+        for thread in c.receiver_thread_ids.iter().filter(|t| ends_agent(c, t)) {
             self.close_child(thread, out);
         }
     }

@@ -7,7 +7,7 @@
 //! items of other turns are stale and dropped. Sub-agent threads become child sessions.
 
 mod children;
-pub use children::ENDED_STATES;
+pub use children::ends_agent;
 pub mod items;
 mod turn;
 
