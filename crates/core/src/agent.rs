@@ -340,13 +340,28 @@ pub trait AgentSession: Send + 'static {
     /// the previous sink is dropped. Called before the next prompt, command or configure,
     /// within [`OPEN_TIMEOUT`](crate::limits::OPEN_TIMEOUT); an error ends the session with
     /// `session.runtime_failed`. Register the new processes in the session's scope.
-    async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
+    ///
+    /// A native session that cannot be brought back (never saved, or gone) is no error: start
+    /// a new conversation, send its persistence handle, and answer [`Restarted::Fresh`]; the
+    /// core tells the user and gives the model the conversation it still holds with the next
+    /// prompt (see [`crate::carry_over`]). An error is for an agent that cannot start at all.
+    async fn restart(&mut self, sink: SessionSink) -> Result<Restarted, ProviderError> {
         let _ = sink;
         Err(ProviderError::new("this agent cannot be restarted"))
     }
 
     /// Stops the native session and releases its processes (graceful, then forced).
     async fn close(&mut self);
+}
+
+/// How a restarted runtime came back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Restarted {
+    /// The native session is back: the agent remembers the conversation.
+    Resumed,
+    /// The native session could not be brought back; the agent runs a new conversation.
+    /// `reason` says why, in the agent's words where it gave any.
+    Fresh { reason: String },
 }
 
 /// How a turn ended, as the agent reports it.

@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod agent_process;
+pub mod carry_over;
 pub mod codec;
 pub mod connection;
 pub mod elicitation;

@@ -308,3 +308,97 @@ async fn a_prompt_that_finds_the_runtime_gone_before_its_death_was_reported_rest
         vec!["start_turn gone", "restart", "start_turn gone"]
     );
 }
+
+#[tokio::test]
+async fn a_restart_in_a_new_conversation_gives_the_model_what_the_session_holds() {
+    let mut host = Host::start(Behaviour {
+        fresh_restarts: true,
+        ..restartable()
+    })
+    .await;
+    let old = host.open("s1").await;
+    let turn = start(&mut host, "m1", "remember PELICAN").await;
+    old.item_body(
+        "a1",
+        ItemBody::AssistantMessage {
+            text: "I will remember PELICAN.".into(),
+            message_id: None,
+        },
+    )
+    .await;
+    old.turn_ended(turn, TurnOutcome::Completed).await;
+    host.until("session.turn").await;
+    die(&old, "cli exited (signal: 9)").await;
+
+    host.prompt("s1", "m2", "which word?", "auto").await;
+    let events = host.until("session.prompt_result").await;
+    let notice = events
+        .iter()
+        .find(|e| e["type"] == "session.notice")
+        .expect("a notice");
+    assert_eq!(notice["notice"]["id"], "agent-conversation-lost:1");
+    assert_eq!(notice["notice"]["severity"], "warning");
+    let description = notice["notice"]["description"].as_str().unwrap_or("");
+    assert!(
+        description.contains("No conversation found") && description.contains("signal: 9"),
+        "{description}"
+    );
+    // The user's row shows what the user wrote; the agent got the context first.
+    let row = events
+        .iter()
+        .find(|e| e["type"] == "timeline.item")
+        .expect("the user row");
+    assert_eq!(row["item"]["text"], "which word?");
+    let parts = calls(&host)
+        .into_iter()
+        .find(|c| c.starts_with("prompt parts "))
+        .expect("the prompt carried the context");
+    assert!(
+        parts.contains("[User]\nremember PELICAN")
+            && parts.contains("[Assistant]\nI will remember PELICAN.")
+            && parts.ends_with("| which word?"),
+        "{parts}"
+    );
+    // Only that prompt: the next one is the new conversation's own.
+    let (_, new) = host.sinks.recv().await.expect("the restart's sink");
+    let turn = events.last().unwrap()["result"]["turnId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    new.turn_ended(turn, TurnOutcome::Completed).await;
+    host.until("session.turn").await;
+    host.until("session.turn").await;
+    start(&mut host, "m3", "and now?").await;
+    let carried = calls(&host)
+        .iter()
+        .filter(|c| c.starts_with("prompt parts "))
+        .count();
+    assert_eq!(carried, 1, "{:?}", calls(&host));
+    assert!(
+        !events.iter().any(|e| e["type"] == "session.runtime_failed"),
+        "not given up"
+    );
+}
+
+#[tokio::test]
+async fn a_user_row_that_carries_context_shows_only_what_the_user_wrote() {
+    // A replay of a conversation that started with carried context sends its first prompt
+    // with the envelope: the host sees the prompt alone.
+    let mut host = Host::start(restartable()).await;
+    let sink = host.open("s1").await;
+    let text = format!(
+        "{}which word?",
+        agent_bridge_core::carry_over::wrap("[User]\nremember PELICAN")
+    );
+    sink.item_body(
+        "u1",
+        ItemBody::UserMessage {
+            text,
+            message_id: None,
+            client_message_id: None,
+        },
+    )
+    .await;
+    let events = host.until("timeline.item").await;
+    assert_eq!(events.last().unwrap()["item"]["text"], "which word?");
+}

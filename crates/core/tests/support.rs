@@ -43,6 +43,8 @@ pub struct Behaviour {
     pub failing_restarts: u32,
     /// `restart` reports a notice `fresh` through its new sink before it returns.
     pub notice_on_restart: bool,
+    /// `restart` cannot bring the native session back: it answers `Restarted::Fresh`.
+    pub fresh_restarts: bool,
 }
 
 pub struct FakeProvider {
@@ -178,6 +180,13 @@ impl FakeSession {
 impl AgentSession for FakeSession {
     async fn start_turn(&mut self, turn: TurnRequest) -> Result<(), ProviderError> {
         self.log(format!("start_turn {}", turn.text));
+        if let PromptInput::Message { content } = &turn.prompt.input {
+            if content.len() > 1 {
+                // What the agent gets besides the user's text (a carried-over context).
+                let parts: Vec<String> = content.iter().filter_map(|c| c.as_text()).collect();
+                self.log(format!("prompt parts {}", parts.join(" | ")));
+            }
+        }
         if turn.text == "refuse" {
             return Err(ProviderError::new("refused to start"));
         }
@@ -277,7 +286,7 @@ impl AgentSession for FakeSession {
     fn can_restart(&self) -> bool {
         self.behaviour.restartable
     }
-    async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
+    async fn restart(&mut self, sink: SessionSink) -> Result<Restarted, ProviderError> {
         self.log("restart".into());
         if self.behaviour.failing_restarts > 0 {
             self.behaviour.failing_restarts -= 1;
@@ -296,7 +305,12 @@ impl AgentSession for FakeSession {
         }
         let _ = self.sinks.send((self.session_id.clone(), sink.clone()));
         self.sink = Some(sink);
-        Ok(())
+        if self.behaviour.fresh_restarts {
+            return Ok(Restarted::Fresh {
+                reason: "No conversation found".into(),
+            });
+        }
+        Ok(Restarted::Resumed)
     }
     async fn close(&mut self) {
         self.log("close".into());

@@ -7,9 +7,10 @@
 //! - else `session/load`, whose replay of the history is dropped ([`Shared::restoring`]): the
 //!   timeline already shows it, under the same item ids;
 //! - else, or when that call fails, `session/new` in the same cwd with the same MCP servers,
-//!   and a warning notice that the conversation's context was not kept. A fresh session keeps
-//!   the Paseo session (its timeline, config and tab) usable, which ending it would not; the
-//!   notice keeps that honest.
+//!   answered as `Restarted::Fresh`: the core says in a warning notice that the agent lost the
+//!   conversation and gives the model what the session still holds with the next prompt. A
+//!   fresh session keeps the Paseo session (its timeline, config and tab) usable, which ending
+//!   it would not.
 //!
 //! What the agent advertises is taken minus the profile's `unusableMethods` (Gemini's
 //! `session/load`, see `profiles.json`). The session's committed model, mode and thinking
@@ -48,14 +49,14 @@ pub struct SessionLaunch {
 }
 
 /// How the native session came back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Restore {
     /// `session/resume`: the agent kept the conversation.
     Resumed,
     /// `session/load`: the conversation was reloaded (its replay dropped).
     Loaded,
-    /// `session/new`: a new conversation; the earlier context is lost.
-    Fresh,
+    /// `session/new`: a new conversation; the earlier context is lost, for `reason`.
+    Fresh { reason: String },
 }
 
 /// A restarted agent and its native session.
@@ -191,14 +192,12 @@ async fn bring_back(
                         .with_code("agent_error")
                 })?
                 .to_string();
-            sink.send(AgentEvent::Notice(context_lost(label, &lost, restarts)))
-                .await;
             sink.send(AgentEvent::Persistence(persistence::persistence(
                 &id,
                 &launch.cwd,
             )))
             .await;
-            (id, answer, Restore::Fresh)
+            (id, answer, Restore::Fresh { reason: lost })
         }
     };
     let state: SessionState = serde_json::from_value(answer).unwrap_or_default();
@@ -278,20 +277,6 @@ async fn reapply(
         }
     }
     Ok(refused)
-}
-
-fn context_lost(label: &str, why: &str, restarts: u32) -> ProviderNotice {
-    ProviderNotice {
-        id: format!("agent-context-lost:{restarts}"),
-        severity: Severity::Warning,
-        title: "The agent does not remember the conversation".into(),
-        description: Some(format!(
-            "{label} could not bring its session back after it stopped ({why}): it was \
-             restarted with a new session, so the conversation's context was not kept. The \
-             timeline still shows it."
-        )),
-        dismissed: None,
-    }
 }
 
 fn config_not_restored(refused: &[String], restarts: u32) -> ProviderNotice {

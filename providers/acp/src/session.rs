@@ -335,7 +335,10 @@ impl AgentSession for AcpSession {
         true
     }
 
-    async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
+    async fn restart(
+        &mut self,
+        sink: SessionSink,
+    ) -> Result<agent_bridge_core::Restarted, ProviderError> {
         // The old process is gone or going: make sure of it (it is no failure to report).
         self.agent.process.kill().await;
         let restarted =
@@ -343,7 +346,12 @@ impl AgentSession for AcpSession {
         self.agent = restarted.agent;
         self.session_id = restarted.session_id;
         self.sink = sink;
-        Ok(())
+        Ok(match restarted.restore {
+            restart::Restore::Resumed | restart::Restore::Loaded => {
+                agent_bridge_core::Restarted::Resumed
+            }
+            restart::Restore::Fresh { reason } => agent_bridge_core::Restarted::Fresh { reason },
+        })
     }
 
     async fn close(&mut self) {

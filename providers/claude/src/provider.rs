@@ -5,18 +5,20 @@ use crate::catalog;
 use crate::control::ControlError;
 use crate::launch::{self, LaunchOptions};
 use crate::reader::persistence_at;
+use crate::restart::conversation_missing;
 use crate::session::{
     initialize, spawn_runtime, startup_error, ClaudeSession, RespawnInfo, Runtime,
 };
-use crate::transcript;
 use crate::warm::{Spare, SpareKey, SpareStart, WarmConfig, WarmPool};
+use crate::{saved, transcript};
 use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_core::{
-    CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink, SessionsQuery,
+    AgentEvent, CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink,
+    SessionsQuery,
 };
 use agent_bridge_protocol::{
     Capability, HistoryMode, ProviderAvailability, ProviderCatalog, ProviderCatalogOptions,
-    ProviderError, ProviderSessionConfig, ProviderSessionSummary,
+    ProviderError, ProviderNotice, ProviderSessionConfig, ProviderSessionSummary, Severity,
 };
 use async_trait::async_trait;
 use serde_json::{json, Value};
@@ -294,16 +296,27 @@ impl Provider for ClaudeProvider {
         if let Some(options) = &request.config.provider_options {
             opts.options = opts.options.changed(options)?;
         }
-        let resumed = persisted_session(&request)?;
+        let mut resumed = persisted_session(&request)?;
+        let projects = transcript::projects_dir(&env);
+        if let Some(p) = &resumed {
+            if !saved::resumable(projects.as_deref(), &opts.cwd, &p.id).await {
+                let why = format!(
+                    "its transcript is not on disk (No conversation found with session ID: {})",
+                    p.id
+                );
+                sink.send(AgentEvent::Notice(not_resumed(&p.id, &why)))
+                    .await;
+                resumed = None;
+            }
+        }
         let mut replay = Vec::new();
         let mut children = Vec::new();
         if let Some(Persisted { id, resume_at, .. }) = &resumed {
             opts.resume = Some(id.clone());
             opts.resume_at = resume_at.clone();
             if request.history == HistoryMode::Replay {
-                let projects = transcript::projects_dir(&env);
                 let (sid, cwd, native) = (request.session_id.clone(), opts.cwd.clone(), id.clone());
-                let leaf = resume_at.clone();
+                let (leaf, projects) = (resume_at.clone(), projects.clone());
                 // Finding the transcript walks folders: off the runtime, like reading it.
                 let history = tokio::task::spawn_blocking(move || {
                     let path = transcript::find_transcript(&projects?, &cwd, &native)?;
@@ -311,28 +324,41 @@ impl Provider for ClaudeProvider {
                 })
                 .await
                 .map_err(|e| ProviderError::new(format!("reading the transcript failed: {e}")))?;
-                match history {
-                    Some((items, kids)) => {
-                        replay = items;
-                        children = kids;
-                    }
-                    None => {
-                        return Err(ProviderError::new(format!(
-                            "No conversation found with session ID: {id}"
-                        ))
-                        .with_code("session_not_found"))
-                    }
+                if let Some((items, kids)) = history {
+                    replay = items;
+                    children = kids;
                 }
             }
         }
-        let start = SpareStart {
+        let mut start = SpareStart {
             launch: ctx.launch.clone(),
             env: request.config.env.clone(),
             opts: opts.clone(),
         };
-        let (runtime, answer, applied) = self
+        let started = match self
             .session_runtime(&request.session_id, &start, &sink)
-            .await?;
+            .await
+        {
+            // The transcript is there but the CLI does not find it (another folder, say): the
+            // session opens anyway, in a new conversation.
+            Err(e) if opts.resume.is_some() => match conversation_missing(&e) {
+                Some(words) => {
+                    let id = opts.resume.take().unwrap_or_default();
+                    sink.send(AgentEvent::Notice(not_resumed(&id, &words)))
+                        .await;
+                    opts.resume_at = None;
+                    resumed = None;
+                    replay.clear();
+                    children.clear();
+                    start.opts = opts.clone();
+                    self.session_runtime(&request.session_id, &start, &sink)
+                        .await
+                }
+                None => Err(e),
+            },
+            other => other,
+        };
+        let (runtime, answer, applied) = started?;
         runtime.process.register(&request.scope);
         // The next session here opens warm: a fresh spare like this one (never resuming).
         let mut next = start;
@@ -394,5 +420,18 @@ impl Provider for ClaudeProvider {
             ));
         }
         Ok(opened)
+    }
+}
+
+/// The warning that a saved conversation could not be resumed and the session starts anew.
+fn not_resumed(native: &str, why: &str) -> ProviderNotice {
+    ProviderNotice {
+        id: format!("claude-conversation-not-resumed:{native}"),
+        severity: Severity::Warning,
+        title: "The saved conversation could not be resumed".into(),
+        description: Some(format!(
+            "Claude Code cannot resume conversation {native} ({why}), so this session starts a new conversation."
+        )),
+        dismissed: None,
     }
 }

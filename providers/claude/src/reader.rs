@@ -58,6 +58,8 @@ impl EventTarget {
 pub struct Reader {
     pub shared: Arc<Mutex<Shared>>,
     pub events: EventTarget,
+    /// Watches the transcript after a run ends (see [`crate::saved`]).
+    pub save: crate::saved::SaveWatch,
     /// Becomes true when the runtime shuts down: pending events are dropped then.
     pub stop: watch::Receiver<bool>,
 }
@@ -76,6 +78,7 @@ impl Inbound for Reader {
         for ev in events {
             self.report(ev).await;
         }
+        self.save.start_if_needed();
     }
 
     async fn request(&self, _peer: &PeerHandle, request: IncomingRequest) {
@@ -184,6 +187,7 @@ impl Reader {
                 let Ok(mut s) = self.shared.lock() else {
                     return (Vec::new(), false);
                 };
+                note_entry(&mut s, &other);
                 let events = s.normalizer.handle(&other);
                 let mut interrupt = false;
                 let out = events
@@ -280,17 +284,13 @@ impl Reader {
                 }]
             }
             NormEvent::RunEnded { outcome, usage } => {
-                // A run ended: the CLI has written the session's transcript.
-                s.transcript_saved = true;
-                let mut out = Vec::new();
-                // A held handle, or the one a rewind published with `resumeAt`: the transcript
-                // now ends where the session is.
-                let rewound = s.rewound_at.take().is_some();
-                if std::mem::take(&mut s.persistence_held) || rewound {
-                    if let Some(id) = &s.native_session_id {
-                        out.push(AgentEvent::Persistence(persistence(id, &s.cwd)));
-                    }
+                // A run ended; the CLI writes its entries to the transcript a moment later. A
+                // held handle (and the end of a rewind's `resumeAt`) waits until they are on
+                // disk (see `crate::saved`).
+                if !s.transcript_saved || s.persistence_held || s.rewound_at.is_some() {
+                    s.awaiting_save = Some(crate::saved::AwaitedEntry(s.last_entry.clone()));
                 }
+                let mut out = Vec::new();
                 out.push(AgentEvent::Usage {
                     turn_id: s.turn.as_ref().map(|t| t.id.clone()),
                     usage,
@@ -323,6 +323,18 @@ impl Reader {
                 out
             }
         }
+    }
+}
+
+/// Notes the uuid of a main-chain entry (a sub-agent's lines go to its own file).
+fn note_entry(s: &mut Shared, message: &wire::CliMessage) {
+    let uuid = match message {
+        wire::CliMessage::Assistant(a) if a.parent_tool_use_id.is_none() => a.uuid.as_ref(),
+        wire::CliMessage::User(u) if u.parent_tool_use_id.is_none() => u.uuid.as_ref(),
+        _ => None,
+    };
+    if let Some(uuid) = uuid.filter(|u| !u.is_empty()) {
+        s.last_entry = Some(uuid.clone());
     }
 }
 

@@ -1,13 +1,16 @@
 //! Starting the CLI again for the same session: with new flags for a change the CLI cannot
 //! apply live (thinking), and after the CLI died (the core's restart). Either way the new
 //! process resumes the native session (`--resume`) when its transcript exists; a session
-//! whose CLI died before it saved anything starts a new conversation, and says so.
+//! whose CLI died before it saved the conversation, or whose transcript the CLI cannot find,
+//! starts a new conversation (`Restarted::Fresh`).
 
+use crate::reader::persistence;
 use crate::session::{
     initialize, poisoned, spawn_runtime, startup_error, ClaudeSession, ConfigSnapshot,
 };
-use agent_bridge_core::{AgentEvent, SessionSink};
-use agent_bridge_protocol::{ProviderError, ProviderNotice, Severity};
+use crate::{launch, saved, transcript};
+use agent_bridge_core::{AgentEvent, Restarted, SessionSink};
+use agent_bridge_protocol::ProviderError;
 
 impl ClaudeSession {
     /// Restarts the CLI on the same native session with `next` as its flags (model, mode,
@@ -31,40 +34,67 @@ impl ClaudeSession {
     }
 
     /// The CLI died: starts it again with the session's committed config, reporting through
-    /// `sink` from now on. Resumes the native session if its transcript exists; otherwise
-    /// (it died during the session's first turn, before a result) starts a new conversation
-    /// and sends a warning notice.
+    /// `sink` from now on. Resumes the native session when its transcript is on disk; when
+    /// there is none (the CLI died before it wrote the conversation, see [`crate::saved`]) or
+    /// the CLI cannot find it ("No conversation found"), starts a new conversation instead
+    /// and answers [`Restarted::Fresh`]: the core tells the user and carries the conversation
+    /// it holds over to the next prompt.
     pub(crate) async fn restart_after_death(
         &mut self,
         sink: SessionSink,
-    ) -> Result<(), ProviderError> {
-        let (config, native, saved) = {
+    ) -> Result<Restarted, ProviderError> {
+        let (config, native, cwd, held) = {
             let s = self.runtime.shared.lock().map_err(|_| poisoned())?;
             (
                 s.config.clone(),
                 s.native_session_id.clone(),
-                s.transcript_saved,
+                s.cwd.clone(),
+                s.persistence_held,
             )
         };
         self.respawn.sink = sink.clone();
-        let resume = native.filter(|_| saved);
-        let fresh = resume.is_none();
-        self.replace_runtime(&config, resume, "restart after the CLI stopped")
-            .await?;
-        if fresh {
-            let notice = ProviderNotice {
-                id: format!("claude-fresh-conversation:{}", uuid::Uuid::new_v4().simple()),
-                severity: Severity::Warning,
-                title: "A new conversation was started".into(),
-                description: Some(
-                    "Claude Code stopped before it had saved this session's first turn, so there was nothing to resume; the next prompt starts a new conversation."
-                        .into(),
+        let what = "restart after the CLI stopped";
+        let Some(native) = native else {
+            self.replace_runtime(&config, None, what).await?;
+            return Ok(Restarted::Fresh {
+                reason: "Claude Code stopped before it had started the conversation".into(),
+            });
+        };
+        let projects = transcript::projects_dir(&launch::effective_env(
+            &self.respawn.launch,
+            &self.respawn.env,
+        ));
+        if !saved::resumable(projects.as_deref(), &cwd, &native).await {
+            tracing::warn!(session = %self.respawn.session_id, native = %native, "Claude Code stopped before it wrote the conversation to disk; starting a new one");
+            self.replace_runtime(&config, None, what).await?;
+            return Ok(Restarted::Fresh {
+                reason: format!(
+                    "Claude Code stopped before it had written conversation {native} to disk"
                 ),
-                dismissed: None,
-            };
-            sink.send(AgentEvent::Notice(notice)).await;
+            });
         }
-        Ok(())
+        match self
+            .replace_runtime(&config, Some(native.clone()), what)
+            .await
+        {
+            Ok(()) => {
+                // The dead CLI wrote the conversation before the bridge saw it saved: the host
+                // has no handle yet, and this one resumes.
+                if held {
+                    sink.send(AgentEvent::Persistence(persistence(&native, &cwd)))
+                        .await;
+                }
+                Ok(Restarted::Resumed)
+            }
+            Err(e) => match conversation_missing(&e) {
+                Some(words) => {
+                    tracing::warn!(session = %self.respawn.session_id, "{words}; starting a new conversation");
+                    self.replace_runtime(&config, None, what).await?;
+                    Ok(Restarted::Fresh { reason: words })
+                }
+                None => Err(e),
+            },
+        }
     }
 
     /// Starts a CLI with `config`'s flags resuming `resume` (or a new conversation), waits for
@@ -129,4 +159,14 @@ impl ClaudeSession {
         self.respawn.opts = opts;
         Ok(())
     }
+}
+
+/// The CLI's words when it could not find the conversation it was asked to resume (its stderr
+/// says "No conversation found with session ID: <id>" and it exits).
+pub(crate) fn conversation_missing(error: &ProviderError) -> Option<String> {
+    let text = error.diagnostic.as_deref().unwrap_or_default();
+    text.lines()
+        .chain(error.message.lines())
+        .find(|l| l.contains("No conversation found"))
+        .map(|l| l.trim().to_string())
 }

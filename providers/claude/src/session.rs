@@ -58,12 +58,18 @@ pub struct Shared {
     /// The CLI's slash commands as last published (see [`crate::commands`]).
     pub commands: Vec<ProviderCommand>,
     pub native_session_id: Option<String>,
-    /// The native session has a transcript (`--resume` can find it): it was resumed, or a run
-    /// of it ended. Until then its persistence handle is held back (a handle that cannot be
-    /// resumed would fail the host's reopen).
+    /// The native session has a transcript (`--resume` can find it): it was resumed, or the
+    /// CLI wrote a run's entries to disk (see [`crate::saved`]). Until then its persistence
+    /// handle is held back (a handle that cannot be resumed would fail the host's reopen).
     pub transcript_saved: bool,
     /// The handle of `native_session_id` waits for `transcript_saved`.
     pub persistence_held: bool,
+    /// The uuid of the current run's last main-chain `assistant` / `user` line.
+    pub last_entry: Option<String>,
+    /// A run ended and its last entry is awaited in the transcript (see [`crate::saved`]).
+    pub awaiting_save: Option<crate::saved::AwaitedEntry>,
+    /// A watch of the transcript runs for `awaiting_save`.
+    pub save_watch_running: bool,
     /// The conversation was rewound to this entry (`--resume-session-at`) and no run has ended
     /// since: a restart resumes at it too (see [`crate::rewind`]).
     pub rewound_at: Option<String>,
@@ -94,7 +100,12 @@ pub(crate) fn poisoned() -> ProviderError {
 }
 
 pub(crate) fn control_error(e: ControlError) -> ProviderError {
-    ProviderError::new(e.to_string()).with_code("claude_control")
+    let code = match e {
+        // The process died before the bridge heard of it: the core restarts it and retries.
+        ControlError::Gone => "runtime_exited",
+        ControlError::Timeout(_) | ControlError::Refused { .. } => "claude_control",
+    };
+    ProviderError::new(e.to_string()).with_code(code)
 }
 
 /// A running `claude` process (owned by the core's agent-process owner) with its control
@@ -153,6 +164,9 @@ pub async fn spawn_runtime(
         native_session_id: opts.resume.clone(),
         transcript_saved: opts.resume.is_some(),
         persistence_held: false,
+        last_entry: None,
+        awaiting_save: None,
+        save_watch_running: false,
         rewound_at: opts.resume_at.clone(),
         cwd: opts.cwd.clone(),
         closing: false,
@@ -164,6 +178,12 @@ pub async fn spawn_runtime(
     let reader = Reader {
         shared: shared.clone(),
         events: events.clone(),
+        save: crate::saved::SaveWatch {
+            shared: shared.clone(),
+            events: events.clone(),
+            projects: crate::transcript::projects_dir(&crate::launch::effective_env(launch, env)),
+            stop: stop_rx.clone(),
+        },
         stop: stop_rx,
     };
     let mut options = process.peer_options();
@@ -270,6 +290,41 @@ pub async fn startup_error(runtime: &mut Runtime, what: &str, e: ControlError) -
 }
 
 impl ClaudeSession {
+    /// A handle still held when the session closes (it closed within moments of its first
+    /// run's end): the CLI wrote its transcript when it exited, so the host gets the handle
+    /// (the core publishes what is reported while closing, before `session.closed`).
+    async fn publish_saved_on_close(&self) {
+        let held = match self.runtime.shared.lock() {
+            Ok(s) if s.persistence_held && s.awaiting_save.is_some() => {
+                s.native_session_id.clone().map(|id| (id, s.cwd.clone()))
+            }
+            _ => None,
+        };
+        let Some((native, cwd)) = held else {
+            return;
+        };
+        let projects = crate::transcript::projects_dir(&crate::launch::effective_env(
+            &self.respawn.launch,
+            &self.respawn.env,
+        ));
+        if !crate::saved::resumable(projects.as_deref(), &cwd, &native).await {
+            return;
+        }
+        if let Some(sink) = self.runtime.events.sink() {
+            let handle = crate::reader::persistence(&native, &cwd);
+            let sent = tokio::time::timeout(
+                std::time::Duration::from_millis(200),
+                sink.send(AgentEvent::Persistence(handle)),
+            )
+            .await;
+            if sent.is_err() {
+                tracing::debug!(
+                    "the session's sink was full at close; its handle was not published"
+                );
+            }
+        }
+    }
+
     async fn write_user(
         &self,
         content: Vec<Value>,
@@ -498,11 +553,15 @@ impl AgentSession for ClaudeSession {
         true
     }
 
-    async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
+    async fn restart(
+        &mut self,
+        sink: SessionSink,
+    ) -> Result<agent_bridge_core::Restarted, ProviderError> {
         self.restart_after_death(sink).await
     }
 
     async fn close(&mut self) {
         self.runtime.shutdown().await;
+        self.publish_saved_on_close().await;
     }
 }

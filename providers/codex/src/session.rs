@@ -346,7 +346,10 @@ impl AgentSession for CodexSession {
         true
     }
 
-    async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
+    async fn restart(
+        &mut self,
+        sink: SessionSink,
+    ) -> Result<agent_bridge_core::Restarted, ProviderError> {
         self.restart_runtime(sink).await
     }
 

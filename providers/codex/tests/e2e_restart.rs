@@ -77,11 +77,20 @@ fn assert_died(end: &Event) {
     );
 }
 
+/// The restart's notice: the agent resumed its conversation, or lost it.
+fn is_restart_notice(e: &Event) -> bool {
+    e.is("session.notice")
+        && matches!(
+            e.string_at("/notice/id").as_str(),
+            "agent-restarted:1" | "agent-conversation-lost:1"
+        )
+}
+
 /// The warning notice of the restart, and every event after it.
 fn after_restart(events: &[Event]) -> (Event, Vec<Event>) {
     let at = events
         .iter()
-        .position(|e| e.is("session.notice") && e.string_at("/notice/id") == "agent-restarted:1")
+        .position(is_restart_notice)
         .unwrap_or_else(|| panic!("a notice says the agent restarted: {events:#?}"));
     (events[at].clone(), events[at + 1..].to_vec())
 }
@@ -91,7 +100,7 @@ fn assert_no_row_sent_again(events: &[Event]) {
     let (_, after) = after_restart(events);
     let before: HashSet<String> = events
         .iter()
-        .take_while(|e| !e.is("session.notice") || e.string_at("/notice/id") != "agent-restarted:1")
+        .take_while(|e| !is_restart_notice(e))
         .filter(|e| e.is("timeline.item"))
         .filter_map(|e| e.item_id().map(str::to_string))
         .collect();
@@ -236,7 +245,7 @@ async fn kill_9_before_the_first_turn_continues_in_a_new_thread_with_a_notice() 
     // Codex had written nothing of the thread ("no rollout found"): a new thread, announced.
     let lost = rig
         .wait("s-fresh", "session.notice", |e| {
-            e.string_at("/notice/id").starts_with("codex-context-lost:")
+            e.string_at("/notice/id") == "agent-conversation-lost:1"
         })
         .await;
     assert_eq!(
@@ -264,4 +273,46 @@ async fn kill_9_before_the_first_turn_continues_in_a_new_thread_with_a_notice() 
     );
     rig.finish("s-fresh").await;
     rig.report("kill-9-before-first-turn-new-thread");
+}
+
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_right_after_a_completed_turn_keeps_the_conversation() {
+    // The audit of issue 25 for Codex: the app-server killed the moment a turn completed,
+    // before it may have flushed the turn to its rollout. Resumed or carried over, the model
+    // sees the earlier turn and the session is never given up.
+    let Some(rig) = rig().await else { return };
+    rig.open("s-after", json!({})).await;
+    let first = rig
+        .run_turn("s-after", "say hi, and remember the word PLUM-AFTER-9")
+        .await;
+    assert_eq!(first.state(), "completed", "{:?}", first.end);
+    let codex = kill_app_server(&rig);
+    assert_all_gone(&codex).await;
+    rig.mock.clear_requests();
+    let again = rig
+        .run_turn("s-after", "which word did I ask you to remember")
+        .await;
+    assert_eq!(
+        again.state(),
+        "completed",
+        "{:?}\nbridge stderr:\n{}",
+        again.end,
+        rig.host.stderr()
+    );
+    let body = rig.last_model_request().body.to_string();
+    assert!(
+        body.contains("PLUM-AFTER-9") && body.contains("which word"),
+        "the earlier turn reaches the model: {body}"
+    );
+    let events = rig.host.session_events("s-after");
+    let (notice, _) = after_restart(&events);
+    eprintln!(
+        "AUDIT: codex {} killed right after a completed turn: {}",
+        rig.version,
+        notice.string_at("/notice/id")
+    );
+    assert_no_runtime_failed(&rig, "s-after");
+    rig.finish("s-after").await;
+    rig.report("kill-9-after-completed-turn");
 }

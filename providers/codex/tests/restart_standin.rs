@@ -196,7 +196,12 @@ async fn a_call_the_dying_app_server_left_unanswered_fails_with_its_exit_status_
 async fn restarted(
     dir: &Path,
     relaunch: &Path,
-) -> (CodexSession, ProcessScope, mpsc::Receiver<AgentEvent>) {
+) -> (
+    CodexSession,
+    ProcessScope,
+    mpsc::Receiver<AgentEvent>,
+    agent_bridge_core::Restarted,
+) {
     let dead = dir.join("dead");
     script(&dead, "#!/bin/sh\nexit 9\n");
     let scope = ProcessScope::default();
@@ -205,8 +210,8 @@ async fn restarted(
     let died = runtime_failed(&mut rx).await;
     assert!(died.message.contains("exit status: 9"), "{died:?}");
     let (sink, rx) = SessionSink::channel();
-    session.restart(sink).await.expect("restarted");
-    (session, scope, rx)
+    let how = session.restart(sink).await.expect("restarted");
+    (session, scope, rx, how)
 }
 
 #[tokio::test]
@@ -214,7 +219,8 @@ async fn a_restart_resumes_the_thread_with_the_committed_config_and_reports_to_t
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("requests.log");
     let codex = app_server(dir.path(), "codex", &log, "THREAD");
-    let (mut session, scope, mut rx) = restarted(dir.path(), &codex).await;
+    let (mut session, scope, mut rx, how) = restarted(dir.path(), &codex).await;
+    assert_eq!(how, agent_bridge_core::Restarted::Resumed);
     assert!(session.can_restart());
     let sent = requests(&log);
     let methods: Vec<&str> = sent.iter().map(|(m, _)| m.as_str()).collect();
@@ -256,7 +262,7 @@ async fn a_thread_codex_cannot_resume_continues_in_a_new_thread_with_a_notice_an
     let log = dir.path().join("requests.log");
     let refused = r#""error":{"code":-32600,"message":"no rollout found for thread id th-1"}"#;
     let codex = app_server(dir.path(), "codex", &log, refused);
-    let (mut session, scope, mut rx) = restarted(dir.path(), &codex).await;
+    let (mut session, scope, mut rx, how) = restarted(dir.path(), &codex).await;
     let sent = requests(&log);
     let methods: Vec<&str> = sent.iter().map(|(m, _)| m.as_str()).collect();
     assert_eq!(
@@ -275,20 +281,18 @@ async fn a_thread_codex_cannot_resume_continues_in_a_new_thread_with_a_notice_an
         }),
         "the same settings"
     );
-    let events = drained(&mut rx);
-    let [AgentEvent::Notice(notice), AgentEvent::Persistence(handle)] = events.as_slice() else {
-        panic!("a notice and the new handle: {events:?}");
+    // A new conversation: the core says so (and carries the session's text over).
+    let agent_bridge_core::Restarted::Fresh { reason } = how else {
+        panic!("a fresh thread: {how:?}");
     };
-    assert_eq!(notice.id, "codex-context-lost:th-new");
-    assert_eq!(notice.severity, agent_bridge_protocol::Severity::Warning);
     assert!(
-        notice
-            .description
-            .as_deref()
-            .unwrap_or("")
-            .contains("no rollout found"),
-        "{notice:?}"
+        reason.contains("th-1") && reason.contains("no rollout found"),
+        "{reason}"
     );
+    let events = drained(&mut rx);
+    let [AgentEvent::Persistence(handle)] = events.as_slice() else {
+        panic!("the new handle: {events:?}");
+    };
     assert_eq!(handle.data, json!({"threadId": "th-new", "cwd": "/w"}));
     session.start_turn(turn("t2")).await.expect("turn starts");
     let (method, params) = requests(&log).pop().expect("a request");

@@ -281,12 +281,15 @@ impl AgentSession for DemoSession {
         true
     }
 
-    async fn restart(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
+    async fn restart(
+        &mut self,
+        sink: SessionSink,
+    ) -> Result<agent_bridge_core::Restarted, ProviderError> {
         if let Some(active) = self.active.take() {
             active.cancel.cancel();
         }
         self.sink = sink;
-        Ok(())
+        Ok(agent_bridge_core::Restarted::Resumed)
     }
 
     async fn close(&mut self) {

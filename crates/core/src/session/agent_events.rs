@@ -92,7 +92,9 @@ impl Actor {
         if !crate::timeline::has_id(&item) {
             return;
         }
+        strip_carried_context(&mut item);
         item.normalize();
+        self.log.record(&item);
         if self.store.upsert(&item) {
             self.emit(ProviderEvent::TimelineItem {
                 session_id: self.session_id.clone(),
@@ -207,6 +209,17 @@ impl Actor {
                 .await
             }
             AgentEvent::RuntimeFailed(error) => self.note_failure(error),
+        }
+    }
+}
+
+/// A user message that starts with context the bridge carried into a new conversation (a
+/// replay of that conversation) shows what the user wrote.
+pub(super) fn strip_carried_context(item: &mut TimelineItem) {
+    if let ItemBody::UserMessage { text, .. } = &mut item.body {
+        let stripped = crate::carry_over::strip(text);
+        if stripped.len() != text.len() {
+            *text = stripped.to_string();
         }
     }
 }

@@ -118,6 +118,9 @@ impl Actor {
         {
             tracing::warn!(session = %self.session_id, "the agent did not close in time; dropping it");
         }
+        // What the agent reported while closing (a persistence handle its CLI saved on exit)
+        // still comes before `session.closed`.
+        self.drain_queued_events().await;
         drop(session);
         self.scope.wait_gone(PROCESS_GONE_TIMEOUT).await;
         self.end_turn(None, TurnOutcome::Canceled).await;

@@ -145,6 +145,10 @@ struct Actor {
     /// Permission requests the host cannot answer (no `permission`), denied by the actor at
     /// its next step; bounded by what the agent has pending.
     unanswerable: Vec<String>,
+    /// The session's recent user and assistant text (see [`crate::carry_over`]).
+    log: crate::carry_over::ConversationLog,
+    /// The agent restarted in a new conversation: the context its next prompt carries.
+    carry_over: Option<String>,
 }
 
 /// Prepares a session actor: returns the handle admission uses and the actor future. Register
@@ -200,6 +204,8 @@ async fn run(
         scope,
         host_answers_permissions: capabilities.contains(&Capability::Permission),
         unanswerable: Vec::new(),
+        log: Default::default(),
+        carry_over: None,
     };
     let session = match actor.open(provider.open(&ctx, open, sink)).await {
         open::OpenEnd::Opened(opened) => Some(

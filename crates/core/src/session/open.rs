@@ -146,7 +146,9 @@ impl Actor {
             spool.replay(&self.out).await;
         }
         for mut item in replay.into_iter().filter(crate::timeline::has_id) {
+            agent_events::strip_carried_context(&mut item);
             item.normalize();
+            self.log.record(&item);
             self.emit(ProviderEvent::TimelineItem {
                 session_id: self.session_id.clone(),
                 item,

@@ -7,6 +7,7 @@
 //! completing a turn (a crash loop).
 
 use super::*;
+use crate::agent::Restarted;
 use agent_bridge_protocol::{ProviderNotice, Severity};
 
 /// Deaths in a row, without a turn completing in between, after which the session is given up.
@@ -101,18 +102,21 @@ impl Actor {
             restarted = self.restart_once(session).await;
         }
         match restarted {
-            Ok(()) => {
+            Ok(how) => {
                 self.recovery.down = None;
                 self.recovery.restarts += 1;
-                let notice = ProviderNotice {
-                    id: format!("agent-restarted:{}", self.recovery.restarts),
-                    severity: Severity::Warning,
-                    title: "The agent was restarted".into(),
-                    description: Some(format!(
-                        "Its process had stopped ({}); it was started again.",
-                        cause.message
-                    )),
-                    dismissed: None,
+                let notice = match how {
+                    Restarted::Resumed => ProviderNotice {
+                        id: format!("agent-restarted:{}", self.recovery.restarts),
+                        severity: Severity::Warning,
+                        title: "The agent was restarted".into(),
+                        description: Some(format!(
+                            "Its process had stopped ({}); it was started again.",
+                            cause.message
+                        )),
+                        dismissed: None,
+                    },
+                    Restarted::Fresh { reason } => self.carry_over_after(&cause, &reason),
                 };
                 self.emit(ProviderEvent::SessionNotice {
                     session_id: self.session_id.clone(),
@@ -177,12 +181,35 @@ impl Actor {
         self.ensure_running(session).await.is_ok()
     }
 
+    /// The agent came back in a new conversation: the log of what the session exchanged goes
+    /// to the model with the next prompt; the notice says so.
+    fn carry_over_after(&mut self, cause: &ProviderError, reason: &str) -> ProviderNotice {
+        tracing::warn!(session = %self.session_id, "the restarted agent lost the conversation ({reason}); continuing in a new one");
+        self.carry_over = self.log.context();
+        let offered = match self.log.len() {
+            0 => "The session had no earlier messages to give it.".to_string(),
+            n => format!(
+                "The {n} most recent messages this session still holds are given to it with your next prompt, so you can go on."
+            ),
+        };
+        ProviderNotice {
+            id: format!("agent-conversation-lost:{}", self.recovery.restarts),
+            severity: Severity::Warning,
+            title: "The agent lost the conversation".into(),
+            description: Some(format!(
+                "Its process had stopped ({}) and it could not bring the conversation back ({reason}), so it was started again in a new conversation. {offered}",
+                cause.message
+            )),
+            dismissed: None,
+        }
+    }
+
     /// One restart attempt with a fresh sink: whatever the previous runtime (or attempt) still
     /// had queued is dropped with its receiver.
     async fn restart_once(
         &mut self,
         session: &mut Box<dyn AgentSession>,
-    ) -> Result<(), ProviderError> {
+    ) -> Result<Restarted, ProviderError> {
         let (sink, events) = SessionSink::channel();
         self.events = Some(events);
         let restarted = self

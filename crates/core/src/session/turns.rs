@@ -98,7 +98,7 @@ impl Actor {
         let turn_id = uuid::Uuid::new_v4().to_string();
         let req = TurnRequest {
             turn_id: turn_id.clone(),
-            prompt: prompt.clone(),
+            prompt: self.with_carried_context(&prompt),
             text: text.clone(),
         };
         match &prompt.input {
@@ -154,15 +154,40 @@ impl Actor {
                 if let Err(error) = &started {
                     // The runtime died before its death was reported: restart, then try again.
                     if self.restart_after_a_raced_death(session, error).await {
+                        // A restart in a new conversation has context for this prompt now.
+                        let req = TurnRequest {
+                            prompt: self.with_carried_context(&prompt),
+                            ..req
+                        };
                         started = self.call(session.start_turn(req)).await;
                     }
                 }
-                if let Err(error) = started {
-                    self.abandon_and_end(session, Some(&turn_id), TurnOutcome::Failed(error))
-                        .await;
+                match started {
+                    // The new conversation has its context now.
+                    Ok(()) => self.carry_over = None,
+                    Err(error) => {
+                        self.abandon_and_end(session, Some(&turn_id), TurnOutcome::Failed(error))
+                            .await
+                    }
                 }
             }
         }
+    }
+
+    /// `prompt` as the agent gets it: after a restart in a new conversation, a message prompt
+    /// starts with the conversation the session still holds (see [`crate::carry_over`]); the
+    /// timeline shows the prompt as the user wrote it.
+    fn with_carried_context(&self, prompt: &ProviderPrompt) -> ProviderPrompt {
+        let mut prompt = prompt.clone();
+        if let (Some(context), PromptInput::Message { content }) =
+            (self.carry_over.as_ref(), &mut prompt.input)
+        {
+            content.insert(
+                0,
+                agent_bridge_protocol::ProviderContent::text(context.clone()),
+            );
+        }
+        prompt
     }
 
     pub(super) async fn start_turn_events(&mut self, cmid: String, turn_id: String) {

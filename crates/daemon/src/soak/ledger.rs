@@ -41,6 +41,8 @@ pub struct Counts {
     /// failed on its own).
     pub unexpected_failures: usize,
     pub runtime_failed: usize,
+    /// Restarts in a new conversation (the agent could not bring its session back).
+    pub conversations_lost: usize,
     /// `session.notice` warnings that the agent was restarted.
     pub restart_notices: usize,
     pub notices: usize,

@@ -189,8 +189,11 @@ impl Summary {
                 Some(c.not_recovered == 0),
             ),
             row(
-                "session.runtime_failed / restart notices",
-                format!("{} / {}", c.runtime_failed, c.restart_notices),
+                "session.runtime_failed / restart notices (of which in a new conversation)",
+                format!(
+                    "{} / {} ({})",
+                    c.runtime_failed, c.restart_notices, c.conversations_lost
+                ),
                 "",
                 None,
             ),

@@ -271,6 +271,10 @@ impl Driver<'_> {
                 if id.starts_with("agent-restarted") {
                     c.restart_notices += 1;
                 }
+                if id.starts_with("agent-conversation-lost") {
+                    c.restart_notices += 1;
+                    c.conversations_lost += 1;
+                }
             }
             "session.permission" => return self.on_permission(i, ev),
             "session.prompt_result" => {

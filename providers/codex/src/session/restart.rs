@@ -5,7 +5,8 @@
 //! its committed config. The resume answer leaves history out and nothing of it becomes a
 //! timeline row: the rows are in the host's timeline already. A thread Codex cannot resume
 //! (killed before it wrote a rollout) is replaced by a new thread with the same settings, a
-//! warning notice and the new persistence handle.
+//! new persistence handle and `Restarted::Fresh` (the core tells the user and carries the
+//! conversation over).
 
 use super::{Applied, CodexSession};
 use crate::catalog::{self, SessionConfig};
@@ -16,8 +17,8 @@ use crate::threads::{self, ThreadAnswer};
 use crate::wire::params::ThreadStartParams;
 use crate::wire::thread::ThreadOpened;
 use agent_bridge_core::supervisor::SpawnSpec;
-use agent_bridge_core::{AgentEvent, ProcessScope, SessionSink};
-use agent_bridge_protocol::{ProviderError, ProviderNotice, Severity};
+use agent_bridge_core::{AgentEvent, ProcessScope, Restarted, SessionSink};
+use agent_bridge_protocol::ProviderError;
 use std::sync::Arc;
 
 /// What starting the session's app-server again takes, kept from the open.
@@ -59,7 +60,10 @@ impl CodexSession {
     /// Starts the app-server again and resumes the thread; from now on every event goes to
     /// `sink`. Cancel-safe: the session changes only once everything succeeded (a new
     /// app-server dropped half-way is killed, and the scope's close waits for it).
-    pub(super) async fn restart_runtime(&mut self, sink: SessionSink) -> Result<(), ProviderError> {
+    pub(super) async fn restart_runtime(
+        &mut self,
+        sink: SessionSink,
+    ) -> Result<Restarted, ProviderError> {
         let began = std::time::Instant::now();
         // The dead app-server's group goes for good (a guard or launcher may linger).
         self.server.process.kill().await;
@@ -89,6 +93,7 @@ impl CodexSession {
         let opened: ThreadOpened = serde_json::from_value(answer)
             .map_err(|e| ProviderError::new(format!("unreadable thread answer: {e}")))?;
         let thread_id = opened.thread.id.clone();
+        let mut restored = Restarted::Resumed;
         if !resumed {
             let cwd = opened
                 .cwd
@@ -97,18 +102,17 @@ impl CodexSession {
                 .or(self.relaunch.thread.cwd.clone())
                 .unwrap_or_default();
             let refused = resume_refused.unwrap_or_default();
+            restored = Restarted::Fresh {
+                reason: format!(
+                    "Codex could not resume thread {}: {refused}",
+                    self.thread_id
+                ),
+            };
             tracing::warn!(
                 old = %self.thread_id,
                 new = %thread_id,
                 "the restarted codex could not resume the thread ({refused}); continuing in a new one"
             );
-            let _ = sink
-                .send(AgentEvent::Notice(context_lost(
-                    &self.thread_id,
-                    &thread_id,
-                    &refused,
-                )))
-                .await;
             let _ = sink
                 .send(AgentEvent::Persistence(history::persistence(
                     &thread_id, &cwd,
@@ -130,20 +134,7 @@ impl CodexSession {
             elapsed_ms = began.elapsed().as_millis() as u64,
             "codex app-server restarted"
         );
-        Ok(())
-    }
-}
-
-/// The warning that the restarted agent works in a new thread, without the conversation so far.
-fn context_lost(old: &str, new: &str, refused: &str) -> ProviderNotice {
-    ProviderNotice {
-        id: format!("codex-context-lost:{new}"),
-        severity: Severity::Warning,
-        title: "The conversation's context could not be kept".into(),
-        description: Some(format!(
-            "After its restart Codex could not resume thread {old} ({refused}); the session continues in a new thread, which does not know the earlier conversation."
-        )),
-        dismissed: None,
+        Ok(restored)
     }
 }
 
@@ -220,17 +211,5 @@ mod tests {
             c.insert("web_search".into(), json!("cached"));
         }
         assert_eq!(r.thread_params(&config(None, None)), cached);
-    }
-
-    #[test]
-    fn the_context_notice_is_a_warning_naming_both_threads() {
-        let notice = context_lost("th-old", "th-new", "no rollout found for thread id th-old");
-        assert_eq!(notice.severity, Severity::Warning);
-        assert_eq!(notice.id, "codex-context-lost:th-new");
-        let text = notice.description.unwrap_or_default();
-        assert!(
-            text.contains("th-old") && text.contains("no rollout found"),
-            "{text}"
-        );
     }
 }

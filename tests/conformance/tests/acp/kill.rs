@@ -140,8 +140,16 @@ pub async fn kill_9_mid_turn(rig: &AgentRig, case: Case) {
             .find(|e| e.is("session.notice") && e.string_at("/notice/id").starts_with(prefix))
             .cloned()
     };
-    let restarted = notice("agent-restarted")
-        .unwrap_or_else(|| panic!("a notice says the agent restarted: {after:#?}"));
+    // One notice: the agent restarted with its conversation, or lost it (then the session's
+    // own text is carried over to the model with the prompt).
+    let kind = if case.keeps_context_on_restart {
+        "agent-restarted"
+    } else {
+        "agent-conversation-lost"
+    };
+    let restarted = notice(kind).unwrap_or_else(|| panic!("a notice {kind}: {after:#?}"));
+    let notices = after.iter().filter(|e| e.is("session.notice")).count();
+    assert_eq!(notices, 1, "{after:#?}");
     assert_eq!(restarted.at("/notice/severity"), Some(&json!("warning")));
     let logged = rig.host.stderr();
     eprintln!(
@@ -154,19 +162,11 @@ pub async fn kill_9_mid_turn(rig: &AgentRig, case: Case) {
             .rfind(|l| l.contains("ACP agent restarted"))
             .unwrap_or("(no restart logged)")
     );
-    let lost = notice("agent-context-lost");
-    assert_eq!(
-        lost.is_none(),
-        case.keeps_context_on_restart,
-        "a notice that the context was lost only when the agent cannot resume: {lost:?}"
-    );
+    // Resumed or carried over, the earlier conversation reaches the model.
     let remembered = rig.mock.model_requests()[requests..]
         .iter()
         .any(|r| r.body.to_string().contains(REMEMBER));
-    assert_eq!(
-        remembered, case.keeps_context_on_restart,
-        "the earlier conversation reaches the model only when the agent resumed"
-    );
+    assert!(remembered, "the earlier conversation reaches the model");
     assert!(
         !after.iter().any(|e| e.is("session.permission")),
         "the session's mode was set again: nothing asked"
@@ -188,6 +188,77 @@ pub async fn kill_9_mid_turn(rig: &AgentRig, case: Case) {
     rig.finish(sid).await;
     assert_gone(&restarted_procs).await;
     rig.finish("acp-other").await;
+}
+
+/// Marks the turn of [`kill_9_after_a_completed_turn`].
+const REMEMBER_LAST: &str = "PLUM-AFTER-9";
+
+/// `kill -9` of the agent the moment a turn completed (before it may have saved that turn):
+/// the next prompt restarts it; whether the agent brings its session back (resume or load) or
+/// not (a new one, the session's text carried over), the earlier turn reaches the model and
+/// the session is never given up. Prints which it was (the audit of issue 25).
+pub async fn kill_9_after_a_completed_turn(rig: &AgentRig, case: Case) {
+    let sid = "acp-kill-after";
+    let before = rig.host.descendants();
+    rig.open(sid, json!({ "mode": case.unattended_mode })).await;
+    // Found before the turn, so the kill follows the turn's end at once.
+    let (all_mine, mine) = new_agent_procs(rig, &before);
+    let first = rig
+        .run_turn(
+            sid,
+            &format!("say hi, and remember the word {REMEMBER_LAST}"),
+        )
+        .await;
+    assert_eq!(first.state(), "completed", "{:?}", first.end);
+    kill_9(&mine[0]);
+    assert_gone(&all_mine).await;
+    let shown = rig.host.session_events(sid).len();
+    let requests = rig.mock.model_requests().len();
+    let again = restarting_turn(rig, sid, "which word did I ask you to remember").await;
+    assert_eq!(again.turn_state(), Some("completed"), "{again}");
+    let events = rig.host.session_events(sid);
+    assert!(
+        !events.iter().any(|e| e.is("session.runtime_failed")),
+        "{events:#?}"
+    );
+    let notices: Vec<String> = events[shown..]
+        .iter()
+        .filter(|e| e.is("session.notice"))
+        .map(|e| e.string_at("/notice/id"))
+        .collect();
+    assert_eq!(notices.len(), 1, "one restart notice: {notices:?}");
+    let resumed = notices[0].starts_with("agent-restarted");
+    assert!(
+        resumed || notices[0].starts_with("agent-conversation-lost"),
+        "{notices:?}"
+    );
+    if case.keeps_context_on_restart && !resumed {
+        eprintln!(
+            "AUDIT: {} {} lost a session killed right after a completed turn: {}",
+            rig.spec.cli,
+            rig.version,
+            rig.host
+                .stderr()
+                .lines()
+                .rfind(|l| l.contains("lost the conversation"))
+                .unwrap_or("")
+        );
+    }
+    eprintln!(
+        "AUDIT: {} {} killed right after a completed turn: {}",
+        rig.spec.cli,
+        rig.version,
+        if resumed {
+            "resumed"
+        } else {
+            "new conversation, context carried over"
+        }
+    );
+    let remembered = rig.mock.model_requests()[requests..]
+        .iter()
+        .any(|r| r.body.to_string().contains(REMEMBER_LAST));
+    assert!(remembered, "the earlier turn reaches the model");
+    rig.finish(sid).await;
 }
 
 /// `kill -9` of the agent while it waits for a permission: the permission is resolved, the
