@@ -30,18 +30,31 @@ fn native_id(handle: &Value) -> String {
         .to_string()
 }
 
-/// SIGKILLs the session's CLI and waits until its whole group is gone.
-async fn kill_and_wait(victim: &procs::ProcInfo) {
-    let group: Vec<procs::ProcInfo> = procs::all_procs()
+/// The session CLI's process group, read before a kill so the kill itself is immediate.
+fn group_of(victim: &procs::ProcInfo) -> Vec<procs::ProcInfo> {
+    procs::all_procs()
         .into_iter()
         .filter(|p| p.pgid == victim.pgid)
-        .collect();
+        .collect()
+}
+
+fn kill(victim: &procs::ProcInfo) {
     // SAFETY: plain kill(2) of a process this test observed.
     unsafe {
         libc::kill(victim.pid, libc::SIGKILL);
     }
+}
+
+/// SIGKILLs the session's CLI and waits until its whole group is gone.
+async fn kill_and_wait(victim: &procs::ProcInfo) {
+    let group = group_of(victim);
+    kill(victim);
+    wait_gone(&group).await;
+}
+
+async fn wait_gone(group: &[procs::ProcInfo]) {
     assert!(
-        procs::wait_gone(&group, Duration::from_secs(5))
+        procs::wait_gone(group, Duration::from_secs(5))
             .await
             .is_empty(),
         "no orphan of the killed CLI"
@@ -113,10 +126,20 @@ async fn a_cli_killed_right_after_a_published_turn_resumes_it() {
     let first = rig.run_turn("s-early", "remember the word PELICAN").await;
     assert_eq!(first.state(), "completed", "{:?}", first.end);
     rig.wait("s-early", "session.persistence", |_| true).await;
-    let (_, turn) = rig.start_turn("s-early", "SLOW please").await;
-    kill_and_wait(&victim).await;
-    let end = rig.turn_end("s-early", &turn).await;
-    assert_eq!(end.turn_state(), Some("failed"), "{end}");
+    let group = group_of(&victim);
+    // The kill follows the second prompt's line at once.
+    let cmid = rig
+        .host
+        .prompt(&rig.conn, "s-early", "SLOW please")
+        .await
+        .expect("prompt admitted");
+    kill(&victim);
+    wait_gone(&group).await;
+    let result = rig.prompt_result("s-early", &cmid).await;
+    if let Some(turn) = result["turnId"].as_str() {
+        let end = rig.turn_end("s-early", turn).await;
+        assert_eq!(end.turn_state(), Some("failed"), "{end}");
+    }
     let before = rig.mock.requests().len();
     let again = rig
         .run_turn("s-early", "which word did I ask you to remember")
