@@ -24,6 +24,7 @@ pub mod provider;
 pub mod reader;
 pub mod restart;
 pub mod rewind;
+pub mod runtime;
 pub mod saved;
 pub mod session;
 pub mod sidechains;

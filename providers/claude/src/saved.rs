@@ -197,6 +197,43 @@ pub async fn resumable(projects: Option<&Path>, cwd: &str, session_id: &str) -> 
         .unwrap_or(false)
 }
 
+impl crate::session::ClaudeSession {
+    /// A handle still held when the session closes (it closed within moments of its first
+    /// run's end): the CLI wrote its transcript when it exited, so the host gets the handle
+    /// (the core publishes what is reported while closing, before `session.closed`).
+    pub(crate) async fn publish_saved_on_close(&self) {
+        let held = match self.runtime.shared.lock() {
+            Ok(s) if s.persistence_held && s.awaiting_save.is_some() => {
+                s.native_session_id.clone().map(|id| (id, s.cwd.clone()))
+            }
+            _ => None,
+        };
+        let Some((native, cwd)) = held else {
+            return;
+        };
+        let projects = crate::transcript::projects_dir(&crate::launch::effective_env(
+            &self.respawn.launch,
+            &self.respawn.env,
+        ));
+        if !crate::saved::resumable(projects.as_deref(), &cwd, &native).await {
+            return;
+        }
+        if let Some(sink) = self.runtime.events.sink() {
+            let handle = crate::reader::persistence(&native, &cwd);
+            let sent = tokio::time::timeout(
+                std::time::Duration::from_millis(200),
+                sink.send(AgentEvent::Persistence(handle)),
+            )
+            .await;
+            if sent.is_err() {
+                tracing::debug!(
+                    "the session's sink was full at close; its handle was not published"
+                );
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
