@@ -11,6 +11,7 @@
 
 use crate::rpc::{Dialect, Inbound, Peer, PeerHandle, PeerOptions};
 use crate::supervisor::{ManagedChild, SpawnError, SpawnSpec, StderrTail, StdoutLines};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
 use std::process::ExitStatus;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -57,7 +58,7 @@ impl ExitInfo {
     /// stderr tail as diagnostic.
     pub fn error(&self, label: &str) -> ProviderError {
         let error = ProviderError::new(format!("{label} exited unexpectedly ({})", self.status))
-            .with_code("runtime_exited");
+            .with_code(ErrorCode::RuntimeExited);
         if self.stderr.is_empty() {
             error
         } else {

@@ -2,6 +2,7 @@
 //! agent call or a process) into a clear answer: a `request.failed` with code `timeout`, a
 //! canceled turn, or a dropped (and so killed) process.
 
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
 use std::time::Duration;
 
@@ -37,7 +38,8 @@ pub fn timeout_error(what: &str, limit: Duration) -> ProviderError {
     } else {
         format!("{} ms", limit.as_millis())
     };
-    ProviderError::new(format!("{what} did not answer within {amount}")).with_code("timeout")
+    ProviderError::new(format!("{what} did not answer within {amount}"))
+        .with_code(ErrorCode::Timeout)
 }
 
 /// Runs `fut` with a time limit, turning a hang into [`timeout_error`].

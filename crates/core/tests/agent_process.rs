@@ -2,6 +2,7 @@
 
 use agent_bridge_core::agent_process::AgentProcess;
 use agent_bridge_core::supervisor::SpawnSpec;
+use agent_bridge_protocol::ErrorCode;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 
@@ -60,7 +61,7 @@ async fn an_exit_is_published_with_its_status_and_stderr_tail() {
         error.message,
         "Fake CLI exited unexpectedly (exit status: 3)"
     );
-    assert_eq!(error.code.as_deref(), Some("runtime_exited"));
+    assert_eq!(error.code, Some(ErrorCode::RuntimeExited));
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@ mod support;
 
 use agent_bridge_core::session::CRASH_LOOP_LIMIT;
 use agent_bridge_core::{AgentEvent, SessionSink, TurnOutcome};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::*;
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
@@ -40,7 +41,7 @@ async fn start(host: &mut Host, cmid: &str, text: &str) -> String {
 async fn die(sink: &SessionSink, why: &str) {
     sink.send(AgentEvent::RuntimeFailed(
         ProviderError::new(why)
-            .with_code("runtime_exited")
+            .with_code(ErrorCode::RuntimeExited)
             .with_diagnostic("last stderr line"),
     ))
     .await;

@@ -6,6 +6,7 @@ use agent_bridge_core::registry::ProviderEntry;
 use agent_bridge_core::server::{serve, ServerConfig};
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::*;
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::*;
 use async_trait::async_trait;
 use serde_json::{json, Value};
@@ -193,7 +194,9 @@ impl AgentSession for FakeSession {
         if turn.text == "gone" && !self.went {
             // The runtime died a moment ago and nobody reported it yet.
             self.went = true;
-            return Err(ProviderError::new("cli exited (signal: 9)").with_code("runtime_exited"));
+            return Err(
+                ProviderError::new("cli exited (signal: 9)").with_code(ErrorCode::RuntimeExited)
+            );
         }
         self.native_turn = Some(turn.turn_id.clone());
         if turn.text == "vanish" {
@@ -223,7 +226,9 @@ impl AgentSession for FakeSession {
     async fn steer(&mut self, turn_id: &str, turn: TurnRequest) -> Result<(), ProviderError> {
         self.log(format!("steer {}", turn.text));
         if self.native_turn.as_deref() != Some(turn_id) {
-            return Err(ProviderError::new("no active turn to steer").with_code("no_active_turn"));
+            return Err(
+                ProviderError::new("no active turn to steer").with_code(ErrorCode::NoActiveTurn)
+            );
         }
         Ok(())
     }
@@ -290,7 +295,9 @@ impl AgentSession for FakeSession {
         self.log("restart".into());
         if self.behaviour.failing_restarts > 0 {
             self.behaviour.failing_restarts -= 1;
-            return Err(ProviderError::new("No conversation found").with_code("session_not_found"));
+            return Err(
+                ProviderError::new("No conversation found").with_code(ErrorCode::SessionNotFound)
+            );
         }
         self.native_turn = None;
         if self.behaviour.notice_on_restart {

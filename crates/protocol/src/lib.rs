@@ -16,6 +16,7 @@
 pub mod capability;
 pub mod catalog;
 pub mod content;
+pub mod error_code;
 pub mod event;
 pub mod input;
 pub mod invariants;
@@ -29,6 +30,7 @@ pub mod wire;
 pub use capability::Capability;
 pub use catalog::*;
 pub use content::*;
+pub use error_code::ErrorCode;
 pub use event::*;
 pub use input::*;
 pub use permission::*;

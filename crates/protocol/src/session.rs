@@ -186,7 +186,7 @@ pub struct ProviderCommand {
 pub struct ProviderError {
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub code: Option<String>,
+    pub code: Option<crate::ErrorCode>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnostic: Option<String>,
 }
@@ -200,9 +200,14 @@ impl ProviderError {
         }
     }
 
-    pub fn with_code(mut self, code: impl Into<String>) -> Self {
-        self.code = Some(code.into());
+    pub fn with_code(mut self, code: crate::ErrorCode) -> Self {
+        self.code = Some(code);
         self
+    }
+
+    /// True when the error carries `code`.
+    pub fn has_code(&self, code: &crate::ErrorCode) -> bool {
+        self.code.as_ref() == Some(code)
     }
 
     pub fn with_diagnostic(mut self, diagnostic: impl Into<String>) -> Self {

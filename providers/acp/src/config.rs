@@ -5,6 +5,7 @@
 
 use crate::normalize::ConfigChange;
 use crate::wire::{method, ConfigOption, ModeState, ModelState, SessionState};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     ProviderCatalog, ProviderConfigChanges, ProviderConfigState, ProviderError, ProviderMode,
     ProviderModel, ProviderThinkingOption,
@@ -281,7 +282,7 @@ impl AcpConfig {
             return Err(ProviderError::new(
                 "this ACP agent has no provider options or settings to change",
             )
-            .with_code("invalid_config"));
+            .with_code(ErrorCode::InvalidConfig));
         }
         let mut calls = Vec::new();
         for (category, change, what) in [
@@ -311,11 +312,14 @@ impl AcpConfig {
                         ids.join(", ")
                     )
                 })
-                .with_code(format!("invalid_{}", what.replace(' ', "_"))));
+                .with_code(agent_bridge_protocol::ErrorCode::parse(&format!(
+                    "invalid_{}",
+                    what.replace(' ', "_")
+                ))));
             }
             let call = self.call(session_id, category, &value).ok_or_else(|| {
                 ProviderError::new(format!("this agent cannot change its {what}"))
-                    .with_code("invalid_config")
+                    .with_code(ErrorCode::InvalidConfig)
             })?;
             calls.push(call);
         }
@@ -402,6 +406,9 @@ mod tests {
                 ..Default::default()
             },
         );
-        assert_eq!(bad.map_err(|e| e.code), Err(Some("invalid_model".into())));
+        assert_eq!(
+            bad.map_err(|e| e.code),
+            Err(Some(agent_bridge_protocol::ErrorCode::InvalidModel))
+        );
     }
 }

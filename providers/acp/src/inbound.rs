@@ -15,6 +15,7 @@ use crate::wire::{method, PermissionParams, UpdateParams};
 use agent_bridge_core::agent_process::ExitInfo;
 use agent_bridge_core::rpc::{Inbound, IncomingRequest, PeerHandle};
 use agent_bridge_core::{AgentEvent, SessionSink};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ProviderError, TimelineItem};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
@@ -185,7 +186,7 @@ impl Inbound for SessionInbound {
         let error = match exit {
             Some(exit) => exit.error(&self.label),
             None => ProviderError::new(format!("{} closed its output unexpectedly", self.label))
-                .with_code("runtime_exited"),
+                .with_code(ErrorCode::RuntimeExited),
         };
         self.send(vec![AgentEvent::RuntimeFailed(error)]).await;
     }

@@ -7,6 +7,7 @@ use agent_bridge_core::agent_process::AgentProcess;
 use agent_bridge_core::rpc::{Inbound, JsonRpc, PeerError, PeerHandle};
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnError, SpawnSpec};
 use agent_bridge_core::ProcessScope;
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -42,10 +43,12 @@ pub fn spawn_error(profile: &Profile, e: SpawnError) -> ProviderError {
             "{e}; install {} or set the provider's command in plugin.json",
             profile.label
         ))
-        .with_code("not_found"),
-        SpawnError::Io { .. } => ProviderError::new(e.to_string()).with_code("spawn_failed"),
+        .with_code(ErrorCode::CliMissing),
+        SpawnError::Io { .. } => {
+            ProviderError::new(e.to_string()).with_code(ErrorCode::CliUnrunnable)
+        }
         SpawnError::MissingCwd { .. } | SpawnError::CwdNotAFolder { .. } => {
-            ProviderError::new(e.to_string()).with_code("cwd_missing")
+            ProviderError::new(e.to_string()).with_code(ErrorCode::CwdMissing)
         }
     }
 }
@@ -56,10 +59,10 @@ pub const AUTH_REQUIRED: i64 = -32000;
 /// A failed call as a provider error, the stderr tail as diagnostic.
 pub fn call_error(e: PeerError, stderr: &str) -> ProviderError {
     let code = match &e {
-        PeerError::Rpc { error, .. } if error.code == AUTH_REQUIRED => "auth_required",
-        PeerError::Rpc { .. } => "agent_error",
-        PeerError::Closed { .. } => "runtime_exited",
-        PeerError::Timeout { .. } => "timeout",
+        PeerError::Rpc { error, .. } if error.code == AUTH_REQUIRED => ErrorCode::AuthRequired,
+        PeerError::Rpc { .. } => ErrorCode::AgentError,
+        PeerError::Closed { .. } => ErrorCode::RuntimeExited,
+        PeerError::Timeout { .. } => ErrorCode::Timeout,
     };
     let message = match e.rpc() {
         // The agent's own words first (an API error, say), with its details, not our framing.
@@ -165,7 +168,7 @@ pub async fn start(
             "unreadable `initialize` answer from {}: {e}",
             profile.label
         ))
-        .with_code("agent_error")
+        .with_code(ErrorCode::AgentError)
     })?;
     if let Some(v) = init.protocol_version.filter(|v| *v != PROTOCOL_VERSION) {
         process.kill().await;
@@ -173,7 +176,7 @@ pub async fn start(
             "{} speaks ACP protocol version {v}; this bridge speaks version {PROTOCOL_VERSION}",
             profile.label
         ))
-        .with_code("incompatible"));
+        .with_code(ErrorCode::Incompatible));
     }
     for (method, why) in &profile.unusable_methods {
         match init.agent_capabilities.withdraw(method) {
@@ -193,7 +196,7 @@ pub async fn start(
 /// The error of a session call refused for want of a login: the agent's message and its
 /// login methods.
 pub fn auth_error(agent: &Agent, e: ProviderError) -> ProviderError {
-    if e.code.as_deref() != Some("auth_required") {
+    if !e.has_code(&ErrorCode::AuthRequired) {
         return e;
     }
     let methods: Vec<String> = agent
@@ -215,7 +218,7 @@ pub fn auth_error(agent: &Agent, e: ProviderError) -> ProviderError {
             format!(" with one of: {}", methods.join("; "))
         }
     ))
-    .with_code("auth_required");
+    .with_code(ErrorCode::AuthRequired);
     out.diagnostic = e.diagnostic;
     out
 }

@@ -3,6 +3,7 @@
 //! summaries, and MCP servers in the transports the agent takes.
 
 use crate::wire::{method, AgentCapabilities, ListedSession};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     HistoryMode, McpServerConfig, ProviderError, ProviderPersistence, ProviderSessionSummary,
 };
@@ -25,7 +26,7 @@ pub fn session_of(p: &ProviderPersistence) -> Result<(String, Option<String>), P
         .filter(|s| !s.is_empty())
         .ok_or_else(|| {
             ProviderError::new("the persistence has no ACP `sessionId`")
-                .with_code("invalid_persistence")
+                .with_code(ErrorCode::InvalidPersistence)
         })?;
     Ok((id.to_string(), p.data["cwd"].as_str().map(str::to_string)))
 }
@@ -76,7 +77,7 @@ pub fn mcp_servers(
         ProviderError::new(format!(
             "MCP server `{name}` uses {transport}, which this agent does not take (mcpCapabilities.{transport} is false)"
         ))
-        .with_code("unsupported_mcp_transport")
+        .with_code(ErrorCode::UnsupportedMcpTransport)
     };
     servers
         .iter()
@@ -142,8 +143,8 @@ mod tests {
             data: json!({"threadId": "x"}),
         };
         assert_eq!(
-            session_of(&junk).unwrap_err().code.as_deref(),
-            Some("invalid_persistence")
+            session_of(&junk).unwrap_err().code,
+            Some(ErrorCode::InvalidPersistence)
         );
     }
 
@@ -156,7 +157,7 @@ mod tests {
         .unwrap();
         let codex_acp = caps(json!({"mcpCapabilities": {"http": true, "sse": false}}));
         let e = mcp_servers(&servers, &codex_acp).unwrap_err();
-        assert_eq!(e.code.as_deref(), Some("unsupported_mcp_transport"));
+        assert_eq!(e.code, Some(ErrorCode::UnsupportedMcpTransport));
         let all = caps(json!({"mcpCapabilities": {"http": true, "sse": true}}));
         assert_eq!(
             mcp_servers(&servers, &all).unwrap(),

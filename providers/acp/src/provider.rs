@@ -14,6 +14,7 @@ use agent_bridge_core::{
     CatalogQuery, CliSpec, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink,
     SessionsQuery,
 };
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     AvailabilityStatus, Capability, HistoryMode, ProviderAvailability, ProviderCatalog,
     ProviderCatalogOptions, ProviderError, ProviderSessionSummary,
@@ -162,7 +163,7 @@ impl Provider for AcpProvider {
                 "{} does not list sessions (no sessionCapabilities.list)",
                 self.profile.label
             ))
-            .with_code("unsupported"));
+            .with_code(ErrorCode::Unsupported));
         }
         let limit = query.limit.unwrap_or(50).min(200) as usize;
         let mut out = Vec::new();
@@ -279,7 +280,7 @@ async fn open_session(
                         "{} cannot reopen sessions (neither loadSession nor sessionCapabilities.resume)",
                         profile.label
                     ))
-                    .with_code("unsupported")
+                    .with_code(ErrorCode::Unsupported)
                 })?;
             lock(shared).replaying = how == method::SESSION_LOAD;
             let params = json!({"sessionId": id, "cwd": cwd, "mcpServers": mcp});
@@ -301,7 +302,7 @@ async fn open_session(
                 .as_str()
                 .ok_or_else(|| {
                     ProviderError::new("session/new answered without a sessionId")
-                        .with_code("agent_error")
+                        .with_code(ErrorCode::AgentError)
                 })?
                 .to_string();
             (id, cfg.cwd.clone(), answer)

@@ -28,6 +28,7 @@ use crate::profile::Profile;
 use crate::wire::{method, AgentCapabilities, SessionState};
 use agent_bridge_core::supervisor::SpawnSpec;
 use agent_bridge_core::{AgentEvent, ProcessScope, SessionSink};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     McpServerConfig, ProviderConfigChanges, ProviderError, ProviderNotice, Severity,
 };
@@ -106,7 +107,7 @@ pub async fn restart(
             "{} exited while it was restarted",
             launch.profile.label
         ))
-        .with_code("runtime_exited")
+        .with_code(ErrorCode::RuntimeExited)
         .with_diagnostic(restarted.agent.stderr()));
     }
     s.live = true;
@@ -189,7 +190,7 @@ async fn bring_back(
                 .as_str()
                 .ok_or_else(|| {
                     ProviderError::new("session/new answered without a sessionId")
-                        .with_code("agent_error")
+                        .with_code(ErrorCode::AgentError)
                 })?
                 .to_string();
             sink.send(AgentEvent::Persistence(persistence::persistence(

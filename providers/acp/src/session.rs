@@ -14,6 +14,7 @@ use agent_bridge_core::rpc::PeerError;
 use agent_bridge_core::{
     AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnOutcome, TurnRequest,
 };
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     PromptInput, ProviderConfigChanges, ProviderConfigState, ProviderContent, ProviderError,
     ProviderPermissionResponse, TaggedContent,
@@ -103,7 +104,9 @@ impl AcpSession {
                     (outcome(&result), usage)
                 }
                 Ok(Err(PeerError::Rpc { error, .. })) => (
-                    TurnOutcome::Failed(ProviderError::new(error.message).with_code("agent_error")),
+                    TurnOutcome::Failed(
+                        ProviderError::new(error.message).with_code(ErrorCode::AgentError),
+                    ),
                     None,
                 ),
                 // The agent is gone: its exit is reported as a runtime failure (or the session
@@ -168,7 +171,7 @@ pub fn prompt_blocks(
                     return Err(ProviderError::new(
                         "this agent does not take images (promptCapabilities.image is false)",
                     )
-                    .with_code("unsupported_content"));
+                    .with_code(ErrorCode::UnsupportedContent));
                 }
                 out.push(json!({"type": "image", "data": data, "mimeType": mime_type}));
             }
@@ -190,7 +193,7 @@ pub fn outcome(result: &PromptResult) -> TurnOutcome {
     match result.stop_reason.as_deref() {
         Some("cancelled") => TurnOutcome::Canceled,
         Some("refusal") => TurnOutcome::Failed(
-            ProviderError::new("the agent refused to continue").with_code("refusal"),
+            ProviderError::new("the agent refused to continue").with_code(ErrorCode::Refusal),
         ),
         // end_turn, max_tokens, max_turn_requests (a stop, with whatever was produced).
         _ => TurnOutcome::Completed,
@@ -393,7 +396,7 @@ mod tests {
             ]
         );
         let refused = prompt_blocks(&input, "", false).unwrap_err();
-        assert_eq!(refused.code.as_deref(), Some("unsupported_content"));
+        assert_eq!(refused.code, Some(ErrorCode::UnsupportedContent));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 use crate::session::{poisoned, ClaudeSession, Shared};
 use agent_bridge_core::AgentEvent;
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ProviderCommand, ProviderError};
 use serde_json::Value;
 
@@ -78,7 +79,7 @@ impl ClaudeSession {
         if !s.commands.is_empty() && !s.commands.iter().any(|c| c.name == bare) {
             return Err(
                 ProviderError::new(format!("unknown Claude Code command `/{bare}`"))
-                    .with_code("unknown_command"),
+                    .with_code(ErrorCode::UnknownCommand),
             );
         }
         Ok(text(bare, arguments))

@@ -6,6 +6,7 @@
 use crate::catalog;
 use crate::control::ControlError;
 use crate::session::{control_error, ClaudeSession, ConfigSnapshot};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ProviderConfigChanges, ProviderError};
 use serde_json::{json, Value};
 
@@ -20,7 +21,7 @@ impl ClaudeSession {
             let id = model.clone().unwrap_or_else(|| "default".into());
             if !s.models.iter().any(|m| m.value == id) {
                 return Err(ProviderError::new(format!("unknown Claude model `{id}`"))
-                    .with_code("invalid_model"));
+                    .with_code(ErrorCode::InvalidModel));
             }
             next.model = id;
         }
@@ -29,7 +30,7 @@ impl ClaudeSession {
             if !catalog::MODES.contains(&id.as_str()) {
                 return Err(
                     ProviderError::new(format!("unknown permission mode `{id}`"))
-                        .with_code("invalid_mode"),
+                        .with_code(ErrorCode::InvalidMode),
                 );
             }
             next.mode = id;
@@ -42,7 +43,7 @@ impl ClaudeSession {
                         "model `{}` has no thinking option `{level}`",
                         next.model
                     ))
-                    .with_code("invalid_thinking_option"));
+                    .with_code(ErrorCode::InvalidThinkingOption));
                 }
             }
             next.thinking = thinking.clone();
@@ -55,7 +56,7 @@ impl ClaudeSession {
         for (key, value) in changes.settings.iter().flatten() {
             if !value.is_null() {
                 return Err(ProviderError::new(format!("unknown setting `{key}`"))
-                    .with_code("invalid_setting"));
+                    .with_code(ErrorCode::InvalidSetting));
             }
         }
         Ok(next)

@@ -12,6 +12,7 @@
 //!
 //! A value of `null` resets a key; an unknown key or a bad value refuses the whole change.
 
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ControlChoice, JsonMap, ProviderControl, ProviderError};
 use serde_json::{json, Value};
 
@@ -38,7 +39,7 @@ pub struct Options {
 }
 
 fn invalid(message: String) -> ProviderError {
-    ProviderError::new(message).with_code("invalid_provider_option")
+    ProviderError::new(message).with_code(ErrorCode::InvalidProviderOption)
 }
 
 fn budget(value: &Value) -> Result<Option<u64>, ProviderError> {
@@ -213,7 +214,7 @@ mod tests {
             json!({"maxThinkingTokens": "4000", "nope": 1}),
         ] {
             let e = o.changed(&map(bad.clone())).expect_err("refused");
-            assert_eq!(e.code.as_deref(), Some("invalid_provider_option"), "{bad}");
+            assert_eq!(e.code, Some(ErrorCode::InvalidProviderOption), "{bad}");
         }
     }
 

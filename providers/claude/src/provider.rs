@@ -16,6 +16,7 @@ use agent_bridge_core::{
     AgentEvent, CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink,
     SessionsQuery,
 };
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     Capability, HistoryMode, ProviderAvailability, ProviderCatalog, ProviderCatalogOptions,
     ProviderError, ProviderNotice, ProviderSessionConfig, ProviderSessionSummary, Severity,
@@ -151,7 +152,7 @@ fn persisted_session(request: &OpenRequest) -> Result<Option<Persisted>, Provide
             resume_at: text("resumeAt"),
         })),
         None => Err(ProviderError::new("persistence has no Claude sessionId")
-            .with_code("invalid_persistence")),
+            .with_code(ErrorCode::InvalidPersistence)),
     }
 }
 
@@ -290,7 +291,7 @@ impl Provider for ClaudeProvider {
         if !catalog::MODES.contains(&opts.mode.as_str()) {
             return Err(
                 ProviderError::new(format!("unknown permission mode `{}`", opts.mode))
-                    .with_code("invalid_mode"),
+                    .with_code(ErrorCode::InvalidMode),
             );
         }
         if let Some(options) = &request.config.provider_options {

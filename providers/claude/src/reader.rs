@@ -16,6 +16,7 @@ use crate::{permissions, wire};
 use agent_bridge_core::agent_process::ExitInfo;
 use agent_bridge_core::rpc::{Inbound, IncomingRequest, PeerHandle};
 use agent_bridge_core::{AgentEvent, ChildSession, SessionSink, TurnOutcome};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ProviderError, ProviderPersistence};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
@@ -128,7 +129,7 @@ impl Inbound for Reader {
         let error = match exit {
             Some(exit) => exit.error(LABEL),
             None => ProviderError::new(format!("{LABEL} closed its output unexpectedly"))
-                .with_code("runtime_exited"),
+                .with_code(ErrorCode::RuntimeExited),
         };
         self.report(AgentEvent::RuntimeFailed(error)).await;
     }

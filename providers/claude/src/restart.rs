@@ -10,6 +10,7 @@ use crate::session::{
 };
 use crate::{launch, saved, transcript};
 use agent_bridge_core::{AgentEvent, Restarted, SessionSink};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
 
 impl ClaudeSession {
@@ -25,7 +26,7 @@ impl ClaudeSession {
                 return Err(ProviderError::new(
                     "this change restarts Claude Code (with `--resume`), which waits for the running turn to end",
                 )
-                .with_code("turn_active"));
+                .with_code(ErrorCode::TurnActive));
             }
             s.native_session_id.clone()
         };

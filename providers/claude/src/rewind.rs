@@ -16,6 +16,7 @@
 use crate::session::{poisoned, ClaudeSession};
 use crate::{launch, reader, transcript};
 use agent_bridge_core::{AgentEvent, TurnRequest};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ItemBody, Json, ProviderError, RevertScope, TimelineItem};
 use serde_json::{json, Value};
 
@@ -37,10 +38,10 @@ pub enum RewindError {
 impl From<RewindError> for ProviderError {
     fn from(e: RewindError) -> Self {
         let code = match e {
-            RewindError::BadToken(_) => "invalid_revert_token",
-            RewindError::NoConversation | RewindError::NoTranscript => "nothing_to_rewind",
-            RewindError::UnknownMessage(_) => "unknown_message",
-            RewindError::Files { .. } => "rewind_files_failed",
+            RewindError::BadToken(_) => ErrorCode::InvalidRevertToken,
+            RewindError::NoConversation | RewindError::NoTranscript => ErrorCode::NothingToRewind,
+            RewindError::UnknownMessage(_) => ErrorCode::UnknownMessage,
+            RewindError::Files { .. } => ErrorCode::RewindFilesFailed,
         };
         ProviderError::new(e.to_string()).with_code(code)
     }

@@ -13,6 +13,7 @@ use agent_bridge_core::agent_process::AgentProcess;
 use agent_bridge_core::rpc::Peer;
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnError};
 use agent_bridge_core::SessionSink;
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -45,15 +46,17 @@ pub async fn spawn_runtime(
         None => None,
         Some(json) => Some(McpConfigFile::create(json).await.map_err(|e| {
             ProviderError::new(format!("cannot write the MCP config file: {e}"))
-                .with_code("mcp_config")
+                .with_code(ErrorCode::McpConfig)
         })?),
     };
     let spec = opts.spec(launch, env, mcp_config.as_ref().map(McpConfigFile::path));
     let (process, io) = AgentProcess::spawn(&spec, LABEL).map_err(|e| {
         let code = match e {
-            SpawnError::NotFound { .. } => "cli_missing",
-            SpawnError::Io { .. } => "cli_unrunnable",
-            SpawnError::MissingCwd { .. } | SpawnError::CwdNotAFolder { .. } => "cwd_missing",
+            SpawnError::NotFound { .. } => ErrorCode::CliMissing,
+            SpawnError::Io { .. } => ErrorCode::CliUnrunnable,
+            SpawnError::MissingCwd { .. } | SpawnError::CwdNotAFolder { .. } => {
+                ErrorCode::CwdMissing
+            }
         };
         ProviderError::new(e.to_string()).with_code(code)
     })?;

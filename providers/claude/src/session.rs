@@ -9,6 +9,7 @@ use crate::prompt::prompt_content;
 use crate::wire;
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::{AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnRequest};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     ProviderCommand, ProviderConfigChanges, ProviderConfigState, ProviderError,
     ProviderPermissionResponse, RevertScope,
@@ -95,8 +96,8 @@ pub(crate) fn poisoned() -> ProviderError {
 pub(crate) fn control_error(e: ControlError) -> ProviderError {
     let code = match e {
         // The process died before the bridge heard of it: the core restarts it and retries.
-        ControlError::Gone => "runtime_exited",
-        ControlError::Timeout(_) | ControlError::Refused { .. } => "claude_control",
+        ControlError::Gone => ErrorCode::RuntimeExited,
+        ControlError::Timeout(_) | ControlError::Refused { .. } => ErrorCode::AgentError,
     };
     ProviderError::new(e.to_string()).with_code(code)
 }
@@ -137,7 +138,7 @@ pub async fn startup_error(runtime: &mut Runtime, what: &str, e: ControlError) -
     let stderr = runtime.process.stderr_tail();
     runtime.shutdown().await;
     ProviderError::new(format!("Claude Code failed to start ({what}): {e}"))
-        .with_code("cli_start_failed")
+        .with_code(ErrorCode::CliStartFailed)
         .with_diagnostic(stderr)
 }
 
@@ -168,7 +169,7 @@ impl ClaudeSession {
         let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
         if s.dead {
             return Err(ProviderError::new("the Claude Code process is not running")
-                .with_code("runtime_exited"));
+                .with_code(ErrorCode::RuntimeExited));
         }
         match (turn, steer_of) {
             (Some(mut t), _) => {
@@ -180,9 +181,8 @@ impl ClaudeSession {
                     t.pending.insert(uuid.to_string());
                 }
                 _ => {
-                    return Err(
-                        ProviderError::new("no running turn to steer").with_code("no_active_turn")
-                    )
+                    return Err(ProviderError::new("no running turn to steer")
+                        .with_code(ErrorCode::NoActiveTurn))
                 }
             },
             (None, None) => {}
@@ -278,7 +278,7 @@ impl AgentSession for ClaudeSession {
             let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
             let pending = s.permissions.remove(permission_id).ok_or_else(|| {
                 ProviderError::new(format!("no pending permission `{permission_id}`"))
-                    .with_code("unknown_permission")
+                    .with_code(ErrorCode::UnknownPermission)
             })?;
             let answer = permissions::answer(&pending, &response);
             if answer.interrupt {

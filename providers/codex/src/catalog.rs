@@ -10,6 +10,7 @@
 use crate::controls::{self, Controls};
 use crate::wire::params::SandboxPolicy;
 use crate::wire::thread::Model;
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     ProviderConfigChanges, ProviderConfigState, ProviderError, ProviderMode, ProviderModel,
     ProviderThinkingOption,
@@ -260,7 +261,7 @@ impl SessionConfig {
             if let Some(id) = &target {
                 if !self.models.iter().any(|m| &m.id == id) {
                     return Err(ProviderError::new(format!("unknown Codex model `{id}`"))
-                        .with_code("invalid_model"));
+                        .with_code(ErrorCode::InvalidModel));
                 }
             }
             next.model = target;
@@ -283,7 +284,7 @@ impl SessionConfig {
             if let Some(id) = &target {
                 if mode(id).is_none() {
                     return Err(ProviderError::new(format!("unknown Codex mode `{id}`"))
-                        .with_code("invalid_mode"));
+                        .with_code(ErrorCode::InvalidMode));
                 }
             }
             next.mode = target;
@@ -296,7 +297,7 @@ impl SessionConfig {
                         "reasoning effort `{id}` is not offered by model `{}`",
                         next.model.as_deref().unwrap_or("(default)")
                     ))
-                    .with_code("invalid_thinking_option"));
+                    .with_code(ErrorCode::InvalidThinkingOption));
                 }
             }
             next.effort = effort.clone();

@@ -9,6 +9,7 @@
 //! - `reasoningSummary` (`auto | concise | detailed | none`): `summary` of the next
 //!   `turn/start` (the model request's `reasoning.summary`; `none` sends none).
 
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ControlChoice, JsonMap, ProviderControl, ProviderError};
 use serde_json::Value;
 
@@ -68,7 +69,7 @@ fn check(key: &str, value: &Value, known: &[(&str, &str)]) -> Result<String, Pro
             "providerOptions.{key} must be one of {}, not {value}",
             names()
         ))
-        .with_code("invalid_provider_option")),
+        .with_code(ErrorCode::InvalidProviderOption)),
     }
 }
 
@@ -108,7 +109,7 @@ impl Controls {
                     return Err(ProviderError::new(format!(
                         "providerOptions.{NETWORK_ACCESS} must be true or false, not {v}"
                     ))
-                    .with_code("invalid_provider_option"))
+                    .with_code(ErrorCode::InvalidProviderOption))
                 }
                 (REASONING_SUMMARY, Value::Null) => {
                     next.reasoning_summary = defaults.reasoning_summary.clone()
@@ -118,7 +119,7 @@ impl Controls {
                     return Err(ProviderError::new(format!(
                         "codex-bridge has no provider option `{other}`; it takes `{WEB_SEARCH}`, `{NETWORK_ACCESS}` and `{REASONING_SUMMARY}`"
                     ))
-                    .with_code("invalid_provider_option"))
+                    .with_code(ErrorCode::InvalidProviderOption))
                 }
             }
         }
@@ -225,7 +226,7 @@ mod tests {
         let d = Controls::default();
         let err = |v: Value| d.apply(&opts(v), &d).unwrap_err();
         let e = err(json!({"webSearch": "always"}));
-        assert_eq!(e.code.as_deref(), Some("invalid_provider_option"));
+        assert_eq!(e.code, Some(ErrorCode::InvalidProviderOption));
         assert_eq!(
             e.message,
             "providerOptions.webSearch must be one of `disabled`, `cached`, `live`, not \"always\""

@@ -16,6 +16,7 @@ use crate::wire::notify::{Notification, ServerRequest};
 use agent_bridge_core::agent_process::ExitInfo;
 use agent_bridge_core::rpc::{Inbound, IncomingRequest, PeerHandle};
 use agent_bridge_core::{AgentEvent, SessionSink};
+use agent_bridge_protocol::ErrorCode;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -108,7 +109,7 @@ impl Inbound for SessionEvents {
             None => agent_bridge_protocol::ProviderError::new(format!(
                 "{LABEL} closed its output unexpectedly"
             ))
-            .with_code("runtime_exited"),
+            .with_code(ErrorCode::RuntimeExited),
         };
         self.send(vec![AgentEvent::RuntimeFailed(error)]).await;
     }

@@ -3,6 +3,7 @@
 
 use crate::normalize::items::{self, Source};
 use crate::wire::thread::{Thread, Turn, TurnStatus};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     prompt_preview, ItemBody, ProviderError, ProviderPersistence, ProviderSessionSummary,
     TimelineItem, ToolStatus,
@@ -29,7 +30,7 @@ pub fn thread_of(p: &ProviderPersistence) -> Result<String, ProviderError> {
         .map(str::to_string)
         .ok_or_else(|| {
             ProviderError::new("the persistence handle names no Codex thread")
-                .with_code("invalid_persistence")
+                .with_code(ErrorCode::InvalidPersistence)
         })
 }
 

@@ -8,6 +8,7 @@ use agent_bridge_core::probe;
 use agent_bridge_core::rpc::{Inbound, JsonRpc, PeerError, PeerHandle};
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnError, SpawnSpec};
 use agent_bridge_core::ProcessScope;
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -38,10 +39,12 @@ pub fn spawn_error(e: SpawnError) -> ProviderError {
         SpawnError::NotFound { .. } => ProviderError::new(format!(
             "{e}; install Codex with `npm install -g @openai/codex` or set the provider's command"
         ))
-        .with_code("not_found"),
-        SpawnError::Io { .. } => ProviderError::new(e.to_string()).with_code("spawn_failed"),
+        .with_code(ErrorCode::CliMissing),
+        SpawnError::Io { .. } => {
+            ProviderError::new(e.to_string()).with_code(ErrorCode::CliUnrunnable)
+        }
         SpawnError::MissingCwd { .. } | SpawnError::CwdNotAFolder { .. } => {
-            ProviderError::new(e.to_string()).with_code("cwd_missing")
+            ProviderError::new(e.to_string()).with_code(ErrorCode::CwdMissing)
         }
     }
 }
@@ -53,9 +56,9 @@ pub const CLOSE_LIMIT: Duration = Duration::from_millis(3500);
 
 pub fn call_error(e: PeerError, stderr: &str) -> ProviderError {
     let code = match &e {
-        PeerError::Rpc { .. } => "codex_error",
-        PeerError::Closed { .. } => "runtime_exited",
-        PeerError::Timeout { .. } => "timeout",
+        PeerError::Rpc { .. } => ErrorCode::AgentError,
+        PeerError::Closed { .. } => ErrorCode::RuntimeExited,
+        PeerError::Timeout { .. } => ErrorCode::Timeout,
     };
     ProviderError::new(e.to_string())
         .with_code(code)
@@ -141,7 +144,7 @@ pub async fn run_probe(
         .map_err(|e| match e {
             probe::ProbeError::Spawn(e) => spawn_error(e),
             e @ probe::ProbeError::Timeout { .. } => {
-                ProviderError::new(e.to_string()).with_code("timeout")
+                ProviderError::new(e.to_string()).with_code(ErrorCode::Timeout)
             }
         })
 }
@@ -212,7 +215,7 @@ mod tests {
             panic!("spawned in a missing folder");
         };
         let e = spawn_error(e);
-        assert_eq!(e.code.as_deref(), Some("cwd_missing"));
+        assert_eq!(e.code, Some(ErrorCode::CwdMissing));
         assert_eq!(
             e.message,
             "the working folder `/no/such/folder/here` does not exist"

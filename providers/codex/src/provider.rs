@@ -24,6 +24,7 @@ use agent_bridge_core::{
     AgentEvent, CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink,
     SessionsQuery,
 };
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     Capability, HistoryMode, ProviderAvailability, ProviderCatalog, ProviderCatalogOptions,
     ProviderError, ProviderNotice, ProviderPersistence, ProviderSessionSummary, Severity,
@@ -184,7 +185,8 @@ impl Provider for CodexProvider {
         let cfg = &request.config;
         let requested_mode = match cfg.mode.as_deref() {
             Some(id) => Some(catalog::mode(id).ok_or_else(|| {
-                ProviderError::new(format!("unknown Codex mode `{id}`")).with_code("invalid_mode")
+                ProviderError::new(format!("unknown Codex mode `{id}`"))
+                    .with_code(ErrorCode::InvalidMode)
             })?),
             None => None,
         };

@@ -16,6 +16,7 @@ use crate::wire::params::{InputItem, TurnInterruptParams, TurnStartParams, TurnS
 use crate::wire::thread::TurnStarted;
 use agent_bridge_core::rpc::PeerError;
 use agent_bridge_core::{AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnRequest};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     PromptInput, ProviderConfigChanges, ProviderConfigState, ProviderContent, ProviderError,
     ProviderPermissionResponse, RevertScope, TaggedContent,
@@ -221,7 +222,7 @@ impl AgentSession for CodexSession {
                 Some((core, Some(native))) if core == turn_id => native.to_string(),
                 _ => {
                     return Err(ProviderError::new("the turn is not running in Codex (yet)")
-                        .with_code("turn_not_active"))
+                        .with_code(ErrorCode::NoActiveTurn))
                 }
             }
         };

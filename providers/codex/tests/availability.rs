@@ -5,6 +5,7 @@
 use agent_bridge_codex::CodexProvider;
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::{OpenRequest, Provider, ProviderContext, SessionSink};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     AvailabilityStatus, HistoryMode, ProviderCatalogOptions, ProviderSessionConfig,
 };
@@ -244,7 +245,7 @@ async fn an_app_server_that_dies_at_start_fails_the_open_with_its_stderr() {
         Ok(_) => panic!("the open must fail"),
         Err(e) => e,
     };
-    assert_eq!(err.code.as_deref(), Some("runtime_exited"), "{err:?}");
+    assert_eq!(err.code, Some(ErrorCode::RuntimeExited), "{err:?}");
     assert!(err
         .diagnostic
         .unwrap_or_default()

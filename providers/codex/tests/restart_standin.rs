@@ -14,6 +14,7 @@ use agent_bridge_core::agent_process::AgentProcess;
 use agent_bridge_core::rpc::JsonRpc;
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnSpec};
 use agent_bridge_core::{AgentEvent, AgentSession, ProcessScope, SessionSink, TurnRequest};
+use agent_bridge_protocol::ErrorCode;
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
 use std::os::unix::fs::PermissionsExt;
@@ -318,7 +319,7 @@ async fn a_restart_whose_app_server_dies_again_fails_with_its_exit() {
     runtime_failed(&mut rx).await;
     let (sink, mut rx) = SessionSink::channel();
     let error = session.restart(sink).await.expect_err("it cannot start");
-    assert_eq!(error.code.as_deref(), Some("runtime_exited"), "{error:?}");
+    assert_eq!(error.code, Some(ErrorCode::RuntimeExited), "{error:?}");
     assert!(
         error
             .diagnostic

@@ -1,5 +1,6 @@
 //! The demo's persisted sessions: one JSON file per session under `<dataDir>/demo/sessions`.
 
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     prompt_preview, ProviderError, ProviderPersistence, ProviderSessionSummary, TimelineItem,
 };
@@ -57,7 +58,7 @@ pub fn session_id_of(p: &ProviderPersistence) -> Result<String, ProviderError> {
     if p.version != 1 || !valid {
         return Err(
             ProviderError::new("this persistence value does not belong to the demo agent")
-                .with_code("bad_persistence"),
+                .with_code(ErrorCode::InvalidPersistence),
         );
     }
     Ok(id.to_string())

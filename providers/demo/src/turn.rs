@@ -5,6 +5,7 @@ use crate::catalog::DemoConfig;
 use crate::script::{Script, SLOW_WORDS, SLOW_WORD_MS};
 use crate::shell::run_shell;
 use agent_bridge_core::{AgentEvent, ProcessScope, SessionSink, TurnOutcome};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     ItemBody, PermissionBehavior, PermissionKind, ProviderError, ProviderPermissionAction,
     ProviderPermissionRequest, ProviderPermissionResponse, ProviderUsage, TimelineItem, ToolCall,
@@ -113,7 +114,7 @@ async fn body(ctx: &mut TurnContext, script: &Script) -> Result<TurnOutcome, Sto
     if script.crash {
         ctx.pause(50).await?;
         let error = ProviderError::new("the demo runtime crashed (CRASH was requested)")
-            .with_code("runtime_crashed");
+            .with_code(ErrorCode::RuntimeExited);
         ctx.sink.send(AgentEvent::RuntimeFailed(error)).await;
         return Err(Stop::Closed);
     }
@@ -135,7 +136,7 @@ async fn body(ctx: &mut TurnContext, script: &Script) -> Result<TurnOutcome, Sto
     if script.fail {
         return Ok(TurnOutcome::Failed(
             ProviderError::new("the demo turn failed (FAIL was requested)")
-                .with_code("demo_failure"),
+                .with_code(ErrorCode::DemoFailure),
         ));
     }
     let pirate = ctx.config.style == "pirate";

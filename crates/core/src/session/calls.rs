@@ -4,10 +4,11 @@
 
 use super::*;
 use crate::limits::ABANDON_TIMEOUT;
+use agent_bridge_protocol::ErrorCode;
 
 /// What an agent call returns when a close of the session cancelled it.
 fn closing_error() -> ProviderError {
-    ProviderError::new("the session is closing").with_code("session_closed")
+    ProviderError::new("the session is closing").with_code(ErrorCode::SessionClosed)
 }
 
 impl Actor {

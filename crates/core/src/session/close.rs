@@ -2,6 +2,7 @@
 //! open. A close is answered only once the processes spawned for the session are gone.
 
 use super::*;
+use agent_bridge_protocol::ErrorCode;
 
 /// Why a command is not handled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,14 +18,13 @@ pub(super) enum Refusal {
 impl Refusal {
     fn error(self) -> ProviderError {
         match self {
-            Refusal::NotOpen => {
-                ProviderError::new("the session failed to open").with_code("session_not_open")
-            }
+            Refusal::NotOpen => ProviderError::new("the session failed to open")
+                .with_code(ErrorCode::SessionNotOpen),
             Refusal::Closing => {
-                ProviderError::new("the session is closing").with_code("session_closed")
+                ProviderError::new("the session is closing").with_code(ErrorCode::SessionClosed)
             }
             Refusal::Closed => {
-                ProviderError::new("the session is closed").with_code("session_closed")
+                ProviderError::new("the session is closed").with_code(ErrorCode::SessionClosed)
             }
         }
     }

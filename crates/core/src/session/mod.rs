@@ -11,6 +11,7 @@ mod recovery;
 mod spool;
 mod turns;
 
+use agent_bridge_protocol::ErrorCode;
 use close::Refusal;
 
 use crate::agent::{
@@ -219,7 +220,7 @@ async fn run(
         }
         open::OpenEnd::Canceled => {
             let error = ProviderError::new("the session was closed while it was opening")
-                .with_code("canceled");
+                .with_code(ErrorCode::Canceled);
             actor.unopened(&mut rx, request_id, error, true).await;
             None
         }
@@ -379,7 +380,7 @@ impl Actor {
                 "a turn is running ({}); interrupt it before rewinding",
                 turn.id
             ))
-            .with_code("turn_active"))
+            .with_code(ErrorCode::TurnActive))
         } else {
             match self.ensure_running(session).await {
                 Ok(()) => self.call(session.revert(token, scope)).await,

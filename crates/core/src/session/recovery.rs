@@ -8,6 +8,7 @@
 
 use super::*;
 use crate::agent::Restarted;
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ProviderNotice, Severity};
 
 /// Deaths in a row, without a turn completing in between, after which the session is given up.
@@ -64,7 +65,7 @@ impl Actor {
                 "the agent stopped {} times in a row without completing a turn; giving up: {}",
                 self.recovery.deaths_in_a_row, error.message
             ))
-            .with_code("crash_loop")
+            .with_code(ErrorCode::CrashLoop)
             .with_diagnostic(error.diagnostic.clone().unwrap_or_default()));
         }
         tracing::warn!(session = %self.session_id, "the agent runtime stopped ({}); it restarts with the next prompt", error.message);
@@ -88,7 +89,7 @@ impl Actor {
         let mut restarted = self.restart_once(session).await;
         for attempt in 2..=RESTART_ATTEMPTS {
             let Err(error) = &restarted else { break };
-            if error.code.as_deref() == Some("session_closed") {
+            if error.has_code(&ErrorCode::SessionClosed) {
                 break;
             }
             tracing::warn!(
@@ -128,7 +129,7 @@ impl Actor {
                 self.drain_queued_events().await;
                 Ok(())
             }
-            Err(error) if error.code.as_deref() == Some("session_closed") => Err(error),
+            Err(error) if error.has_code(&ErrorCode::SessionClosed) => Err(error),
             Err(error) => {
                 tracing::warn!(
                     session = %self.session_id,
@@ -140,12 +141,7 @@ impl Actor {
                     "the agent could not be restarted after it stopped ({}): {}",
                     cause.message, error.message
                 ))
-                .with_code(
-                    error
-                        .code
-                        .clone()
-                        .unwrap_or_else(|| "restart_failed".into()),
-                )
+                .with_code(error.code.clone().unwrap_or(ErrorCode::RestartFailed))
                 .with_diagnostic(error.diagnostic.clone().unwrap_or_default());
                 self.recovery.down = None;
                 self.give_up(error.clone()).await;
@@ -164,7 +160,7 @@ impl Actor {
         session: &mut Box<dyn AgentSession>,
         error: &ProviderError,
     ) -> bool {
-        if error.code.as_deref() != Some("runtime_exited")
+        if !error.has_code(&ErrorCode::RuntimeExited)
             || self.dead.is_some()
             || !session.can_restart()
         {
@@ -244,5 +240,5 @@ pub(super) fn not_running(error: &ProviderError) -> ProviderError {
         "the agent runtime is not running: {}",
         error.message
     ))
-    .with_code("runtime_failed")
+    .with_code(ErrorCode::RuntimeFailed)
 }

@@ -1,6 +1,7 @@
 //! Prompts and the turn lifecycle: one prompt result per prompt, one end per turn.
 
 use super::*;
+use agent_bridge_protocol::ErrorCode;
 
 impl Actor {
     pub(super) async fn prompt_result(&mut self, client_message_id: String, result: PromptResult) {
@@ -70,7 +71,7 @@ impl Actor {
                 let error = ProviderError::new(format!(
                     "a turn is already running ({active}); interrupt it or send the prompt with delivery \"steer\""
                 ))
-                .with_code("turn_active");
+                .with_code(ErrorCode::TurnActive);
                 return self
                     .prompt_result(cmid, PromptResult::Failed { error })
                     .await;

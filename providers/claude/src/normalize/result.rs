@@ -2,6 +2,7 @@
 
 use crate::wire::ResultMessage;
 use agent_bridge_core::TurnOutcome;
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ProviderError, ProviderUsage};
 use serde_json::Value;
 
@@ -80,8 +81,8 @@ fn error_of(r: &ResultMessage) -> ProviderError {
     }
     let code = match r.subtype.as_str() {
         // API and auth failures are reported as a "success" run with `is_error`.
-        "" | "success" => "api_error".to_string(),
-        other => other.to_string(),
+        "" | "success" => ErrorCode::ApiError,
+        other => ErrorCode::parse(other),
     };
     ProviderError::new(message)
         .with_code(code)

@@ -3,6 +3,7 @@
 use super::tests_support::run;
 use super::*;
 use crate::wire::CliMessage;
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ToolStatus;
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
@@ -262,7 +263,7 @@ fn api_error_fails_the_run_with_the_cli_message() {
         e.diagnostic.as_deref(),
         Some("Invalid API key · Please run /login\napi_error_status: 401")
     );
-    assert_eq!(e.code.as_deref(), Some("api_error"));
+    assert_eq!(e.code, Some(ErrorCode::ApiError));
 }
 
 #[test]

@@ -14,6 +14,7 @@ use crate::wire::params::InputItem;
 use agent_bridge_core::rpc::PeerHandle;
 use agent_bridge_core::supervisor::SpawnSpec;
 use agent_bridge_core::{AgentEvent, SessionSink};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ProviderCommand, ProviderError};
 use prompts::CustomPrompt;
 use skills::Skill;
@@ -119,7 +120,8 @@ impl Commands {
         if let Some(stem) = name.strip_prefix(prompts::PREFIX) {
             if let Some(prompt) = self.prompts.iter().find(|p| p.name == stem) {
                 let text = prompts::expand(prompt, arguments).map_err(|e| {
-                    ProviderError::new(format!("/{name}: {e}")).with_code("invalid_arguments")
+                    ProviderError::new(format!("/{name}: {e}"))
+                        .with_code(ErrorCode::InvalidArguments)
                 })?;
                 return Ok(vec![InputItem::Text { text }]);
             }
@@ -143,7 +145,7 @@ impl Commands {
                 known.join(", ")
             }
         ))
-        .with_code("unknown_command"))
+        .with_code(ErrorCode::UnknownCommand))
     }
 }
 

@@ -1,4 +1,5 @@
 use super::*;
+use agent_bridge_protocol::ErrorCode;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -118,13 +119,13 @@ fn commands_become_codex_input_and_unknown_ones_are_refused() {
         json!([{"type": "text", "text": "Fix bug-1 now (bug-1 two words)"}])
     );
     let e = wire("prompts:who", "").unwrap_err();
-    assert_eq!(e.code.as_deref(), Some("invalid_arguments"));
+    assert_eq!(e.code, Some(ErrorCode::InvalidArguments));
     assert_eq!(
         e.message,
         "/prompts:who: missing NAME: give each as NAME=value"
     );
     let e = wire("nope", "").unwrap_err();
-    assert_eq!(e.code.as_deref(), Some("unknown_command"));
+    assert_eq!(e.code, Some(ErrorCode::UnknownCommand));
     assert_eq!(
         e.message,
         "unknown Codex command `/nope` (this session offers: figma, prompts:fix, prompts:who)"

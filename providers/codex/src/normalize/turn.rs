@@ -77,7 +77,7 @@ impl Normalizer {
                             e.message.clone()
                         })
                         .with_diagnostic(e.additional_details.clone().unwrap_or_default());
-                        pe.code = code;
+                        pe.code = code.map(|c| agent_bridge_protocol::ErrorCode::parse(&c));
                         pe
                     }
                     None => ProviderError::new("the Codex turn failed"),

@@ -9,6 +9,7 @@
 use super::CodexSession;
 use crate::wire::notify::method;
 use agent_bridge_core::{AgentEvent, TurnRequest};
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ItemBody, ProviderError, RevertScope, TimelineItem};
 use serde_json::{json, Value};
 
@@ -26,7 +27,7 @@ pub fn turn_of(token: &Value) -> Result<String, ProviderError> {
         .map(str::to_string)
         .ok_or_else(|| {
             ProviderError::new(format!("`{token}` is not a Codex revert token"))
-                .with_code("invalid_revert_token")
+                .with_code(ErrorCode::InvalidRevertToken)
         })
 }
 
@@ -54,7 +55,7 @@ impl CodexSession {
             return Err(ProviderError::new(
                 "Codex rewinds the conversation only; it does not restore files",
             )
-            .with_code("unsupported_scope"));
+            .with_code(ErrorCode::UnsupportedScope));
         }
         let before = turn_of(&token)?;
         let params = json!({ "threadId": self.thread_id, "beforeTurnId": before });
@@ -86,7 +87,11 @@ mod tests {
         assert_eq!(turn_of(&token("t-1")).ok().as_deref(), Some("t-1"));
         for bad in [json!("t-1"), json!({}), json!({"turnId": ""}), json!(null)] {
             let e = turn_of(&bad).err().map(|e| e.code);
-            assert_eq!(e, Some(Some("invalid_revert_token".into())), "{bad}");
+            assert_eq!(
+                e,
+                Some(Some(agent_bridge_protocol::ErrorCode::InvalidRevertToken)),
+                "{bad}"
+            );
         }
     }
 }

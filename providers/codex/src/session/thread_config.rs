@@ -11,6 +11,7 @@ use crate::wire::notify::method;
 use crate::wire::params::ThreadResumeParams;
 use crate::wire::thread::ThreadOpened;
 use agent_bridge_core::AgentEvent;
+use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
 use serde_json::json;
 
@@ -33,7 +34,7 @@ impl CodexSession {
             return Err(ProviderError::new(
                 "providerOptions.webSearch changes between turns only (Codex loads the thread again to apply it); try again when the turn has ended",
             )
-            .with_code("session_busy"));
+            .with_code(ErrorCode::SessionBusy));
         }
         let unsubscribe = json!({ "threadId": self.thread_id });
         if let Err(e) = self.call(method::THREAD_UNSUBSCRIBE, unsubscribe).await {
