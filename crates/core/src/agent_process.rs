@@ -24,6 +24,8 @@ use tokio_util::sync::CancellationToken;
 /// How long the agent's stdout is still read after the process exited (a grandchild outside
 /// the group may hold it open).
 pub const EXIT_READ_GRACE: Duration = Duration::from_secs(2);
+/// How long after the exit the stderr reader may take to see the end of stderr.
+pub const STDERR_CLOSE_LIMIT: Duration = Duration::from_millis(250);
 /// How long after its stdout closed a process may still run before its group is killed.
 pub const EOF_EXIT_GRACE: Duration = Duration::from_millis(500);
 
@@ -282,8 +284,9 @@ impl Keeper {
             }
         }
         let status = self.child.wait().await.ok();
-        // Give the stderr reader a moment to take the last lines.
-        tokio::time::sleep(Duration::from_millis(30)).await;
+        // The last stderr lines are in once stderr closed (bounded: a descendant outside the
+        // group may hold it open).
+        self.stderr.closed_within(STDERR_CLOSE_LIMIT).await;
         let info = ExitInfo::new(
             status,
             self.stderr.text(),

@@ -11,6 +11,7 @@ pub mod emitter;
 pub mod guard;
 pub mod host_input;
 pub mod inflight;
+pub mod lifecycle;
 pub mod limits;
 pub mod login;
 pub mod probe;

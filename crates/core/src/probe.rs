@@ -11,6 +11,8 @@ pub struct ProbeOutput {
     pub success: bool,
     /// Human-readable exit status (`exit status: 0`, `signal: 9`...).
     pub status: String,
+    /// The exit code (`None` when a signal ended it).
+    pub code: Option<i32>,
     pub stdout: String,
     /// The last stderr lines.
     pub stderr: String,
@@ -60,15 +62,19 @@ pub async fn run_probe(spec: &SpawnSpec, limit: Duration) -> Result<ProbeOutput,
     };
     match tokio::time::timeout(limit, run).await {
         Ok((stdout, status)) => {
-            // Let the stderr reader catch up with a process that just exited.
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            let (success, status) = match status {
-                Ok(s) => (s.success(), s.to_string()),
-                Err(e) => (false, e.to_string()),
+            // The last stderr lines are in once stderr closed.
+            child
+                .stderr_tail_handle()
+                .closed_within(crate::agent_process::STDERR_CLOSE_LIMIT)
+                .await;
+            let (success, code, status) = match status {
+                Ok(s) => (s.success(), s.code(), s.to_string()),
+                Err(e) => (false, None, e.to_string()),
             };
             Ok(ProbeOutput {
                 success,
                 status,
+                code,
                 stdout,
                 stderr: child.stderr_tail(),
             })

@@ -26,6 +26,7 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio_util::codec::FramedRead;
+use tokio_util::sync::CancellationToken;
 
 mod stop;
 
@@ -161,7 +162,7 @@ pub struct ManagedChild {
     pid: Option<u32>,
     stdin: Option<ChildStdin>,
     stdout: Option<ChildStdout>,
-    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    stderr_tail: StderrTail,
     exited: Option<ExitStatus>,
     /// The child is the [`guard`](crate::guard), which stops its tree itself.
     guarded: bool,
@@ -246,9 +247,13 @@ impl ManagedChild {
         let pid = child.id();
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
-        let stderr_tail = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL_LINES)));
+        let stderr_tail = StderrTail {
+            lines: Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL_LINES))),
+            closed: CancellationToken::new(),
+        };
         if let Some(stderr) = child.stderr.take() {
-            let tail = stderr_tail.clone();
+            let tail = stderr_tail.lines.clone();
+            let closed = stderr_tail.closed.clone();
             let program = spec.program.clone();
             tokio::spawn(async move {
                 let mut reader = BufReader::new(stderr);
@@ -277,7 +282,10 @@ impl ManagedChild {
                         }
                     }
                 }
+                closed.cancel();
             });
+        } else {
+            stderr_tail.closed.cancel();
         }
         tracing::debug!(program = %spec.program, ?pid, "spawned");
         Ok(ManagedChild {
@@ -314,29 +322,37 @@ impl ManagedChild {
 
     /// The last stderr lines, joined, for an error's `diagnostic`.
     pub fn stderr_tail(&self) -> String {
-        stderr_tail_of(&self.stderr_tail)
+        self.stderr_tail.text()
     }
 
     /// A shareable handle on the stderr tail (for reader tasks that outlive a borrow).
     pub fn stderr_tail_handle(&self) -> StderrTail {
-        StderrTail(self.stderr_tail.clone())
+        self.stderr_tail.clone()
     }
 }
 
-/// A shareable view of a child's last stderr lines.
+/// A shareable view of a child's last stderr lines, and whether its stderr has closed.
 #[derive(Debug, Clone)]
-pub struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+pub struct StderrTail {
+    lines: Arc<Mutex<VecDeque<String>>>,
+    /// Cancelled when the reader reached the end of stderr (every writer is gone).
+    closed: CancellationToken,
+}
 
 impl StderrTail {
     pub fn text(&self) -> String {
-        stderr_tail_of(&self.0)
+        match self.lines.lock() {
+            Ok(t) => t.iter().cloned().collect::<Vec<_>>().join("\n"),
+            Err(_) => String::new(),
+        }
     }
-}
 
-fn stderr_tail_of(tail: &Arc<Mutex<VecDeque<String>>>) -> String {
-    match tail.lock() {
-        Ok(t) => t.iter().cloned().collect::<Vec<_>>().join("\n"),
-        Err(_) => String::new(),
+    /// Waits until stderr has closed (the last line is in), at most `limit`: a descendant
+    /// outside the process group may hold it open.
+    pub async fn closed_within(&self, limit: Duration) -> bool {
+        tokio::time::timeout(limit, self.closed.cancelled())
+            .await
+            .is_ok()
     }
 }
 

@@ -5,7 +5,6 @@
 //! names the agent's `authMethods`. Probe answers are remembered per launch, binary,
 //! environment and the evidence files (a login done meanwhile is seen at the next check).
 
-use crate::inbound::Discard;
 use crate::launch::{self, AUTH_REQUIRED};
 use crate::profile::Profile;
 use crate::wire::{method, AuthMethod};
@@ -14,7 +13,6 @@ use agent_bridge_core::probe_cache::{self, ProbeCache};
 use agent_bridge_core::rpc::PeerError;
 use agent_bridge_core::supervisor::LaunchOverride;
 use serde_json::json;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// Longest a whole probe (start, `initialize`, `session/new`, stop) may take.
@@ -51,11 +49,12 @@ async fn probe(profile: Profile, launch: LaunchOverride, hint: String) -> Login 
     let cwd = std::env::temp_dir().display().to_string();
     let spec = launch::spec(&profile, &launch, Some(&cwd), &Default::default());
     let run = async {
-        let mut agent = match launch::start(&profile, &spec, Arc::new(Discard), None).await {
+        let agent = match launch::start_for_query(&profile, &spec).await {
             Ok(agent) => agent,
             Err(e) => return Login::Unknown(e.message),
         };
         let answer = agent
+            .runtime
             .rpc
             .call(method::SESSION_NEW, json!({"cwd": cwd, "mcpServers": []}))
             .await;

@@ -5,9 +5,10 @@
 //! it outlives its time.
 
 use agent_bridge_core::login::Login;
+use agent_bridge_core::probe::{self, ProbeError};
+use agent_bridge_core::supervisor::SpawnSpec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::process::Stdio;
 use std::time::Duration;
 
 /// Longest a status command may run.
@@ -36,37 +37,26 @@ impl StatusCommand {
             .unwrap_or_else(|| self.program.clone())
     }
 
-    /// What the command says of the login, `hint` saying what to do when logged out.
+    /// What the command says of the login, `hint` saying what to do when logged out. It runs
+    /// through the core's probe (its own process group, bounded time and output).
     pub async fn login(&self, env: &BTreeMap<String, String>, hint: &str) -> Login {
         let program = self.program_in(env);
         let shown = format!("`{} {}`", program, self.args.join(" "));
-        let path = env.get("PATH").cloned().unwrap_or_default();
-        let cwd = std::env::temp_dir();
-        let found = {
-            let program = program.clone();
-            tokio::task::spawn_blocking(move || which::which_in(&program, Some(path), cwd)).await
+        let spec = SpawnSpec {
+            program,
+            args: self.args.clone(),
+            base_env: Some(env.clone()),
+            cwd: Some(std::env::temp_dir()),
+            ..SpawnSpec::default()
         };
-        let Ok(Ok(binary)) = found else {
-            return Login::Unknown(format!("{shown} could not run: {program} was not found"));
-        };
-        let mut command = tokio::process::Command::new(binary);
-        command
-            .args(&self.args)
-            .env_clear()
-            .envs(env)
-            .current_dir(std::env::temp_dir())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true);
-        match tokio::time::timeout(STATUS_TIMEOUT, command.status()).await {
-            Ok(Ok(status)) => match status.code() {
+        match probe::run_probe(&spec, STATUS_TIMEOUT).await {
+            Ok(out) => match out.code {
                 Some(0) => Login::LoggedIn(shown),
                 Some(1) => Login::LoggedOut(hint.to_string()),
-                _ => Login::Unknown(format!("{shown} ended with {status}")),
+                _ => Login::Unknown(format!("{shown} ended with {}", out.status)),
             },
-            Ok(Err(e)) => Login::Unknown(format!("{shown} could not run: {e}")),
-            Err(_) => Login::Unknown(format!(
+            Err(ProbeError::Spawn(e)) => Login::Unknown(format!("{shown} could not run: {e}")),
+            Err(ProbeError::Timeout { .. }) => Login::Unknown(format!(
                 "{shown} did not answer within {} s",
                 STATUS_TIMEOUT.as_secs()
             )),

@@ -1,8 +1,8 @@
-//! The session's [`Inbound`]: the core peer's reader task hands it the agent's
-//! `session/update` notifications and `session/request_permission` requests in order; it
-//! turns them into [`AgentEvent`]s and sends them into the session's bounded sink, awaiting
-//! room (backpressure on the agent through its stdout pipe). `fs/*` and `terminal/*` are not
-//! advertised, so they get the peer's default refusal.
+//! What an ACP agent says, as events: the core's inbound driver hands [`AcpTranslator`] the
+//! agent's `session/update` notifications and `session/request_permission` requests in order
+//! and sends the events it returns into the session's bounded sink, awaiting room
+//! (backpressure on the agent through its stdout pipe). `fs/*` and `terminal/*` are not
+//! advertised, so they get the default refusal.
 //!
 //! While a `session/load` replays history (`replaying`), timeline items are kept for the
 //! open (replayed before `session.ready`, or dropped with `history: "skip"`); while a restarted
@@ -12,22 +12,23 @@ use crate::config::AcpConfig;
 use crate::normalize::Normalizer;
 use crate::permission::{self, Pending};
 use crate::wire::{method, PermissionParams, UpdateParams};
-use agent_bridge_core::agent_process::ExitInfo;
+use agent_bridge_core::lifecycle::{
+    EventTarget, InboundDriver, Liveness, PendingRequests, RefuseAll, Translator,
+};
 use agent_bridge_core::rpc::{Inbound, IncomingRequest, PeerHandle};
 use agent_bridge_core::{AgentEvent, SessionSink};
-use agent_bridge_protocol::ErrorCode;
-use agent_bridge_protocol::{ProviderError, TimelineItem};
+use agent_bridge_protocol::TimelineItem;
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// State shared by the session methods, the turn task and the reader.
 #[derive(Debug, Default)]
 pub struct Shared {
     pub normalizer: Normalizer,
     pub config: AcpConfig,
-    /// Permission id -> the agent request waiting for it.
-    pub pending: HashMap<String, Pending>,
+    /// The agent's permission requests waiting for the user.
+    pub pending: PendingRequests<Pending>,
     /// Items of a `session/load` replay, in order (latest snapshot per id).
     pub replay: Vec<TimelineItem>,
     pub replaying: bool,
@@ -38,43 +39,33 @@ pub struct Shared {
     /// Times the agent process was restarted.
     pub restarts: u32,
     pub title: Option<String>,
-    /// The session exists (open succeeded): an exit from now on is a runtime failure.
-    pub live: bool,
-    /// The session is closing (or dropped): the exit is expected.
-    pub closing: bool,
     /// Every agent method and update kind seen (logged at close, for the per-agent report).
     pub seen: BTreeSet<String>,
 }
 
-pub type SharedState = Arc<Mutex<Shared>>;
+pub type SharedState = agent_bridge_core::lifecycle::SharedState<Shared>;
 
-pub fn lock(shared: &SharedState) -> MutexGuard<'_, Shared> {
-    // A poisoned lock only means a panic elsewhere; the state itself stays usable.
-    shared.lock().unwrap_or_else(|p| p.into_inner())
-}
+pub use agent_bridge_core::lifecycle::lock;
 
-/// Sends a session's agent messages into its sink.
-pub struct SessionInbound {
+/// Translates a session's agent messages (the core's [`InboundDriver`] sends the events).
+pub struct AcpTranslator {
     shared: SharedState,
-    sink: SessionSink,
-    label: String,
 }
 
-impl SessionInbound {
-    pub fn new(shared: SharedState, sink: SessionSink, label: &str) -> Self {
-        Self {
-            shared,
-            sink,
-            label: label.to_string(),
-        }
-    }
-
-    async fn send(&self, events: Vec<AgentEvent>) {
-        for ev in events {
-            if !self.sink.send(ev).await {
-                return;
-            }
-        }
+impl AcpTranslator {
+    /// The session's inbound: this translator in the core's driver.
+    pub fn inbound(
+        shared: SharedState,
+        sink: SessionSink,
+        liveness: Liveness,
+        label: &str,
+    ) -> Arc<InboundDriver<AcpTranslator>> {
+        Arc::new(InboundDriver::new(
+            AcpTranslator { shared },
+            EventTarget::new(Some(sink)),
+            liveness,
+            label,
+        ))
     }
 }
 
@@ -118,26 +109,24 @@ pub fn update(shared: &SharedState, params: Value) -> Vec<AgentEvent> {
 }
 
 #[async_trait::async_trait]
-impl Inbound for SessionInbound {
-    async fn notification(&self, _peer: &PeerHandle, m: String, params: Value) {
+impl Translator for AcpTranslator {
+    async fn notification(&self, _peer: &PeerHandle, m: String, params: Value) -> Vec<AgentEvent> {
         lock(&self.shared).seen.insert(format!("notification {m}"));
         if m != method::SESSION_UPDATE {
             tracing::debug!(method = %m, "ACP notification ignored");
-            return;
+            return Vec::new();
         }
-        let events = update(&self.shared, params);
-        self.send(events).await;
+        update(&self.shared, params)
     }
 
-    async fn request(&self, peer: &PeerHandle, request: IncomingRequest) {
+    async fn request(&self, peer: &PeerHandle, request: IncomingRequest) -> Vec<AgentEvent> {
         lock(&self.shared)
             .seen
             .insert(format!("request {}", request.method));
         if request.method != method::REQUEST_PERMISSION {
             tracing::info!(method = %request.method, "ACP agent request not served; refused");
-            let refuse = DefaultRefusal;
-            refuse.request(peer, request).await;
-            return;
+            RefuseAll.request(peer, request).await;
+            return Vec::new();
         }
         let IncomingRequest {
             id,
@@ -153,7 +142,7 @@ impl Inbound for SessionInbound {
                     format!("unreadable session/request_permission params: {e}"),
                 );
                 responder.respond(Err(error)).await;
-                return;
+                return Vec::new();
             }
         };
         let (item, event, permission) = {
@@ -164,98 +153,19 @@ impl Inbound for SessionInbound {
                 rpc_id: id.clone(),
                 options: params.options.clone(),
                 tool_call_id: snapshot.tool_call_id.clone(),
-                turn_id: s.normalizer.active_turn().map(str::to_string),
             };
+            let turn = s.normalizer.active_turn().map(str::to_string);
             // Answered later (by id) when the user decides, or cancelled with the turn.
             let _ = responder.detach();
-            s.pending.insert(req.id.clone(), pending);
+            s.pending.insert(req.id.clone(), pending, turn);
             (item, AgentEvent::Permission(req.clone()), req)
         };
         tracing::debug!(permission = %permission.id, "ACP permission request");
-        self.send(vec![item, event]).await;
+        vec![item, event]
     }
 
-    async fn closed(&self, _peer: &PeerHandle, exit: Option<ExitInfo>) {
-        let expected = {
-            let s = lock(&self.shared);
-            !s.live || s.closing
-        };
-        if expected || exit.as_ref().is_some_and(|e| e.expected) {
-            return;
-        }
-        let error = match exit {
-            Some(exit) => exit.error(&self.label),
-            None => ProviderError::new(format!("{} closed its output unexpectedly", self.label))
-                .with_code(ErrorCode::RuntimeExited),
-        };
-        self.send(vec![AgentEvent::RuntimeFailed(error)]).await;
-    }
-}
-
-/// The peer's default handling (refuse with -32601), for requests the session does not serve.
-struct DefaultRefusal;
-
-#[async_trait::async_trait]
-impl Inbound for DefaultRefusal {
-    async fn notification(&self, _peer: &PeerHandle, _method: String, _params: Value) {}
-}
-
-/// For short-lived agents (catalog, session list): drops notifications; requests get the
-/// peer's default refusal.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Discard;
-
-#[async_trait::async_trait]
-impl Inbound for Discard {
-    async fn notification(&self, _peer: &PeerHandle, m: String, _params: Value) {
-        tracing::debug!(method = %m, "ACP notification ignored (no session)");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::normalize::tests::fixture;
-    use agent_bridge_core::rpc::{Dialect, Incoming, JsonRpc};
-    use pretty_assertions::assert_eq;
-
-    /// The events of every `session/update` of a recorded `session/load`, fed with the state
-    /// `prepare` sets.
-    fn replayed(agent: &str, prepare: impl Fn(&mut Shared)) -> (Vec<AgentEvent>, SharedState) {
-        let shared = SharedState::default();
-        prepare(&mut lock(&shared));
-        let mut events = Vec::new();
-        for line in fixture(agent, "load-session").lines() {
-            if let Ok(Incoming::Notification { method: m, params }) = JsonRpc::v2().decode(line) {
-                if m == method::SESSION_UPDATE {
-                    events.extend(update(&shared, params));
-                }
-            }
-        }
-        (events, shared)
-    }
-
-    #[test]
-    fn a_restored_sessions_replay_adds_no_item() {
-        for agent in ["opencode", "qwen", "claude-agent-acp", "codex-acp"] {
-            let (_, opened) = replayed(agent, |s| s.replaying = true);
-            assert!(
-                !lock(&opened).replay.is_empty(),
-                "{agent}: a replay to drop"
-            );
-            let (events, restored) = replayed(agent, |s| s.restoring = true);
-            let reported: Vec<String> = events
-                .iter()
-                .filter(|e| {
-                    matches!(
-                        e,
-                        AgentEvent::Item(_) | AgentEvent::Usage { .. } | AgentEvent::Config(_)
-                    )
-                })
-                .map(|e| format!("{e:?}"))
-                .collect();
-            assert_eq!(reported, Vec::<String>::new(), "{agent}");
-            assert!(lock(&restored).replay.is_empty(), "{agent}");
-        }
+    fn ended(&self) {
+        // The dead agent's requests can no longer be answered.
+        lock(&self.shared).pending.clear();
     }
 }

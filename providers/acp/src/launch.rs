@@ -3,9 +3,9 @@
 
 use crate::profile::Profile;
 use crate::wire::{method, InitializeResult, PROTOCOL_VERSION};
-use agent_bridge_core::agent_process::AgentProcess;
-use agent_bridge_core::rpc::{Inbound, JsonRpc, PeerError, PeerHandle};
-use agent_bridge_core::supervisor::{LaunchOverride, SpawnError, SpawnSpec};
+use agent_bridge_core::lifecycle::{errors, AgentRuntime, Liveness, RefuseAll, RuntimeLaunch};
+use agent_bridge_core::rpc::{Inbound, JsonRpc, PeerError};
+use agent_bridge_core::supervisor::{LaunchOverride, SpawnSpec};
 use agent_bridge_core::ProcessScope;
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
@@ -37,61 +37,38 @@ pub fn spec(
     spec.envs(env)
 }
 
-pub fn spawn_error(profile: &Profile, e: SpawnError) -> ProviderError {
-    match e {
-        SpawnError::NotFound { .. } => ProviderError::new(format!(
-            "{e}; install {} or set the provider's command in plugin.json",
-            profile.label
-        ))
-        .with_code(ErrorCode::CliMissing),
-        SpawnError::Io { .. } => {
-            ProviderError::new(e.to_string()).with_code(ErrorCode::CliUnrunnable)
-        }
-        SpawnError::MissingCwd { .. } | SpawnError::CwdNotAFolder { .. } => {
-            ProviderError::new(e.to_string()).with_code(ErrorCode::CwdMissing)
-        }
-    }
+/// How to get the agent, for a "not found" error.
+fn install_hint(profile: &Profile) -> String {
+    format!(
+        "install {} or set the provider's command in plugin.json",
+        profile.label
+    )
 }
 
 /// ACP's `auth_required` error code.
 pub const AUTH_REQUIRED: i64 = -32000;
 
-/// A failed call as a provider error, the stderr tail as diagnostic.
+/// A failed call as a provider error, the stderr tail as diagnostic; ACP's `auth_required`
+/// refusal keeps its meaning.
 pub fn call_error(e: PeerError, stderr: &str) -> ProviderError {
-    let code = match &e {
-        PeerError::Rpc { error, .. } if error.code == AUTH_REQUIRED => ErrorCode::AuthRequired,
-        PeerError::Rpc { .. } => ErrorCode::AgentError,
-        PeerError::Closed { .. } => ErrorCode::RuntimeExited,
-        PeerError::Timeout { .. } => ErrorCode::Timeout,
-    };
-    let message = match e.rpc() {
-        // The agent's own words first (an API error, say), with its details, not our framing.
-        Some(error) => match &error.data {
-            Some(serde_json::Value::String(d)) => format!("{}: {d}", error.message),
-            Some(d) if !d.is_null() => format!("{}: {d}", error.message),
-            _ => error.message.clone(),
-        },
-        None => e.to_string(),
-    };
-    let error = ProviderError::new(message).with_code(code);
-    if stderr.is_empty() {
-        error
+    let auth = matches!(e.rpc(), Some(error) if error.code == AUTH_REQUIRED);
+    let error = errors::call_error(e, stderr);
+    if auth {
+        error.with_code(ErrorCode::AuthRequired)
     } else {
-        error.with_diagnostic(stderr.to_string())
+        error
     }
 }
 
-/// A started agent: the core's JSON-RPC 2.0 peer over its pipes, the core's owner of its
-/// process, and what it advertised.
+/// A started agent: its runtime (process and JSON-RPC 2.0 peer) and what it advertised.
 pub struct Agent {
-    pub rpc: PeerHandle,
-    pub process: AgentProcess,
+    pub runtime: AgentRuntime,
     pub init: InitializeResult,
 }
 
 impl Agent {
     pub fn stderr(&self) -> String {
-        self.process.stderr_tail()
+        self.runtime.stderr()
     }
 
     pub fn error(&self, e: PeerError) -> ProviderError {
@@ -99,13 +76,14 @@ impl Agent {
     }
 
     /// Closes `session` where the agent has `session/close` (claude-agent-acp only exits once
-    /// its session is closed), closes stdin, then stops the process group (TERM, KILL).
-    pub async fn shutdown(&mut self, session: Option<&str>) {
-        self.process.expect_exit();
+    /// its session is closed), then stops the agent (stdin closed, TERM, KILL).
+    pub async fn shutdown(&self, session: Option<&str>) {
+        self.runtime.liveness.close();
         if let Some(id) = session {
-            if self.init.agent_capabilities.session("close") && !self.rpc.is_closed() {
+            if self.init.agent_capabilities.session("close") && !self.runtime.rpc.is_closed() {
                 let params = json!({ "sessionId": id });
                 if let Err(e) = self
+                    .runtime
                     .rpc
                     .call_within(method::SESSION_CLOSE, params, SESSION_CLOSE_LIMIT)
                     .await
@@ -114,13 +92,7 @@ impl Agent {
                 }
             }
         }
-        self.rpc.close_input().await;
-        if tokio::time::timeout(CLOSE_LIMIT, self.process.stop())
-            .await
-            .is_err()
-        {
-            self.process.kill().await;
-        }
+        self.runtime.shutdown(CLOSE_LIMIT).await;
     }
 }
 
@@ -132,19 +104,19 @@ pub async fn start(
     profile: &Profile,
     spec: &SpawnSpec,
     inbound: Arc<dyn Inbound>,
+    liveness: Liveness,
     scope: Option<&ProcessScope>,
 ) -> Result<Agent, ProviderError> {
-    let (process, rpc) = AgentProcess::spawn_peer(
+    let install = install_hint(profile);
+    let launch = RuntimeLaunch {
         spec,
-        &profile.label,
-        Arc::new(JsonRpc::v2()),
-        inbound,
-        SETUP_TIMEOUT,
-    )
-    .map_err(|e| spawn_error(profile, e))?;
-    if let Some(scope) = scope {
-        process.register(scope);
-    }
+        label: &profile.label,
+        install: &install,
+        dialect: Arc::new(JsonRpc::v2()),
+        call_timeout: SETUP_TIMEOUT,
+        scope,
+    };
+    let runtime = AgentRuntime::spawn(launch, inbound, liveness)?;
     let params = json!({
         "protocolVersion": PROTOCOL_VERSION,
         "clientCapabilities": {
@@ -153,14 +125,16 @@ pub async fn start(
         },
         "clientInfo": { "name": "agent-bridge", "version": env!("CARGO_PKG_VERSION") },
     });
-    let answer = match rpc.call(method::INITIALIZE, params).await {
+    let answer = match runtime.rpc.call(method::INITIALIZE, params).await {
         Ok(v) => v,
         Err(e) => {
-            // Let the stderr reader take the agent's last words.
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            let error = call_error(e, &process.stderr_tail());
-            process.kill().await;
-            return Err(error);
+            let auth = matches!(e.rpc(), Some(error) if error.code == AUTH_REQUIRED);
+            let error = runtime.failed_start(e).await;
+            return Err(if auth {
+                error.with_code(ErrorCode::AuthRequired)
+            } else {
+                error
+            });
         }
     };
     let mut init: InitializeResult = serde_json::from_value(answer).map_err(|e| {
@@ -171,7 +145,7 @@ pub async fn start(
         .with_code(ErrorCode::AgentError)
     })?;
     if let Some(v) = init.protocol_version.filter(|v| *v != PROTOCOL_VERSION) {
-        process.kill().await;
+        runtime.kill_now();
         return Err(ProviderError::new(format!(
             "{} speaks ACP protocol version {v}; this bridge speaks version {PROTOCOL_VERSION}",
             profile.label
@@ -190,7 +164,20 @@ pub async fn start(
         session = ?init.agent_capabilities.session_capabilities.keys().collect::<Vec<_>>(),
         "ACP agent initialized"
     );
-    Ok(Agent { rpc, process, init })
+    Ok(Agent { runtime, init })
+}
+
+/// An agent for one query (availability, catalog, session list): no session, its messages
+/// refused.
+pub async fn start_for_query(profile: &Profile, spec: &SpawnSpec) -> Result<Agent, ProviderError> {
+    start(
+        profile,
+        spec,
+        Arc::new(RefuseAll),
+        Liveness::default(),
+        None,
+    )
+    .await
 }
 
 /// The error of a session call refused for want of a login: the agent's message and its

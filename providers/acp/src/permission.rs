@@ -17,8 +17,6 @@ pub struct Pending {
     pub rpc_id: Value,
     pub options: Vec<PermissionOption>,
     pub tool_call_id: String,
-    /// The core turn it was raised in.
-    pub turn_id: Option<String>,
 }
 
 /// The permission id of an agent request id: request ids are unique within one agent

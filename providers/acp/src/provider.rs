@@ -2,13 +2,14 @@
 
 use crate::auth_probe::AuthCheck;
 use crate::config::AcpConfig;
-use crate::inbound::{self, lock, Discard, SessionInbound, Shared};
+use crate::inbound::{self, lock, AcpTranslator, Shared};
 use crate::launch::{self, auth_error, Agent};
 use crate::persistence;
 use crate::profile::{self, Profile};
 use crate::restart::SessionLaunch;
 use crate::session::AcpSession;
 use crate::wire::{method, SessionList, SessionState};
+use agent_bridge_core::lifecycle::{Liveness, Relaunch};
 use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_core::{
     CatalogQuery, CliSpec, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink,
@@ -21,7 +22,6 @@ use agent_bridge_protocol::{
 };
 use async_trait::async_trait;
 use serde_json::json;
-use std::sync::{Arc, Mutex};
 
 /// One ACP agent as a provider.
 #[derive(Debug)]
@@ -64,7 +64,7 @@ impl AcpProvider {
     /// A short-lived agent (catalog, session list) in `cwd`.
     async fn probe_agent(&self, ctx: &ProviderContext, cwd: &str) -> Result<Agent, ProviderError> {
         let spec = launch::spec(&self.profile, &ctx.launch, Some(cwd), &Default::default());
-        launch::start(&self.profile, &spec, Arc::new(Discard), None).await
+        launch::start_for_query(&self.profile, &spec).await
     }
 }
 
@@ -134,8 +134,9 @@ impl Provider for AcpProvider {
         query: CatalogQuery,
     ) -> Result<ProviderCatalog, ProviderError> {
         let cwd = query.cwd.clone().unwrap_or_else(temp_cwd);
-        let mut agent = self.probe_agent(ctx, &cwd).await?;
+        let agent = self.probe_agent(ctx, &cwd).await?;
         let answer = agent
+            .runtime
             .rpc
             .call(method::SESSION_NEW, json!({"cwd": cwd, "mcpServers": []}))
             .await;
@@ -156,7 +157,7 @@ impl Provider for AcpProvider {
         query: SessionsQuery,
     ) -> Result<Vec<ProviderSessionSummary>, ProviderError> {
         let cwd = query.cwd.clone().unwrap_or_else(temp_cwd);
-        let mut agent = self.probe_agent(ctx, &cwd).await?;
+        let agent = self.probe_agent(ctx, &cwd).await?;
         if !agent.init.agent_capabilities.session("list") {
             agent.shutdown(None).await;
             return Err(ProviderError::new(format!(
@@ -176,7 +177,8 @@ impl Provider for AcpProvider {
             if let Some(c) = &cursor {
                 params["cursor"] = json!(c);
             }
-            let page: SessionList = match agent.rpc.call(method::SESSION_LIST, params).await {
+            let page: SessionList = match agent.runtime.rpc.call(method::SESSION_LIST, params).await
+            {
                 Ok(v) => serde_json::from_value(v).unwrap_or_default(),
                 Err(e) => break Err(agent.error(e)),
             };
@@ -219,12 +221,19 @@ impl Provider for AcpProvider {
             tracing::warn!("ACP has no system prompt; the session's systemPrompt is not applied");
         }
         let spec = launch::spec(&self.profile, &ctx.launch, Some(&cfg.cwd), &cfg.env);
-        let shared = Arc::new(Mutex::new(Shared::default()));
-        let handler = SessionInbound::new(shared.clone(), sink.clone(), &self.profile.label);
+        let shared = agent_bridge_core::lifecycle::shared(Shared::default());
+        let liveness = Liveness::default();
+        let inbound = AcpTranslator::inbound(
+            shared.clone(),
+            sink.clone(),
+            liveness.clone(),
+            &self.profile.label,
+        );
         let mut agent = launch::start(
             &self.profile,
             &spec,
-            Arc::new(handler),
+            inbound,
+            liveness,
             Some(&request.scope),
         )
         .await?;
@@ -238,8 +247,7 @@ impl Provider for AcpProvider {
                 };
                 let launch = SessionLaunch {
                     profile: self.profile.clone(),
-                    spec,
-                    scope: request.scope.clone(),
+                    runtime: Relaunch::new(spec, request.scope.clone()),
                     cwd: cwd.clone(),
                     mcp_servers: cfg.mcp_servers.clone(),
                 };
@@ -285,6 +293,7 @@ async fn open_session(
             lock(shared).replaying = how == method::SESSION_LOAD;
             let params = json!({"sessionId": id, "cwd": cwd, "mcpServers": mcp});
             let answer = agent
+                .runtime
                 .rpc
                 .call(how, params)
                 .await
@@ -294,6 +303,7 @@ async fn open_session(
         None => {
             let params = json!({"cwd": cfg.cwd, "mcpServers": mcp});
             let answer = agent
+                .runtime
                 .rpc
                 .call(method::SESSION_NEW, params)
                 .await
@@ -320,6 +330,7 @@ async fn open_session(
     lock(shared).config = config;
     for call in plan {
         let answer = agent
+            .runtime
             .rpc
             .call(call.method, call.params.clone())
             .await

@@ -21,29 +21,28 @@
 //! [`Shared::restoring`]: crate::inbound::Shared::restoring
 
 use crate::config::{AcpConfig, MODE, MODEL};
-use crate::inbound::{lock, SessionInbound, SharedState};
+use crate::inbound::{lock, AcpTranslator, SharedState};
 use crate::launch::{self, auth_error, Agent};
 use crate::persistence;
 use crate::profile::Profile;
 use crate::wire::{method, AgentCapabilities, SessionState};
-use agent_bridge_core::supervisor::SpawnSpec;
-use agent_bridge_core::{AgentEvent, ProcessScope, SessionSink};
+use agent_bridge_core::lifecycle::{Liveness, Relaunch};
+use agent_bridge_core::{AgentEvent, SessionSink};
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     McpServerConfig, ProviderConfigChanges, ProviderError, ProviderNotice, Severity,
 };
 use serde_json::json;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Instant;
 
 /// How a session's agent was started and its native session made: what a restart repeats.
 #[derive(Debug, Clone)]
 pub struct SessionLaunch {
     pub profile: Profile,
-    pub spec: SpawnSpec,
-    /// The session's scope: a close waits for the restarted agent too.
-    pub scope: ProcessScope,
+    /// The agent's launch and the session's process scope (a close waits for the restarted
+    /// agent too).
+    pub runtime: Relaunch,
     /// The native session's cwd.
     pub cwd: String,
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
@@ -89,7 +88,6 @@ pub async fn restart(
     let started = Instant::now();
     let (previous, restarts) = {
         let mut s = lock(shared);
-        s.live = false;
         // The dead process's requests and turn died with it (the core resolved them).
         s.pending.clear();
         if s.normalizer.active_turn().is_some() {
@@ -102,7 +100,7 @@ pub async fn restart(
     let mut s = lock(shared);
     s.restoring = false;
     let restarted = restarted?;
-    if restarted.agent.rpc.is_closed() {
+    if restarted.agent.runtime.rpc.is_closed() {
         return Err(ProviderError::new(format!(
             "{} exited while it was restarted",
             launch.profile.label
@@ -110,7 +108,7 @@ pub async fn restart(
         .with_code(ErrorCode::RuntimeExited)
         .with_diagnostic(restarted.agent.stderr()));
     }
-    s.live = true;
+    restarted.agent.runtime.liveness.go_live();
     tracing::info!(
         agent = %launch.profile.label,
         restore = ?restarted.restore,
@@ -125,12 +123,20 @@ async fn spawn(
     shared: &SharedState,
     sink: &SessionSink,
 ) -> Result<Agent, ProviderError> {
-    let inbound = SessionInbound::new(shared.clone(), sink.clone(), &launch.profile.label);
+    // Until the session is back an exit is the restart's error, not a new failure.
+    let liveness = Liveness::default();
+    let inbound = AcpTranslator::inbound(
+        shared.clone(),
+        sink.clone(),
+        liveness.clone(),
+        &launch.profile.label,
+    );
     launch::start(
         &launch.profile,
-        &launch.spec,
-        Arc::new(inbound),
-        Some(&launch.scope),
+        &launch.runtime.spec,
+        inbound,
+        liveness,
+        Some(&launch.runtime.scope),
     )
     .await
 }
@@ -152,7 +158,7 @@ async fn bring_back(
         None => format!("{label} can neither resume nor load a session"),
         Some(how) => {
             lock(shared).restoring = true;
-            let answer = agent.rpc.call(how, params).await;
+            let answer = agent.runtime.rpc.call(how, params).await;
             lock(shared).restoring = false;
             match answer {
                 Ok(answer) => {
@@ -167,7 +173,7 @@ async fn bring_back(
                 Err(e) => {
                     let error = agent.error(e);
                     tracing::warn!(agent = %label, "{how} of the restarted agent failed: {error}");
-                    if agent.rpc.is_closed() {
+                    if agent.runtime.rpc.is_closed() {
                         // It died of it: a new process for the new session.
                         agent.shutdown(None).await;
                         agent = spawn(launch, shared, sink).await?;
@@ -182,6 +188,7 @@ async fn bring_back(
         None => {
             let params = json!({"cwd": launch.cwd, "mcpServers": mcp});
             let answer = agent
+                .runtime
                 .rpc
                 .call(method::SESSION_NEW, params)
                 .await
@@ -260,14 +267,19 @@ async fn reapply(
             }
         };
         for call in calls {
-            match agent.rpc.call(call.method, call.params.clone()).await {
+            match agent
+                .runtime
+                .rpc
+                .call(call.method, call.params.clone())
+                .await
+            {
                 Ok(answer) => {
                     let mut s = lock(shared);
                     s.config.set_local(call.category, &call.value);
                     s.config.replace_options(&answer);
                 }
                 Err(e) => {
-                    let closed = agent.rpc.is_closed();
+                    let closed = agent.runtime.rpc.is_closed();
                     let error = agent.error(e);
                     if closed {
                         return Err(error);

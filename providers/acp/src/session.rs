@@ -42,7 +42,7 @@ impl AcpSession {
         session_id: String,
         launch: SessionLaunch,
     ) -> Self {
-        lock(&shared).live = true;
+        agent.runtime.liveness.go_live();
         AcpSession {
             agent,
             shared,
@@ -54,23 +54,13 @@ impl AcpSession {
 
     /// Answers every pending permission (of `turn_id`, or all) `cancelled`; returns their ids.
     async fn cancel_pending(&mut self, turn_id: Option<&str>) -> Vec<String> {
-        let pending: Vec<(String, permission::Pending)> = {
-            let mut s = lock(&self.shared);
-            let ids: Vec<String> = s
-                .pending
-                .iter()
-                .filter(|(_, p)| turn_id.is_none() || p.turn_id.as_deref() == turn_id)
-                .map(|(id, _)| id.clone())
-                .collect();
-            ids.into_iter()
-                .filter_map(|id| s.pending.remove(&id).map(|p| (id, p)))
-                .collect()
-        };
+        let pending = lock(&self.shared).pending.take_turn(turn_id);
         let mut ids = Vec::new();
         for (id, p) in pending {
             self.agent
+                .runtime
                 .rpc
-                .respond_to(&p.rpc_id, Ok(permission::outcome(None)))
+                .respond_to(&p.native.rpc_id, Ok(permission::outcome(None)))
                 .await;
             ids.push(id);
         }
@@ -83,6 +73,7 @@ impl AcpSession {
         let params = json!({ "sessionId": self.session_id, "prompt": prompt });
         let rx = match self
             .agent
+            .runtime
             .rpc
             .start_call(method::SESSION_PROMPT, &params)
             .await
@@ -146,6 +137,7 @@ impl AcpSession {
         }
         let params = json!({ "sessionId": self.session_id });
         self.agent
+            .runtime
             .rpc
             .notify(method::SESSION_CANCEL, Some(&params))
             .await
@@ -238,6 +230,7 @@ impl AgentSession for AcpSession {
         let params = json!({ "sessionId": self.session_id });
         let _ = self
             .agent
+            .runtime
             .rpc
             .notify(method::SESSION_CANCEL, Some(&params))
             .await;
@@ -252,15 +245,18 @@ impl AgentSession for AcpSession {
         permission_id: &str,
         response: ProviderPermissionResponse,
     ) -> Result<(), ProviderError> {
-        let pending = lock(&self.shared).pending.remove(permission_id);
+        let pending = lock(&self.shared).pending.take(permission_id);
         let Some(pending) = pending else {
             return Err(ProviderError::new(format!(
                 "no pending permission `{permission_id}`"
             )));
         };
+        let turn_id = pending.turn_id;
+        let pending = pending.native;
         let option = permission::option_for(&pending.options, &response);
         tracing::debug!(permission_id, ?option, "answering ACP permission");
         self.agent
+            .runtime
             .rpc
             .respond_to(&pending.rpc_id, Ok(permission::outcome(option.as_deref())))
             .await;
@@ -269,7 +265,7 @@ impl AgentSession for AcpSession {
             ..
         } = response
         {
-            if let Some(turn) = pending.turn_id {
+            if let Some(turn) = turn_id {
                 self.cancel(&turn).await?;
             }
         }
@@ -285,6 +281,7 @@ impl AgentSession for AcpSession {
         for call in plan {
             match self
                 .agent
+                .runtime
                 .rpc
                 .call_within(call.method, call.params.clone(), CONFIG_CALL_TIMEOUT)
                 .await
@@ -310,6 +307,7 @@ impl AgentSession for AcpSession {
                         if let Some(back) = back {
                             if self
                                 .agent
+                                .runtime
                                 .rpc
                                 .call_within(back.method, back.params, CONFIG_CALL_TIMEOUT)
                                 .await
@@ -343,7 +341,8 @@ impl AgentSession for AcpSession {
         sink: SessionSink,
     ) -> Result<agent_bridge_core::Restarted, ProviderError> {
         // The old process is gone or going: make sure of it (it is no failure to report).
-        self.agent.process.kill().await;
+        self.agent.runtime.liveness.close();
+        self.agent.runtime.process.kill().await;
         let restarted =
             restart::restart(&self.launch, &self.shared, &sink, &self.session_id).await?;
         self.agent = restarted.agent;
@@ -359,11 +358,10 @@ impl AgentSession for AcpSession {
 
     async fn close(&mut self) {
         let seen = {
-            let mut s = lock(&self.shared);
-            s.closing = true;
+            let s = lock(&self.shared);
             s.seen.iter().cloned().collect::<Vec<_>>().join(", ")
         };
-        tracing::info!(agent = %self.agent.process.label(), "ACP traffic seen: {seen}");
+        tracing::info!(agent = %self.agent.runtime.process.label(), "ACP traffic seen: {seen}");
         self.cancel_pending(None).await;
         let id = self.session_id.clone();
         self.agent.shutdown(Some(&id)).await;
@@ -372,8 +370,8 @@ impl AgentSession for AcpSession {
 
 impl Drop for AcpSession {
     fn drop(&mut self) {
-        // Dropping the process owner kills the agent; that exit is no failure to report.
-        lock(&self.shared).closing = true;
+        // Dropping the session kills the agent; that exit is no failure to report.
+        self.agent.runtime.kill_now();
     }
 }
 

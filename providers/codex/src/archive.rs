@@ -2,14 +2,12 @@
 //! short-lived app-server (as the session list uses). An archived thread leaves `thread/list`
 //! (and so the session list) and comes back when unarchived.
 
-use crate::events::Discard;
 use crate::history;
 use crate::launch::{self, call_error};
 use crate::wire::notify::method;
 use agent_bridge_core::ProviderContext;
 use agent_bridge_protocol::{ProviderError, ProviderPersistence};
 use serde_json::{json, Value};
-use std::sync::Arc;
 
 /// The cwd a persistence handle was made in (the app-server starts there).
 fn cwd_of(p: &ProviderPersistence) -> Option<&str> {
@@ -28,7 +26,7 @@ pub async fn set_archived(
     let thread_id = history::thread_of(persistence)?;
     let cwd = cwd_of(persistence).filter(|c| std::path::Path::new(c).is_dir());
     let spec = launch::app_server_spec(&ctx.launch, cwd, &Default::default());
-    let mut server = launch::start(&spec, Arc::new(Discard), None).await?;
+    let server = launch::start_for_query(&spec).await?;
     let call = if archived {
         method::THREAD_ARCHIVE
     } else {
@@ -39,6 +37,6 @@ pub async fn set_archived(
         .call(call, json!({ "threadId": thread_id }))
         .await;
     let stderr = server.process.stderr_tail();
-    server.shutdown().await;
+    launch::stop(&server).await;
     answer.map(|_| ()).map_err(|e| call_error(e, &stderr))
 }

@@ -9,7 +9,6 @@
 //! CODEX_API_KEY from its environment (checked: its requests then carry no key), so those do
 //! not count. The answer is remembered per binary, environment and the files a login writes.
 
-use crate::events::Discard;
 use crate::launch::{self, call_error};
 use crate::sandbox_cache::launch_key;
 use crate::wire::notify::method;
@@ -19,7 +18,6 @@ use agent_bridge_core::supervisor::LaunchOverride;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// What to do when Codex is not logged in.
@@ -71,7 +69,7 @@ async fn run_check(launch: LaunchOverride) -> Check {
     let cwd = std::env::temp_dir().display().to_string();
     let spec = launch::app_server_spec(&launch, Some(&cwd), &BTreeMap::new());
     let checked = async {
-        let mut server = match launch::start(&spec, Arc::new(Discard), None).await {
+        let server = match launch::start_for_query(&spec).await {
             Ok(s) => s,
             Err(e) => {
                 let mut why = e.message;
@@ -86,7 +84,7 @@ async fn run_check(launch: LaunchOverride) -> Check {
             .call(method::ACCOUNT_READ, json!({ "refreshToken": false }))
             .await;
         let stderr = server.process.stderr_tail();
-        server.shutdown().await;
+        launch::stop(&server).await;
         Check::Login(match answer {
             Ok(v) => parse_account(&v),
             Err(e) => Login::Unknown(call_error(e, &stderr).message),

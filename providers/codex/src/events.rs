@@ -1,7 +1,7 @@
-//! The session's [`Inbound`]: the core peer's reader task hands it the app-server's notifications
-//! and server requests in order; it turns them into [`AgentEvent`]s and sends them into the
-//! session's bounded sink, awaiting room. No queue of our own: a slow host slows the reader,
-//! and through the stdout pipe the CLI.
+//! What the app-server says, as events: the core's inbound driver hands this module's
+//! [`CodexTranslator`] the notifications and server requests in order and sends the events it
+//! returns into the session's bounded sink, awaiting room. No queue of our own: a slow host
+//! slows the reader, and through the stdout pipe the CLI.
 //!
 //! It is installed when the process starts, before the thread exists, so nothing the CLI says
 //! during `open` waits in a buffer; until the thread is known the normalizer routes nothing but
@@ -13,117 +13,87 @@ use crate::normalize::Normalizer;
 use crate::permissions::{self, Asked, PendingApproval};
 use crate::questions;
 use crate::wire::notify::{Notification, ServerRequest};
-use agent_bridge_core::agent_process::ExitInfo;
-use agent_bridge_core::rpc::{Inbound, IncomingRequest, PeerHandle};
+use agent_bridge_core::lifecycle::{
+    EventTarget, InboundDriver, Liveness, PendingRequests, Translator,
+};
+use agent_bridge_core::rpc::{IncomingRequest, PeerHandle};
 use agent_bridge_core::{AgentEvent, SessionSink};
-use agent_bridge_protocol::ErrorCode;
 use serde_json::Value;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 /// State shared by the session methods and the reader.
 #[derive(Debug)]
 pub struct Shared {
     pub normalizer: Normalizer,
-    /// Permission id -> the Codex request waiting for it.
-    pub approvals: HashMap<String, PendingApproval>,
-    /// The session exists (open succeeded): an exit from now on is a runtime failure.
-    pub live: bool,
-    /// The session is closing (or dropped): the exit is expected.
-    pub closing: bool,
+    /// The app-server's requests waiting for the user.
+    pub approvals: PendingRequests<PendingApproval>,
     /// Which of the session's app-servers runs: 0 for the open's, one more per restart.
     pub runtime: u32,
     /// The session's skills and custom prompts.
     pub commands: Commands,
 }
 
-pub type SharedState = Arc<Mutex<Shared>>;
+pub type SharedState = agent_bridge_core::lifecycle::SharedState<Shared>;
 
 pub fn shared(normalizer: Normalizer) -> SharedState {
-    Arc::new(Mutex::new(Shared {
+    agent_bridge_core::lifecycle::shared(Shared {
         normalizer,
-        approvals: HashMap::new(),
-        live: false,
-        closing: false,
+        approvals: PendingRequests::default(),
         runtime: 0,
         commands: Commands::default(),
-    }))
+    })
 }
 
-pub fn lock(shared: &SharedState) -> MutexGuard<'_, Shared> {
-    // A poisoned lock only means a panic elsewhere; the state itself stays usable.
-    shared.lock().unwrap_or_else(|p| p.into_inner())
-}
+pub use agent_bridge_core::lifecycle::lock;
 
-/// Sends a session's app-server messages into its sink.
-pub struct SessionEvents {
+/// Translates a session's app-server messages (the core's [`InboundDriver`] sends the events).
+///
+/// [`InboundDriver`]: agent_bridge_core::lifecycle::InboundDriver
+pub struct CodexTranslator {
     shared: SharedState,
     sink: SessionSink,
 }
 
-impl SessionEvents {
-    pub fn new(shared: SharedState, sink: SessionSink) -> Self {
-        Self { shared, sink }
-    }
-}
-
-impl SessionEvents {
-    /// Sends events into the sink in order, waiting while it is full; stops when the session
-    /// is gone.
-    async fn send(&self, events: Vec<AgentEvent>) {
-        for ev in events {
-            if !self.sink.send(ev).await {
-                return;
-            }
-        }
+impl CodexTranslator {
+    /// The session's inbound: this translator in the core's driver.
+    pub fn inbound(
+        shared: SharedState,
+        sink: SessionSink,
+        liveness: Liveness,
+    ) -> Arc<InboundDriver<CodexTranslator>> {
+        let events = EventTarget::new(Some(sink.clone()));
+        Arc::new(InboundDriver::new(
+            CodexTranslator { shared, sink },
+            events,
+            liveness,
+            LABEL,
+        ))
     }
 }
 
 #[async_trait::async_trait]
-impl Inbound for SessionEvents {
-    async fn notification(&self, peer: &PeerHandle, method: String, params: Value) {
+impl Translator for CodexTranslator {
+    async fn notification(
+        &self,
+        peer: &PeerHandle,
+        method: String,
+        params: Value,
+    ) -> Vec<AgentEvent> {
         if method == crate::wire::notify::method::SKILLS_CHANGED {
             // Only an invalidation: list them again (in the background, not on this path).
             crate::commands::refresh(&self.shared, peer, &self.sink);
-            return;
+            return Vec::new();
         }
-        let events = notification(&self.shared, &method, params);
-        self.send(events).await;
+        notification(&self.shared, &method, params)
     }
 
-    async fn request(&self, _peer: &PeerHandle, request: IncomingRequest) {
-        let events = server_request(&self.shared, request).await;
-        self.send(events).await;
+    async fn request(&self, _peer: &PeerHandle, request: IncomingRequest) -> Vec<AgentEvent> {
+        server_request(&self.shared, request).await
     }
 
-    async fn closed(&self, _peer: &PeerHandle, exit: Option<ExitInfo>) {
-        let expected = {
-            let s = lock(&self.shared);
-            !s.live || s.closing
-        };
-        if expected || exit.as_ref().is_some_and(|e| e.expected) {
-            return;
-        }
-        let error = match exit {
-            Some(exit) => exit.error(LABEL),
-            None => agent_bridge_protocol::ProviderError::new(format!(
-                "{LABEL} closed its output unexpectedly"
-            ))
-            .with_code(ErrorCode::RuntimeExited),
-        };
-        self.send(vec![AgentEvent::RuntimeFailed(error)]).await;
-    }
-}
-
-/// For short-lived app-servers (catalog, session list): logs and drops notifications; server
-/// requests get the peer's default refusal.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Discard;
-
-#[async_trait::async_trait]
-impl Inbound for Discard {
-    async fn notification(&self, _peer: &PeerHandle, method: String, _params: Value) {
-        tracing::debug!(%method, "codex notification ignored (no session)");
+    fn ended(&self) {
+        // The dead app-server's requests can no longer be answered.
+        lock(&self.shared).approvals.clear();
     }
 }
 
@@ -133,7 +103,7 @@ fn notification(shared: &SharedState, method: &str, params: Value) -> Vec<AgentE
     if method == "serverRequest/resolved" {
         if let Notification::RequestResolved(r) = Notification::parse(method, params) {
             let id = permissions::permission_id(s.runtime, &r.request_id);
-            s.approvals.remove(&id);
+            s.approvals.take(&id);
             return vec![AgentEvent::PermissionResolved { permission_id: id }];
         }
         return Vec::new();
@@ -207,13 +177,16 @@ async fn server_request(shared: &SharedState, request: IncomingRequest) -> Vec<A
     };
     // Answered later (by id) when the user decides, or cancelled with the turn.
     let rpc_id = responder.detach();
-    lock(shared).approvals.insert(
+    let mut s = lock(shared);
+    let turn = s.normalizer.active_turn().map(|(core, _)| core.to_string());
+    s.approvals.insert(
         request.id.clone(),
         PendingApproval {
             rpc_id,
             item_id,
             asked,
         },
+        turn,
     );
     vec![AgentEvent::Permission(request)]
 }

@@ -3,9 +3,9 @@
 //! probes (`codex --version`, `codex sandbox -- true`).
 
 use crate::wire::notify::method;
-use agent_bridge_core::agent_process::AgentProcess;
+use agent_bridge_core::lifecycle::{errors, AgentRuntime, Liveness, RefuseAll, RuntimeLaunch};
 use agent_bridge_core::probe;
-use agent_bridge_core::rpc::{Inbound, JsonRpc, PeerError, PeerHandle};
+use agent_bridge_core::rpc::{Inbound, JsonRpc};
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnError, SpawnSpec};
 use agent_bridge_core::ProcessScope;
 use agent_bridge_protocol::ErrorCode;
@@ -34,19 +34,13 @@ pub fn app_server_spec(
     spec.envs(env)
 }
 
+/// How to get Codex, for a "not found" error.
+pub const INSTALL: &str =
+    "install Codex with `npm install -g @openai/codex` or set the provider's command";
+
+/// A spawn failure of Codex.
 pub fn spawn_error(e: SpawnError) -> ProviderError {
-    match e {
-        SpawnError::NotFound { .. } => ProviderError::new(format!(
-            "{e}; install Codex with `npm install -g @openai/codex` or set the provider's command"
-        ))
-        .with_code(ErrorCode::CliMissing),
-        SpawnError::Io { .. } => {
-            ProviderError::new(e.to_string()).with_code(ErrorCode::CliUnrunnable)
-        }
-        SpawnError::MissingCwd { .. } | SpawnError::CwdNotAFolder { .. } => {
-            ProviderError::new(e.to_string()).with_code(ErrorCode::CwdMissing)
-        }
-    }
+    errors::spawn_error(e, INSTALL)
 }
 
 /// Names the app-server in errors and logs.
@@ -54,57 +48,25 @@ pub const LABEL: &str = "codex app-server";
 /// Longest a close waits for the process group to go.
 pub const CLOSE_LIMIT: Duration = Duration::from_millis(3500);
 
-pub fn call_error(e: PeerError, stderr: &str) -> ProviderError {
-    let code = match &e {
-        PeerError::Rpc { .. } => ErrorCode::AgentError,
-        PeerError::Closed { .. } => ErrorCode::RuntimeExited,
-        PeerError::Timeout { .. } => ErrorCode::Timeout,
-    };
-    ProviderError::new(e.to_string())
-        .with_code(code)
-        .with_diagnostic(stderr.to_string())
-}
+pub use agent_bridge_core::lifecycle::errors::call_error;
 
-/// A started app-server: the core's JSON-RPC peer (no `"jsonrpc"` member) over its pipes and
-/// the core's owner of its process.
-pub struct AppServer {
-    pub rpc: PeerHandle,
-    pub process: AgentProcess,
-}
-
-impl AppServer {
-    /// Closes stdin, then stops the process group (TERM, KILL), within [`CLOSE_LIMIT`].
-    pub async fn shutdown(&mut self) {
-        self.process.expect_exit();
-        self.rpc.close_input().await;
-        if tokio::time::timeout(CLOSE_LIMIT, self.process.stop())
-            .await
-            .is_err()
-        {
-            self.process.kill().await;
-        }
-    }
-}
-
-/// Spawns an app-server (its notifications and server requests go to `inbound`) and completes
-/// the `initialize` / `initialized` handshake.
+/// Spawns an app-server (its notifications and server requests go to `inbound`, which holds a
+/// clone of `liveness`) and completes the `initialize` / `initialized` handshake.
 pub async fn start(
     spec: &SpawnSpec,
     inbound: Arc<dyn Inbound>,
+    liveness: Liveness,
     scope: Option<&ProcessScope>,
-) -> Result<AppServer, ProviderError> {
-    let (process, rpc) = AgentProcess::spawn_peer(
+) -> Result<AgentRuntime, ProviderError> {
+    let launch = RuntimeLaunch {
         spec,
-        LABEL,
-        Arc::new(JsonRpc::bare()),
-        inbound,
-        SETUP_TIMEOUT,
-    )
-    .map_err(spawn_error)?;
-    if let Some(scope) = scope {
-        process.register(scope);
-    }
-    let server = AppServer { rpc, process };
+        label: LABEL,
+        install: INSTALL,
+        dialect: Arc::new(JsonRpc::bare()),
+        call_timeout: SETUP_TIMEOUT,
+        scope,
+    };
+    let server = AgentRuntime::spawn(launch, inbound, liveness)?;
     let params = json!({
         "clientInfo": {
             "name": "agent_bridge",
@@ -113,17 +75,23 @@ pub async fn start(
         }
     });
     if let Err(e) = server.rpc.call(method::INITIALIZE, params).await {
-        // Let the stderr reader take the CLI's last words.
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        let stderr = server.process.stderr_tail();
-        return Err(call_error(e, &stderr));
+        return Err(server.failed_start(e).await);
     }
-    server
-        .rpc
-        .notify(method::INITIALIZED, None)
-        .await
-        .map_err(|e| call_error(e, &server.process.stderr_tail()))?;
+    if let Err(e) = server.rpc.notify(method::INITIALIZED, None).await {
+        return Err(server.failed_start(e).await);
+    }
     Ok(server)
+}
+
+/// An app-server for one query (catalog, session list, archive, login): no session, its
+/// messages refused.
+pub async fn start_for_query(spec: &SpawnSpec) -> Result<AgentRuntime, ProviderError> {
+    start(spec, Arc::new(RefuseAll), Liveness::default(), None).await
+}
+
+/// Stops an app-server within [`CLOSE_LIMIT`].
+pub async fn stop(server: &AgentRuntime) {
+    server.shutdown(CLOSE_LIMIT).await;
 }
 
 pub use agent_bridge_core::probe::{parse_version, ProbeOutput};

@@ -4,20 +4,20 @@ use crate::auth::AuthCache;
 use crate::catalog::{self, SessionConfig};
 use crate::commands;
 use crate::controls::{self, Controls};
-use crate::events::Discard;
-use crate::events::{self, SessionEvents};
+use crate::events::{self, CodexTranslator};
 use crate::history;
 use crate::launch::{self, call_error};
 use crate::normalize::Normalizer;
 use crate::queries::{fetch_models, load_turns, mcp_servers, read_defaults};
 use crate::questions;
 use crate::sandbox_cache::{launch_key, Sandbox, SandboxCache};
-use crate::session::{Applied, CodexSession, PendingProbe, Relaunch};
+use crate::session::{Applied, CodexSession, PendingProbe, ThreadRelaunch};
 use crate::threads::{self, ThreadAnswer};
 use crate::tool_denial;
 use crate::wire::notify::method;
 use crate::wire::params::{ThreadListParams, ThreadStartParams};
 use crate::wire::thread::{Page, Thread, ThreadOpened};
+use agent_bridge_core::lifecycle::{Liveness, Relaunch};
 use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::{
@@ -31,7 +31,6 @@ use agent_bridge_protocol::{
 };
 use async_trait::async_trait;
 use serde_json::json;
-use std::sync::Arc;
 
 /// The Codex provider (`codex app-server`).
 #[derive(Debug, Default)]
@@ -112,10 +111,10 @@ impl Provider for CodexProvider {
     ) -> Result<ProviderCatalog, ProviderError> {
         let cwd = query.cwd.clone();
         let spec = launch::app_server_spec(&ctx.launch, cwd.as_deref(), &Default::default());
-        let mut server = launch::start(&spec, Arc::new(Discard), None).await?;
+        let server = launch::start_for_query(&spec).await?;
         let listed = fetch_models(&server.rpc).await;
         let defaults = read_defaults(&server.rpc, cwd.as_deref()).await;
-        server.shutdown().await;
+        launch::stop(&server).await;
         let listed = listed?;
         let problem = self.sandbox_problem(&ctx.launch).await;
         let models = catalog::models(&listed, defaults.model.as_deref());
@@ -146,7 +145,7 @@ impl Provider for CodexProvider {
         query: SessionsQuery,
     ) -> Result<Vec<ProviderSessionSummary>, ProviderError> {
         let spec = launch::app_server_spec(&ctx.launch, query.cwd.as_deref(), &Default::default());
-        let mut server = launch::start(&spec, Arc::new(Discard), None).await?;
+        let server = launch::start_for_query(&spec).await?;
         let params = ThreadListParams {
             limit: Some(query.limit.unwrap_or(50).min(200)),
             cwd: query.cwd.clone(),
@@ -160,7 +159,7 @@ impl Provider for CodexProvider {
         };
         let answer = server.rpc.call(method::THREAD_LIST, json!(params)).await;
         let stderr = server.process.stderr_tail();
-        server.shutdown().await;
+        launch::stop(&server).await;
         let page: Page<Thread> =
             serde_json::from_value(answer.map_err(|e| call_error(e, &stderr))?)
                 .map_err(|e| ProviderError::new(format!("unreadable thread/list answer: {e}")))?;
@@ -202,8 +201,9 @@ impl Provider for CodexProvider {
         let shared = events::shared(Normalizer::unbound(&request.session_id, &cfg.cwd));
         events::lock(&shared).commands =
             commands::Commands::new(&cfg.cwd, commands::prompts_dir_of(&spec));
-        let handler = SessionEvents::new(shared.clone(), sink.clone());
-        let server = launch::start(&spec, Arc::new(handler), Some(&request.scope)).await?;
+        let liveness = Liveness::default();
+        let inbound = CodexTranslator::inbound(shared.clone(), sink.clone(), liveness.clone());
+        let server = launch::start(&spec, inbound, liveness, Some(&request.scope)).await?;
         let stderr = || server.process.stderr_tail();
         let denied = cfg.denied_tools.as_deref().unwrap_or_default();
         // `config/read` must precede the thread only when a denied name may be a configured
@@ -241,9 +241,8 @@ impl Provider for CodexProvider {
             .as_ref()
             .map(history::thread_of)
             .transpose()?;
-        let relaunch = Relaunch {
-            spec: spec.clone(),
-            scope: request.scope.clone(),
+        let relaunch = ThreadRelaunch {
+            runtime: Relaunch::new(spec.clone(), request.scope.clone()),
             thread: overrides.clone(),
         };
         let thread = threads::resume_or_start(&server, resume.as_deref(), overrides);

@@ -8,12 +8,13 @@
 
 use crate::catalog::{self, SessionConfig};
 use crate::events::{lock, SharedState};
-use crate::launch::{call_error, AppServer, LABEL};
+use crate::launch;
 use crate::permissions::PendingApproval;
 use crate::sandbox_cache::ProbeCell;
 use crate::wire::notify::method;
 use crate::wire::params::{InputItem, TurnInterruptParams, TurnStartParams, TurnSteerParams};
 use crate::wire::thread::TurnStarted;
+use agent_bridge_core::lifecycle::AgentRuntime;
 use agent_bridge_core::rpc::PeerError;
 use agent_bridge_core::{AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnRequest};
 use agent_bridge_protocol::ErrorCode;
@@ -32,22 +33,18 @@ pub mod revert;
 mod thread_config;
 
 pub use applied::Applied;
-pub use restart::Relaunch;
-
-/// Longest a failed call waits for the app-server's exit, to report it (its output may end
-/// up to `EOF_EXIT_GRACE` before the process is made to go).
-const EXIT_WAIT: Duration = Duration::from_secs(2);
+pub use restart::ThreadRelaunch;
 
 /// Longest a turn request (`turn/start`, `turn/steer`, `turn/interrupt`) may take to answer.
 const TURN_CALL_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct CodexSession {
-    server: AppServer,
+    server: AgentRuntime,
     shared: SharedState,
     thread_id: String,
     config: SessionConfig,
     applied: Applied,
     sandbox: Option<PendingProbe>,
-    relaunch: Relaunch,
+    relaunch: ThreadRelaunch,
     sink: SessionSink,
 }
 
@@ -64,19 +61,16 @@ impl CodexSession {
     /// The session over a started app-server whose reader already feeds `shared`'s
     /// normalizer (bound to the thread) into the sink.
     pub fn start(
-        server: AppServer,
+        server: AgentRuntime,
         shared: SharedState,
         config: SessionConfig,
         applied: Applied,
         sandbox: Option<PendingProbe>,
-        relaunch: Relaunch,
+        relaunch: ThreadRelaunch,
         sink: SessionSink,
     ) -> CodexSession {
-        let thread_id = {
-            let mut s = lock(&shared);
-            s.live = true;
-            s.normalizer.thread_id().to_string()
-        };
+        server.liveness.go_live();
+        let thread_id = lock(&shared).normalizer.thread_id().to_string();
         CodexSession {
             server,
             shared,
@@ -159,18 +153,9 @@ impl CodexSession {
         prompt_input(&turn.prompt.input, &turn.text)
     }
 
-    /// A call's failure. When the app-server is gone it is its exit that says why (status
-    /// and last stderr lines), as the runtime failure does.
+    /// A call's failure (when the app-server is gone, its exit).
     async fn failure(&self, e: PeerError) -> ProviderError {
-        if let PeerError::Closed { .. } = e {
-            let exit = tokio::time::timeout(EXIT_WAIT, self.server.process.wait_exit()).await;
-            if let Ok(Some(exit)) = exit.as_ref() {
-                if !exit.expected {
-                    return exit.error(LABEL);
-                }
-            }
-        }
-        call_error(e, &self.server.process.stderr_tail())
+        self.server.call_failure(e).await
     }
 
     async fn call(&self, method: &str, params: Value) -> Result<Value, PeerError> {
@@ -266,8 +251,9 @@ impl AgentSession for CodexSession {
         // A pending approval is cancelled with the turn.
         let pending: Vec<PendingApproval> = lock(&self.shared)
             .approvals
-            .drain()
-            .map(|(_, a)| a)
+            .take_turn(None)
+            .into_iter()
+            .map(|(_, a)| a.native)
             .collect();
         for approval in pending {
             self.answer(&approval, approval.cancelled()).await;
@@ -289,8 +275,8 @@ impl AgentSession for CodexSession {
         permission_id: &str,
         response: ProviderPermissionResponse,
     ) -> Result<(), ProviderError> {
-        let approval = lock(&self.shared).approvals.remove(permission_id);
-        let Some(approval) = approval else {
+        let approval = lock(&self.shared).approvals.take(permission_id);
+        let Some(approval) = approval.map(|a| a.native) else {
             return Err(ProviderError::new(format!(
                 "no pending Codex approval `{permission_id}`"
             )));
@@ -355,15 +341,14 @@ impl AgentSession for CodexSession {
     }
 
     async fn close(&mut self) {
-        lock(&self.shared).closing = true;
-        self.server.shutdown().await;
+        launch::stop(&self.server).await;
     }
 }
 
 impl Drop for CodexSession {
     fn drop(&mut self) {
-        // Dropping the process control kills the CLI; that exit is no failure to report.
-        lock(&self.shared).closing = true;
+        // Dropping the session kills the CLI; that exit is no failure to report.
+        self.server.kill_now();
     }
 }
 

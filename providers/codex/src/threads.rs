@@ -3,9 +3,10 @@
 //! unreadable one) is replaced by a new thread with the same settings. Used by open (a
 //! persisted thread) and by a restart (the thread the session was running).
 
-use crate::launch::{call_error, AppServer};
+use crate::launch::call_error;
 use crate::wire::notify::method;
 use crate::wire::params::{ThreadResumeParams, ThreadStartParams};
+use agent_bridge_core::lifecycle::AgentRuntime;
 use agent_bridge_core::rpc::PeerError;
 use agent_bridge_protocol::ProviderError;
 use serde_json::{json, Value};
@@ -24,7 +25,7 @@ pub struct ThreadAnswer {
 /// Resumes `thread_id` (a new thread if Codex refuses it) or, without one, starts a thread;
 /// both with `overrides`. A dead or silent app-server is an error.
 pub async fn resume_or_start(
-    server: &AppServer,
+    server: &AgentRuntime,
     thread_id: Option<&str>,
     overrides: ThreadStartParams,
 ) -> Result<ThreadAnswer, ProviderError> {

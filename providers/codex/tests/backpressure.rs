@@ -3,11 +3,10 @@
 //! every event arrives in order and the answer follows. A stand-in app-server (a shell script)
 //! sends more notifications than the sink holds before it answers.
 
-use agent_bridge_codex::events::{self, SessionEvents};
-use agent_bridge_codex::launch::AppServer;
+use agent_bridge_codex::events::{self, CodexTranslator};
 use agent_bridge_codex::normalize::Normalizer;
 use agent_bridge_conformance::rig::drain_behind_full_sink;
-use agent_bridge_core::agent_process::AgentProcess;
+use agent_bridge_core::lifecycle::{AgentRuntime, Liveness, RuntimeLaunch};
 use agent_bridge_core::rpc::JsonRpc;
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::{AgentEvent, SessionSink, SESSION_QUEUE};
@@ -47,16 +46,17 @@ cat >/dev/null
 
     let (sink, mut rx) = SessionSink::channel();
     let shared = events::shared(Normalizer::unbound("s1", "/"));
-    let handler = Arc::new(SessionEvents::new(shared, sink));
-    let (process, rpc) = AgentProcess::spawn_peer(
-        &spec,
-        "stand-in app-server",
-        Arc::new(JsonRpc::bare()),
-        handler,
-        Duration::from_secs(20),
-    )
-    .expect("spawn the stand-in");
-    let mut server = AppServer { rpc, process };
+    let liveness = Liveness::default();
+    let inbound = CodexTranslator::inbound(shared, sink, liveness.clone());
+    let launch = RuntimeLaunch {
+        spec: &spec,
+        label: "stand-in app-server",
+        install: "",
+        dialect: Arc::new(JsonRpc::bare()),
+        call_timeout: Duration::from_secs(20),
+        scope: None,
+    };
+    let server = AgentRuntime::spawn(launch, inbound, liveness).expect("spawn the stand-in");
     let rpc = server.rpc.clone();
     let call = tokio::spawn(async move { rpc.call("initialize", json!({})).await });
 
@@ -65,7 +65,7 @@ cat >/dev/null
         .expect("the call succeeds");
     assert_eq!(answer, json!({"ok": true}));
 
-    server.shutdown().await;
+    server.shutdown(Duration::from_secs(3)).await;
 }
 
 /// The `n`th event is the warning `w n`.

@@ -5,12 +5,12 @@
 //! left unanswered (its exit status and last stderr lines).
 
 use agent_bridge_codex::catalog::SessionConfig;
-use agent_bridge_codex::events::{self, SessionEvents, SharedState};
-use agent_bridge_codex::launch::{self, AppServer};
+use agent_bridge_codex::events::{self, CodexTranslator, SharedState};
+use agent_bridge_codex::launch;
 use agent_bridge_codex::normalize::Normalizer;
-use agent_bridge_codex::session::{Applied, CodexSession, Relaunch};
+use agent_bridge_codex::session::{Applied, CodexSession, ThreadRelaunch};
 use agent_bridge_codex::wire::params::ThreadStartParams;
-use agent_bridge_core::agent_process::AgentProcess;
+use agent_bridge_core::lifecycle::{AgentRuntime, Liveness, Relaunch, RuntimeLaunch};
 use agent_bridge_core::rpc::JsonRpc;
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnSpec};
 use agent_bridge_core::{AgentEvent, AgentSession, ProcessScope, SessionSink, TurnRequest};
@@ -76,16 +76,18 @@ fn session(
     sink: SessionSink,
 ) -> (CodexSession, SharedState) {
     let shared = events::shared(Normalizer::new("s1", "th-1", "/w"));
-    let handler = Arc::new(SessionEvents::new(shared.clone(), sink.clone()));
-    let (process, rpc) = AgentProcess::spawn_peer(
-        &spec(first),
-        launch::LABEL,
-        Arc::new(JsonRpc::bare()),
-        handler,
-        Duration::from_secs(10),
-    )
-    .expect("spawn the stand-in");
-    process.register(scope);
+    let liveness = Liveness::default();
+    let inbound = CodexTranslator::inbound(shared.clone(), sink.clone(), liveness.clone());
+    let first = spec(first);
+    let launch = RuntimeLaunch {
+        spec: &first,
+        label: launch::LABEL,
+        install: launch::INSTALL,
+        dialect: Arc::new(JsonRpc::bare()),
+        call_timeout: Duration::from_secs(10),
+        scope: Some(scope),
+    };
+    let server = AgentRuntime::spawn(launch, inbound, liveness).expect("spawn the stand-in");
     let config = SessionConfig {
         model: Some("gpt-5".into()),
         effort: Some("high".into()),
@@ -97,9 +99,8 @@ fn session(
         controls: Default::default(),
         default_controls: Default::default(),
     };
-    let relaunch = Relaunch {
-        spec: spec(relaunch),
-        scope: scope.clone(),
+    let relaunch = ThreadRelaunch {
+        runtime: Relaunch::new(spec(relaunch), scope.clone()),
         thread: ThreadStartParams {
             cwd: Some("/w".into()),
             developer_instructions: Some("be brief".into()),
@@ -108,7 +109,7 @@ fn session(
     };
     let applied = Applied::default();
     let session = CodexSession::start(
-        AppServer { rpc, process },
+        server,
         shared.clone(),
         config,
         applied,

@@ -10,30 +10,28 @@
 
 use super::{Applied, CodexSession};
 use crate::catalog::{self, SessionConfig};
-use crate::events::{lock, SessionEvents};
+use crate::events::{lock, CodexTranslator};
 use crate::history;
 use crate::launch;
 use crate::threads::{self, ThreadAnswer};
 use crate::wire::params::ThreadStartParams;
 use crate::wire::thread::ThreadOpened;
-use agent_bridge_core::supervisor::SpawnSpec;
-use agent_bridge_core::{AgentEvent, ProcessScope, Restarted, SessionSink};
+use agent_bridge_core::lifecycle::{Liveness, Relaunch};
+use agent_bridge_core::{AgentEvent, Restarted, SessionSink};
 use agent_bridge_protocol::ProviderError;
-use std::sync::Arc;
 
 /// What starting the session's app-server again takes, kept from the open.
 #[derive(Debug, Clone)]
-pub struct Relaunch {
-    /// The open's launch: program, arguments, environment (`CODEX_HOME`), folder.
-    pub spec: SpawnSpec,
-    /// The session's processes: a close waits for the restarted app-server too.
-    pub scope: ProcessScope,
+pub struct ThreadRelaunch {
+    /// The open's launch (program, arguments, environment with `CODEX_HOME`, folder) and the
+    /// session's process scope.
+    pub runtime: Relaunch,
     /// The open's thread settings (folder, instructions, MCP servers, denied tools); model,
     /// approval policy and sandbox are replaced by the committed config's.
     pub thread: ThreadStartParams,
 }
 
-impl Relaunch {
+impl ThreadRelaunch {
     /// The thread settings a restart resumes with: the open's, under the committed config.
     pub fn thread_params(&self, config: &SessionConfig) -> ThreadStartParams {
         let mode = config.mode.as_deref().and_then(catalog::mode);
@@ -66,22 +64,24 @@ impl CodexSession {
     ) -> Result<Restarted, ProviderError> {
         let began = std::time::Instant::now();
         // The dead app-server's group goes for good (a guard or launcher may linger).
+        self.server.liveness.close();
         self.server.process.kill().await;
         {
             let mut s = lock(&self.shared);
-            // Until the thread is back an exit is the restart's error, not a new failure.
-            s.live = false;
             // Requests of the dead app-server can no longer be answered; the core resolved them.
             s.approvals.clear();
             s.normalizer.forget_unfinished();
             // The new app-server numbers its requests from 0 again: new permission ids.
             s.runtime += 1;
         }
-        let handler = SessionEvents::new(self.shared.clone(), sink.clone());
+        // Until the thread is back an exit is the restart's error, not a new failure.
+        let liveness = Liveness::default();
+        let inbound = CodexTranslator::inbound(self.shared.clone(), sink.clone(), liveness.clone());
         let server = launch::start(
-            &self.relaunch.spec,
-            Arc::new(handler),
-            Some(&self.relaunch.scope),
+            &self.relaunch.runtime.spec,
+            inbound,
+            liveness,
+            Some(&self.relaunch.runtime.scope),
         )
         .await?;
         let params = self.relaunch.thread_params(&self.config);
@@ -126,8 +126,8 @@ impl CodexSession {
         self.thread_id = thread_id;
         // The dead app-server's handle goes (its process is gone already).
         self.server = server;
+        self.server.liveness.go_live();
         self.sink = sink;
-        lock(&self.shared).live = true;
         tracing::info!(
             thread = %self.thread_id,
             resumed,
@@ -142,17 +142,20 @@ impl CodexSession {
 mod tests {
     use super::*;
     use agent_bridge_core::supervisor::LaunchOverride;
+    use agent_bridge_core::ProcessScope;
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
-    fn relaunch(thread: ThreadStartParams) -> Relaunch {
-        Relaunch {
-            spec: launch::app_server_spec(
-                &LaunchOverride::default(),
-                Some("/w"),
-                &Default::default(),
+    fn relaunch(thread: ThreadStartParams) -> ThreadRelaunch {
+        ThreadRelaunch {
+            runtime: Relaunch::new(
+                launch::app_server_spec(
+                    &LaunchOverride::default(),
+                    Some("/w"),
+                    &Default::default(),
+                ),
+                ProcessScope::default(),
             ),
-            scope: ProcessScope::default(),
             thread,
         }
     }

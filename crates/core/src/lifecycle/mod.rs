@@ -1,0 +1,35 @@
+//! The lifecycle of an agent's runtime, the same for every provider: a provider says how its
+//! CLI is launched and translates what it says; everything else is here.
+//!
+//! - [`AgentRuntime`]: the one owner of an agent process and the JSON-RPC peer over its pipes:
+//!   spawn (in the session's process scope), a failed start with the CLI's last stderr lines
+//!   (waiting for stderr to close, bounded), graceful stop within a limit.
+//! - [`errors`]: spawn and call failures as [`ProviderError`](agent_bridge_protocol::ProviderError)s
+//!   with one set of codes.
+//! - [`Liveness`]: whether an exit of the runtime is a failure (live) or expected (starting,
+//!   closing, asked for).
+//! - [`InboundDriver`]: the peer's [`Inbound`](crate::rpc::Inbound) for a session: hands each
+//!   message to the provider's [`Translator`], sends the events into the session's sink
+//!   ([`EventTarget`]), and reports an unexpected exit as `AgentEvent::RuntimeFailed`.
+//! - [`RefuseAll`]: the inbound of a runtime without a session (a catalog probe, a spare).
+//! - [`PendingRequests`]: the agent's requests waiting for the user, bound to their turn.
+//! - [`Relaunch`]: how a session's runtime was started, so a restart starts it the same way.
+//! - [`SharedState`] and [`lock`]: state shared by a session's methods and its inbound, with
+//!   one policy on a poisoned lock.
+
+mod agent_runtime;
+mod driver;
+pub mod errors;
+mod liveness;
+mod pending;
+mod refuse;
+mod relaunch;
+mod state;
+
+pub use agent_runtime::{AgentRuntime, RuntimeLaunch, START_EXIT_WAIT};
+pub use driver::{EventTarget, InboundDriver, Translator};
+pub use liveness::Liveness;
+pub use pending::{Pending, PendingRequests};
+pub use refuse::RefuseAll;
+pub use relaunch::Relaunch;
+pub use state::{lock, shared, SharedState};
