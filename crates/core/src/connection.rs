@@ -5,7 +5,7 @@ use crate::agent::{CatalogQuery, OpenRequest, ProcessScope, ProviderContext, Ses
 use crate::emitter::Outbound;
 use crate::registry::ProviderEntry;
 use crate::session::{prepare_session, SessionCommand, SessionHandle, SessionSpawn};
-use agent_bridge_protocol::jsonrpc::{ErrorCode, RpcError};
+use agent_bridge_protocol::jsonrpc::{RpcError, RpcErrorCode};
 use agent_bridge_protocol::{Capability, ProviderEvent, ProviderInput};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -73,7 +73,7 @@ impl Dispatch {
 }
 
 fn invalid(message: impl Into<String>) -> RpcError {
-    RpcError::new(ErrorCode::InvalidParams, message)
+    RpcError::new(RpcErrorCode::InvalidParams, message)
 }
 
 impl Connection {
@@ -144,7 +144,7 @@ impl Connection {
                 Ok(Dispatch::Command(permit, cmd))
             }
             Err(_) => Err(RpcError::new(
-                ErrorCode::Unavailable,
+                RpcErrorCode::Unavailable,
                 format!("session `{session_id}` has too many queued inputs; retry later"),
             )),
         }
@@ -184,14 +184,14 @@ impl Connection {
     pub fn admit(&self, input: ProviderInput) -> Result<Dispatch, RpcError> {
         if self.is_closed() {
             return Err(RpcError::new(
-                ErrorCode::Unavailable,
+                RpcErrorCode::Unavailable,
                 format!("connection {} is closed", self.id),
             ));
         }
         for cap in input.required_capabilities() {
             if !self.capabilities.contains(&cap) {
                 return Err(RpcError::new(
-                    ErrorCode::CapabilityNotNegotiated,
+                    RpcErrorCode::CapabilityNotNegotiated,
                     format!(
                         "`{}` needs capability `{cap}`, which connection {} did not negotiate",
                         input.kind(),

@@ -3,7 +3,7 @@
 //! state, no I/O): the server and the fuzz harness run the same code.
 
 use crate::codec::Line;
-use agent_bridge_protocol::jsonrpc::{ErrorCode, Incoming, RequestId, RpcError};
+use agent_bridge_protocol::jsonrpc::{Incoming, RequestId, RpcError, RpcErrorCode};
 use agent_bridge_protocol::wire::*;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -48,12 +48,12 @@ pub fn parse_line(line: Line) -> HostLine {
         Line::Text(t) => t,
         Line::Oversize { len } => {
             let msg = format!("line of {len} bytes exceeds the 16 MiB limit; discarded");
-            return HostLine::Refused(None, RpcError::new(ErrorCode::InvalidRequest, msg));
+            return HostLine::Refused(None, RpcError::new(RpcErrorCode::InvalidRequest, msg));
         }
         Line::InvalidUtf8 => {
             return HostLine::Refused(
                 None,
-                RpcError::new(ErrorCode::ParseError, "line is not valid UTF-8"),
+                RpcError::new(RpcErrorCode::ParseError, "line is not valid UTF-8"),
             )
         }
     };
@@ -63,7 +63,7 @@ pub fn parse_line(line: Line) -> HostLine {
     let value: Value = match serde_json::from_str(&text) {
         Ok(v) => v,
         Err(e) => {
-            let err = RpcError::new(ErrorCode::ParseError, format!("line is not JSON: {e}"));
+            let err = RpcError::new(RpcErrorCode::ParseError, format!("line is not JSON: {e}"));
             return HostLine::Refused(None, err);
         }
     };
@@ -76,7 +76,7 @@ pub fn parse_line(line: Line) -> HostLine {
 fn params<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, RpcError> {
     serde_json::from_value(params).map_err(|e| {
         RpcError::new(
-            ErrorCode::InvalidParams,
+            RpcErrorCode::InvalidParams,
             format!("invalid params for `{method}`: {e}"),
         )
     })
@@ -93,11 +93,11 @@ pub fn parse_request(method: &str, raw: Value) -> Result<HostRequest, RpcError> 
         METHOD_SEND => params(method, raw).map(HostRequest::Send),
         METHOD_CLOSE => params(method, raw).map(HostRequest::Close),
         METHOD_SHUTDOWN => Err(RpcError::new(
-            ErrorCode::InvalidRequest,
+            RpcErrorCode::InvalidRequest,
             "`shutdown` is a notification; send it without an id",
         )),
         other => Err(RpcError::new(
-            ErrorCode::MethodNotFound,
+            RpcErrorCode::MethodNotFound,
             format!("unknown method `{other}`"),
         )),
     }

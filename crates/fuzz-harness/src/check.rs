@@ -7,7 +7,7 @@
 use agent_bridge_core::emitter::render_event;
 use agent_bridge_core::timeline::has_id;
 use agent_bridge_core::{AgentEvent, TurnOutcome};
-use agent_bridge_protocol::jsonrpc::{ErrorCode, Outgoing, RequestId, RpcError};
+use agent_bridge_protocol::jsonrpc::{Outgoing, RequestId, RpcError, RpcErrorCode};
 use agent_bridge_protocol::{
     ItemBody, ProviderEvent, ProviderPermissionRequest, Restoration, TimelineItem, ToolStatus,
     TurnState,
@@ -18,14 +18,14 @@ use serde_json::Value;
 pub const SESSION: &str = "s1";
 
 /// Every error code of the wire contract (`bridge-wire.md`).
-pub const CONTRACT_CODES: [ErrorCode; 7] = [
-    ErrorCode::ParseError,
-    ErrorCode::InvalidRequest,
-    ErrorCode::MethodNotFound,
-    ErrorCode::InvalidParams,
-    ErrorCode::CapabilityNotNegotiated,
-    ErrorCode::Unavailable,
-    ErrorCode::Internal,
+pub const CONTRACT_CODES: [RpcErrorCode; 7] = [
+    RpcErrorCode::ParseError,
+    RpcErrorCode::InvalidRequest,
+    RpcErrorCode::MethodNotFound,
+    RpcErrorCode::InvalidParams,
+    RpcErrorCode::CapabilityNotNegotiated,
+    RpcErrorCode::Unavailable,
+    RpcErrorCode::Internal,
 ];
 
 /// Parses one written line: exactly one line of JSON.
@@ -39,7 +39,7 @@ fn one_json_line(line: &str) -> Value {
 
 /// An error answer: its code is one of `allowed` (all in the contract), its message says
 /// something, and the response line is one JSON-RPC 2.0 line carrying the same error.
-pub fn rpc_error(id: Option<RequestId>, err: &RpcError, allowed: &[ErrorCode]) {
+pub fn rpc_error(id: Option<RequestId>, err: &RpcError, allowed: &[RpcErrorCode]) {
     assert!(
         allowed.iter().any(|c| c.code() == err.code),
         "error code {} is not one of {:?}: {}",

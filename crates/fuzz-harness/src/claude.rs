@@ -1,14 +1,19 @@
-//! Claude Code's stream-json: every line goes through the provider's control dialect, as the
-//! session's reader gets it. Stream lines feed a live and a replaying [`Normalizer`]; the
-//! CLI's `can_use_tool` and `elicitation` requests become permission requests (an allow and a
-//! deny of each become answer lines), its other requests answers. What comes out must be events
-//! the host accepts ([`check::agent_event`]); answers must be lines of JSON. An answer to the bridge's interrupt (`bridge-interrupt-*`) marks the run interrupted,
-//! as the session does when it sends one.
+//! Claude Code's stream-json: every line goes through the provider's control dialect and the
+//! session's own translation, as the reader gets it ([`reader::translate_line`] on a live
+//! session's state, a turn running; the CLI's `can_use_tool` and `elicitation` requests
+//! through [`reader::ask_user`], an allow and a deny of each becoming answer lines; its other
+//! requests answered by [`control::reply_to`]). Stream lines also feed a replaying
+//! [`Normalizer`], as a reopen reads a transcript. What comes out must be events the host
+//! accepts ([`check::agent_event`]); answers must be lines of JSON. An answer to the bridge's
+//! interrupt (`bridge-interrupt-*`) marks the run interrupted, as the session does when it
+//! sends one.
 
 use crate::check;
 use agent_bridge_claude::dialect::{ControlDialect, CONTROL_ERROR};
+use agent_bridge_claude::launch::LaunchOptions;
 use agent_bridge_claude::normalize::{Mode, NormEvent, Normalizer};
-use agent_bridge_claude::wire::{CliMessage, ControlRequest};
+use agent_bridge_claude::session::{Shared, TurnState};
+use agent_bridge_claude::wire::CliMessage;
 use agent_bridge_claude::{control, permissions, reader};
 use agent_bridge_core::rpc::{rpc_error, Dialect, Incoming};
 use agent_bridge_core::{AgentEvent, ChildSession};
@@ -17,8 +22,22 @@ use serde_json::Value;
 
 const CWD: &str = "/w";
 
+/// Every line through the session's own translation ([`reader::translate_line`], the state a
+/// live process has, a turn running), and a replaying normalizer as a reopen reads the
+/// transcript.
 pub fn run(data: &[u8]) {
-    let mut live = Normalizer::new(check::SESSION, Mode::Live);
+    let opts = LaunchOptions {
+        cwd: CWD.into(),
+        mode: "default".into(),
+        ..LaunchOptions::default()
+    };
+    let mut live = Shared::new(check::SESSION, &opts);
+    live.turn = Some(TurnState {
+        id: "t1".into(),
+        pending: Default::default(),
+        any_result_ends: false,
+        interrupted: false,
+    });
     let mut replay = Normalizer::new(check::SESSION, Mode::Replay);
     for line in crate::text_lines(data) {
         match ControlDialect.decode(&line) {
@@ -28,45 +47,43 @@ pub fn run(data: &[u8]) {
                     .as_str()
                     .is_some_and(|i| i.starts_with("bridge-interrupt"))
                 {
-                    live.set_interrupted();
+                    live.normalizer.set_interrupted();
                 }
             }
-            Ok(Incoming::Request { id, params, .. }) => request(id, params),
-            Ok(Incoming::Notification { params, .. }) => {
-                let Ok(msg) = serde_json::from_value::<CliMessage>(params) else {
-                    continue;
-                };
-                if matches!(
-                    msg,
-                    CliMessage::ControlCancelRequest { .. }
-                        | CliMessage::ControlRequest(_)
-                        | CliMessage::ControlResponse(_)
-                ) {
-                    continue;
+            Ok(Incoming::Request { id, params, .. }) => request(&mut live, id, params),
+            Ok(Incoming::Notification { method, params, .. }) => {
+                if let Ok(msg) = serde_json::from_value::<CliMessage>(params.clone()) {
+                    if !matches!(
+                        msg,
+                        CliMessage::ControlCancelRequest { .. }
+                            | CliMessage::ControlRequest(_)
+                            | CliMessage::ControlResponse(_)
+                    ) {
+                        replay.handle(&msg).into_iter().for_each(norm_event);
+                    }
                 }
-                live.handle(&msg).into_iter().for_each(norm_event);
-                replay.handle(&msg).into_iter().for_each(norm_event);
-                let _ = (live.running_tools(), live.background_tasks());
+                let (events, _) = reader::translate_line(&mut live, &method, params);
+                events.iter().for_each(check::agent_event);
+                let _ = (
+                    live.normalizer.running_tools(),
+                    live.normalizer.background_tasks(),
+                );
             }
         }
     }
     replay.finish_replay().into_iter().for_each(norm_event);
 }
 
-/// A control request of the CLI, as the reader serves it.
-fn request(id: Value, params: Value) {
-    let req = ControlRequest {
-        request_id: match &id {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        },
-        request: match params {
-            Value::Object(m) => m,
-            _ => serde_json::Map::new(),
-        },
-    };
-    if let Some((request, pending)) = permissions::asked_by(&req) {
-        check::permission(request);
+/// A control request of the CLI, as the session's reader serves it.
+fn request(live: &mut Shared, id: Value, params: Value) {
+    let req = reader::control_request(&id, params);
+    if let Some(event) = reader::ask_user(live, &req) {
+        check::agent_event(&event);
+        let pending = live
+            .permissions
+            .take(&req.request_id)
+            .map(|p| p.native)
+            .expect("the permission just asked is pending");
         for response in [
             ProviderPermissionResponse::deny("no"),
             ProviderPermissionResponse::Allow {

@@ -11,7 +11,7 @@ use agent_bridge_core::codec::MAX_LINE;
 use agent_bridge_core::host_input::{
     parse_line, parse_request, HostLine, HostRequest, REQUEST_METHODS,
 };
-use agent_bridge_protocol::jsonrpc::{ErrorCode, Incoming};
+use agent_bridge_protocol::jsonrpc::{Incoming, RpcErrorCode};
 use agent_bridge_protocol::wire::{METHOD_INITIALIZE, METHOD_SHUTDOWN};
 use serde_json::Value;
 
@@ -23,9 +23,9 @@ pub fn run(data: &[u8]) {
                 check::rpc_error(
                     id.clone(),
                     &err,
-                    &[ErrorCode::ParseError, ErrorCode::InvalidRequest],
+                    &[RpcErrorCode::ParseError, RpcErrorCode::InvalidRequest],
                 );
-                if err.code == ErrorCode::ParseError.code() {
+                if err.code == RpcErrorCode::ParseError.code() {
                     assert_eq!(id, None, "a parse error names an id");
                 }
             }
@@ -34,13 +34,13 @@ pub fn run(data: &[u8]) {
                     Ok(request) => parsed(&method, &request),
                     Err(err) => {
                         let expected = if method == METHOD_SHUTDOWN {
-                            ErrorCode::InvalidRequest
+                            RpcErrorCode::InvalidRequest
                         } else if method == METHOD_INITIALIZE
                             || REQUEST_METHODS.contains(&method.as_str())
                         {
-                            ErrorCode::InvalidParams
+                            RpcErrorCode::InvalidParams
                         } else {
-                            ErrorCode::MethodNotFound
+                            RpcErrorCode::MethodNotFound
                         };
                         check::rpc_error(Some(id), &err, &[expected]);
                     }

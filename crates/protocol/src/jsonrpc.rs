@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Error codes of the bridge wire contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorCode {
+pub enum RpcErrorCode {
     /// -32700: the line is not JSON.
     ParseError,
     /// -32600: not a JSON-RPC 2.0 object, or a line over 16 MiB.
@@ -22,16 +22,16 @@ pub enum ErrorCode {
     Internal,
 }
 
-impl ErrorCode {
+impl RpcErrorCode {
     pub fn code(self) -> i64 {
         match self {
-            ErrorCode::ParseError => -32700,
-            ErrorCode::InvalidRequest => -32600,
-            ErrorCode::MethodNotFound => -32601,
-            ErrorCode::InvalidParams => -32602,
-            ErrorCode::CapabilityNotNegotiated => -32001,
-            ErrorCode::Unavailable => -32002,
-            ErrorCode::Internal => -32603,
+            RpcErrorCode::ParseError => -32700,
+            RpcErrorCode::InvalidRequest => -32600,
+            RpcErrorCode::MethodNotFound => -32601,
+            RpcErrorCode::InvalidParams => -32602,
+            RpcErrorCode::CapabilityNotNegotiated => -32001,
+            RpcErrorCode::Unavailable => -32002,
+            RpcErrorCode::Internal => -32603,
         }
     }
 }
@@ -60,7 +60,7 @@ pub fn clip(text: &str, max: usize) -> String {
 
 impl RpcError {
     /// An error of the bridge; a message over [`MAX_ERROR_MESSAGE`] characters is cut.
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+    pub fn new(code: RpcErrorCode, message: impl Into<String>) -> Self {
         let message = message.into();
         let message = if message.len() > MAX_ERROR_MESSAGE {
             clip(&message, MAX_ERROR_MESSAGE)
@@ -170,7 +170,7 @@ impl Incoming {
             return Err((
                 None,
                 RpcError::new(
-                    ErrorCode::InvalidRequest,
+                    RpcErrorCode::InvalidRequest,
                     "a message must be a JSON-RPC 2.0 object",
                 ),
             ));
@@ -183,7 +183,7 @@ impl Incoming {
                     return Err((
                         None,
                         RpcError::new(
-                            ErrorCode::InvalidRequest,
+                            RpcErrorCode::InvalidRequest,
                             "`id` must be a number or a string",
                         ),
                     ))
@@ -193,7 +193,7 @@ impl Incoming {
         if obj.get("jsonrpc").and_then(Json::as_str) != Some("2.0") {
             return Err((
                 id,
-                RpcError::new(ErrorCode::InvalidRequest, "`jsonrpc` must be \"2.0\""),
+                RpcError::new(RpcErrorCode::InvalidRequest, "`jsonrpc` must be \"2.0\""),
             ));
         }
         let params = obj.remove("params").unwrap_or(Json::Null);
@@ -202,14 +202,14 @@ impl Incoming {
             (Some(Json::String(method)), None) => Ok(Incoming::Notification { method, params }),
             (Some(_), id) => Err((
                 id,
-                RpcError::new(ErrorCode::InvalidRequest, "`method` must be a string"),
+                RpcError::new(RpcErrorCode::InvalidRequest, "`method` must be a string"),
             )),
             (None, Some(id)) if obj.contains_key("result") || obj.contains_key("error") => {
                 Ok(Incoming::Response { id })
             }
             (None, id) => Err((
                 id,
-                RpcError::new(ErrorCode::InvalidRequest, "a request needs a `method`"),
+                RpcError::new(RpcErrorCode::InvalidRequest, "a request needs a `method`"),
             )),
         }
     }

@@ -248,7 +248,7 @@ fn required_method_params_are_required() {
 
 #[test]
 fn request_ids_keep_any_json_number_and_error_messages_are_bounded() {
-    use jsonrpc::{ErrorCode, Incoming, Outgoing, RpcError, MAX_ERROR_MESSAGE};
+    use jsonrpc::{Incoming, Outgoing, RpcError, RpcErrorCode, MAX_ERROR_MESSAGE};
     for text in [
         "9223372036854775808",
         "18446744073709551615",
@@ -269,10 +269,13 @@ fn request_ids_keep_any_json_number_and_error_messages_are_bounded() {
         let (echo, err) = Incoming::from_value(msg).expect_err("refused");
         assert_eq!((echo, err.code), (None, -32600), "id {id}");
     }
-    let long = RpcError::new(ErrorCode::InvalidParams, "é".repeat(MAX_ERROR_MESSAGE * 3));
+    let long = RpcError::new(
+        RpcErrorCode::InvalidParams,
+        "é".repeat(MAX_ERROR_MESSAGE * 3),
+    );
     assert_eq!(long.message.chars().count(), MAX_ERROR_MESSAGE + 1);
     assert!(long.message.ends_with('…'));
-    let short = RpcError::new(ErrorCode::InvalidParams, "unknown session `s`");
+    let short = RpcError::new(RpcErrorCode::InvalidParams, "unknown session `s`");
     assert_eq!(short.message, "unknown session `s`");
 }
 

@@ -6,7 +6,8 @@
 //! `commands_changed` (claude 2.1.197 prints an init without a command it announced just
 //! before), so following it would drop commands that exist and bring back removed ones.
 
-use crate::session::{poisoned, ClaudeSession, Shared};
+use crate::session::{ClaudeSession, Shared};
+use agent_bridge_core::lifecycle::lock;
 use agent_bridge_core::AgentEvent;
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ProviderCommand, ProviderError};
@@ -74,7 +75,7 @@ impl ClaudeSession {
         name: &str,
         arguments: &str,
     ) -> Result<String, ProviderError> {
-        let s = self.runtime.shared.lock().map_err(|_| poisoned())?;
+        let s = lock(&self.runtime.shared);
         let bare = name.trim_start_matches('/');
         if !s.commands.is_empty() && !s.commands.iter().any(|c| c.name == bare) {
             return Err(

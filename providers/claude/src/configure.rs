@@ -6,6 +6,7 @@
 use crate::catalog;
 use crate::control::ControlError;
 use crate::session::{control_error, ClaudeSession, ConfigSnapshot};
+use agent_bridge_core::lifecycle::lock;
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ProviderConfigChanges, ProviderError};
 use serde_json::{json, Value};
@@ -72,9 +73,7 @@ impl ClaudeSession {
         next: &ConfigSnapshot,
         changes: &ProviderConfigChanges,
     ) -> Result<Applied, ProviderError> {
-        if let Ok(mut s) = self.runtime.shared.lock() {
-            s.configuring = true;
-        }
+        lock(&self.runtime.shared).configuring = true;
         if current.options.needs_restart(&next.options) {
             // A restart takes every flag at once: nothing is applied live.
             return Ok(Applied::NeedsRespawn);

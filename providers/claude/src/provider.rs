@@ -360,7 +360,7 @@ impl Provider for ClaudeProvider {
             other => other,
         };
         let (runtime, answer, applied) = started?;
-        runtime.process.register(&request.scope);
+        runtime.agent.process.register(&request.scope);
         // The next session here opens warm: a fresh spare like this one (never resuming).
         let mut next = start;
         next.opts.resume = None;

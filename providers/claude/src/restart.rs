@@ -5,10 +5,9 @@
 //! starts a new conversation (`Restarted::Fresh`).
 
 use crate::reader::persistence;
-use crate::session::{
-    initialize, poisoned, spawn_runtime, startup_error, ClaudeSession, ConfigSnapshot,
-};
+use crate::session::{initialize, spawn_runtime, startup_error, ClaudeSession, ConfigSnapshot};
 use crate::{launch, saved, transcript};
+use agent_bridge_core::lifecycle::lock;
 use agent_bridge_core::{AgentEvent, Restarted, SessionSink};
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
@@ -21,7 +20,7 @@ impl ClaudeSession {
         next: &ConfigSnapshot,
     ) -> Result<(), ProviderError> {
         let native = {
-            let s = self.runtime.shared.lock().map_err(|_| poisoned())?;
+            let s = lock(&self.runtime.shared);
             if s.turn.is_some() {
                 return Err(ProviderError::new(
                     "this change restarts Claude Code (with `--resume`), which waits for the running turn to end",
@@ -45,7 +44,7 @@ impl ClaudeSession {
         sink: SessionSink,
     ) -> Result<Restarted, ProviderError> {
         let (config, native, cwd, held) = {
-            let s = self.runtime.shared.lock().map_err(|_| poisoned())?;
+            let s = lock(&self.runtime.shared);
             (
                 s.config.clone(),
                 s.native_session_id.clone(),
@@ -109,13 +108,7 @@ impl ClaudeSession {
         what: &str,
     ) -> Result<(), ProviderError> {
         let models = config.models.clone();
-        let rewound_at = self
-            .runtime
-            .shared
-            .lock()
-            .map_err(|_| poisoned())?
-            .rewound_at
-            .clone();
+        let rewound_at = lock(&self.runtime.shared).rewound_at.clone();
         let info = &self.respawn;
         let mut opts = info.opts.clone();
         opts.model = (config.model != "default").then(|| config.model.clone());
@@ -132,25 +125,18 @@ impl ClaudeSession {
             Some(info.sink.clone()),
         )
         .await?;
-        fresh.process.register(&info.scope);
+        fresh.agent.process.register(&info.scope);
         let answer = match initialize(&fresh.channel).await {
             Ok(answer) => answer,
             Err(e) => return Err(startup_error(&mut fresh, what, e).await),
         };
         fresh.release_mcp_config().await;
-        let before = self
-            .runtime
-            .shared
-            .lock()
-            .map(|s| s.commands.clone())
-            .unwrap_or_default();
-        let changed = match fresh.shared.lock() {
-            Ok(mut s) => {
-                s.config.models = models;
-                s.commands = before;
-                crate::commands::replace(&mut s, crate::commands::of_initialize(&answer))
-            }
-            Err(_) => None,
+        let before = lock(&self.runtime.shared).commands.clone();
+        let changed = {
+            let mut s = lock(&fresh.shared);
+            s.config.models = models;
+            s.commands = before;
+            crate::commands::replace(&mut s, crate::commands::of_initialize(&answer))
         };
         if let Some(event) = changed {
             fresh.events.send(event).await;

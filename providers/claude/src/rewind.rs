@@ -13,8 +13,9 @@
 //!   same point). Rewinding to the first message starts a new conversation (there is nothing
 //!   before it to resume at); its handle is published once its first run ended.
 
-use crate::session::{poisoned, ClaudeSession};
+use crate::session::ClaudeSession;
 use crate::{launch, reader, transcript};
+use agent_bridge_core::lifecycle::lock;
 use agent_bridge_core::{AgentEvent, TurnRequest};
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ItemBody, Json, ProviderError, RevertScope, TimelineItem};
@@ -108,7 +109,7 @@ impl ClaudeSession {
     ) -> Result<(), ProviderError> {
         let message = token_uuid(token)?;
         let (native, cwd) = {
-            let s = self.runtime.shared.lock().map_err(|_| poisoned())?;
+            let s = lock(&self.runtime.shared);
             (s.native_session_id.clone(), s.cwd.clone())
         };
         let native = native.ok_or(RewindError::NoConversation)?;
@@ -195,7 +196,7 @@ impl ClaudeSession {
         anchor: Option<String>,
     ) -> Result<(), ProviderError> {
         let (config, before) = {
-            let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
+            let mut s = lock(&self.runtime.shared);
             let before = std::mem::replace(&mut s.rewound_at, anchor.clone());
             (s.config.clone(), before)
         };
@@ -204,18 +205,11 @@ impl ClaudeSession {
             .replace_runtime(&config, resume, "restart for a rewind")
             .await
         {
-            if let Ok(mut s) = self.runtime.shared.lock() {
-                s.rewound_at = before;
-            }
+            lock(&self.runtime.shared).rewound_at = before;
             return Err(e);
         }
         if let Some(at) = &anchor {
-            let cwd = self
-                .runtime
-                .shared
-                .lock()
-                .map(|s| s.cwd.clone())
-                .map_err(|_| poisoned())?;
+            let cwd = lock(&self.runtime.shared).cwd.clone();
             let handle = reader::persistence_at(&native, &cwd, Some(at));
             self.runtime
                 .events

@@ -1,33 +1,38 @@
-//! A running `claude` process: spawned with its stdout reader and control channel, stopped
+//! A running `claude` process: the core's agent runtime (process and JSON-RPC peer in the
+//! control dialect) with its control channel, state and stdout translator; stopped
 //! gracefully or at once.
 
-use crate::catalog;
 use crate::control::ControlChannel;
 use crate::dialect::ControlDialect;
 use crate::launch::LaunchOptions;
 use crate::mcp_file::McpConfigFile;
-use crate::normalize::{Mode, Normalizer};
-use crate::reader::{EventTarget, Reader, LABEL};
-use crate::session::{ConfigSnapshot, Shared};
-use agent_bridge_core::agent_process::AgentProcess;
-use agent_bridge_core::rpc::Peer;
-use agent_bridge_core::supervisor::{LaunchOverride, SpawnError};
+use crate::reader::{ClaudeTranslator, LABEL};
+use crate::session::Shared;
+use agent_bridge_core::lifecycle::{
+    self, AgentRuntime, EventTarget, InboundDriver, Liveness, RuntimeLaunch, SharedState,
+};
+use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::SessionSink;
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Arc, Mutex};
-use tokio::sync::watch;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
 
-/// A running `claude` process (owned by the core's agent-process owner) with its control
-/// channel (the core's JSON-RPC peer in Claude's control dialect).
+/// How to get Claude Code, for a "not found" error.
+pub const INSTALL: &str =
+    "install Claude Code (`npm install -g @anthropic-ai/claude-code`) or set the provider's command";
+
+/// Longest a stop waits for the process group to go before it is killed.
+pub const CLOSE_LIMIT: Duration = Duration::from_secs(5);
+
+/// A running `claude` process with its control channel.
 pub struct Runtime {
-    pub shared: Arc<Mutex<Shared>>,
+    pub shared: SharedState<Shared>,
     pub channel: ControlChannel,
-    pub process: AgentProcess,
+    pub agent: AgentRuntime,
     /// The session's bounded event sink (the reader sends into it too); none for a spare.
     pub events: EventTarget,
-    stop: watch::Sender<bool>,
     /// The private file the CLI reads its MCP servers from; removed once it answered
     /// `initialize`, else with the runtime.
     mcp_config: Option<McpConfigFile>,
@@ -50,88 +55,49 @@ pub async fn spawn_runtime(
         })?),
     };
     let spec = opts.spec(launch, env, mcp_config.as_ref().map(McpConfigFile::path));
-    let (process, io) = AgentProcess::spawn(&spec, LABEL).map_err(|e| {
-        let code = match e {
-            SpawnError::NotFound { .. } => ErrorCode::CliMissing,
-            SpawnError::Io { .. } => ErrorCode::CliUnrunnable,
-            SpawnError::MissingCwd { .. } | SpawnError::CwdNotAFolder { .. } => {
-                ErrorCode::CwdMissing
-            }
-        };
-        ProviderError::new(e.to_string()).with_code(code)
-    })?;
-    let shared = Arc::new(Mutex::new(Shared {
-        normalizer: Normalizer::new(session_id, Mode::Live),
-        turn: None,
-        canceled_inputs: HashSet::new(),
-        echo_seen: false,
-        permissions: HashMap::new(),
-        config: ConfigSnapshot {
-            models: catalog::fallback_models(),
-            model: opts.model.clone().unwrap_or_else(|| "default".into()),
-            mode: opts.mode.clone(),
-            thinking: opts.effort.clone(),
-            options: opts.options.clone(),
-        },
-        commands: Vec::new(),
-        native_session_id: opts.resume.clone(),
-        transcript_saved: opts.resume.is_some(),
-        persistence_held: false,
-        last_entry: None,
-        awaiting_save: None,
-        save_watch_running: false,
-        rewound_at: opts.resume_at.clone(),
-        cwd: opts.cwd.clone(),
-        closing: false,
-        dead: false,
-        configuring: false,
-    }));
-    let (stop, stop_rx) = watch::channel(false);
+    let shared = lifecycle::shared(Shared::new(session_id, opts));
+    // Every exit the bridge did not ask for is a failure, a spare's too (it has no sink: its
+    // failure goes nowhere, and the pool sees it dead).
+    let liveness = Liveness::default();
+    liveness.go_live();
     let events = EventTarget::new(sink);
-    let reader = Reader {
+    let translator = ClaudeTranslator {
         shared: shared.clone(),
-        events: events.clone(),
         save: crate::saved::SaveWatch {
             shared: shared.clone(),
             events: events.clone(),
             projects: crate::transcript::projects_dir(&crate::launch::effective_env(launch, env)),
-            stop: stop_rx.clone(),
+            liveness: liveness.clone(),
         },
-        stop: stop_rx,
     };
-    let mut options = process.peer_options();
-    options.call_timeout = crate::control::CONTROL_TIMEOUT;
-    let peer = Peer::start(
-        io.stdout,
-        io.stdin,
-        Arc::new(ControlDialect),
-        Arc::new(reader),
-        options,
-    );
+    let inbound = Arc::new(InboundDriver::new(
+        translator,
+        events.clone(),
+        liveness.clone(),
+        LABEL,
+    ));
+    let runtime = RuntimeLaunch {
+        spec: &spec,
+        label: LABEL,
+        install: INSTALL,
+        dialect: Arc::new(ControlDialect),
+        call_timeout: crate::control::CONTROL_TIMEOUT,
+        scope: None,
+    };
+    let agent = AgentRuntime::spawn(runtime, inbound, liveness)?;
     Ok(Runtime {
         shared,
-        channel: ControlChannel::new(peer),
-        process,
+        channel: ControlChannel::new(agent.rpc.clone()),
+        agent,
         events,
-        stop,
         mcp_config,
     })
 }
 
 impl Runtime {
-    fn mark_closing(&self) {
-        if let Ok(mut s) = self.shared.lock() {
-            s.closing = true;
-        }
-        self.process.expect_exit();
-        let _ = self.stop.send(true);
-    }
-
     /// Closes stdin, then stops the process group (SIGTERM, then SIGKILL).
     pub async fn shutdown(&mut self) {
-        self.mark_closing();
-        self.channel.close().await;
-        self.process.stop().await;
+        self.agent.shutdown(CLOSE_LIMIT).await;
         self.release_mcp_config().await;
     }
 
@@ -147,14 +113,12 @@ impl Runtime {
     /// Immediate stop without waiting (SIGKILL to the group): a dropped runtime never leaves its
     /// process behind.
     pub fn kill_now(&self) {
-        self.mark_closing();
-        self.process.kill_now();
+        self.agent.kill_now();
     }
 
     /// True once the process is known to be gone.
     pub fn is_dead(&self) -> bool {
-        let dead = self.shared.lock().map(|s| s.dead).unwrap_or(true);
-        dead || self.process.is_gone()
+        lifecycle::lock(&self.shared).dead || self.agent.process.is_gone()
     }
 }
 

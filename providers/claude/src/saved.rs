@@ -18,15 +18,14 @@
 //! ([`POLL`]) for at most [`PATIENCE`]; a transcript that exists by then but lacks the entry
 //! (a CLI that writes differently) still counts, one that does not exist does not.
 
-use crate::reader::{persistence, EventTarget};
+use crate::reader::persistence;
 use crate::session::Shared;
 use crate::transcript;
+use agent_bridge_core::lifecycle::{lock, EventTarget, Liveness, SharedState};
 use agent_bridge_core::AgentEvent;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
-use tokio::sync::watch;
 
 /// How often the transcript is looked at while a save is awaited.
 pub const POLL: Duration = Duration::from_millis(20);
@@ -42,12 +41,12 @@ const TAIL_BYTES: u64 = 512 * 1024;
 /// What the watch of one runtime needs.
 #[derive(Clone)]
 pub struct SaveWatch {
-    pub shared: Arc<Mutex<Shared>>,
+    pub shared: SharedState<Shared>,
     pub events: EventTarget,
     /// The CLI's `projects` folder; `None` when its environment names no home.
     pub projects: Option<PathBuf>,
-    /// True once the runtime shuts down.
-    pub stop: watch::Receiver<bool>,
+    /// The watch ends when the runtime closes.
+    pub liveness: Liveness,
 }
 
 /// What a watch waits for, read from the shared state at each look.
@@ -60,12 +59,11 @@ struct Awaited {
 impl SaveWatch {
     /// Starts watching when a run ended unsaved and no watch runs yet.
     pub fn start_if_needed(&self) {
-        let start = match self.shared.lock() {
-            Ok(mut s) if s.awaiting_save.is_some() && !s.save_watch_running => {
-                s.save_watch_running = true;
-                true
-            }
-            _ => false,
+        let start = {
+            let mut s = lock(&self.shared);
+            let start = s.awaiting_save.is_some() && !s.save_watch_running;
+            s.save_watch_running |= start;
+            start
         };
         if start {
             let watch = self.clone();
@@ -73,7 +71,7 @@ impl SaveWatch {
         }
     }
 
-    async fn run(mut self) {
+    async fn run(self) {
         let began = tokio::time::Instant::now();
         while let Some(awaited) = self.awaited() {
             let found = match &self.projects {
@@ -96,16 +94,14 @@ impl SaveWatch {
             }
             tokio::select! {
                 _ = tokio::time::sleep(POLL) => {}
-                _ = self.stop.wait_for(|s| *s) => break,
+                _ = self.liveness.closed() => break,
             }
         }
-        if let Ok(mut s) = self.shared.lock() {
-            s.save_watch_running = false;
-        }
+        lock(&self.shared).save_watch_running = false;
     }
 
     fn awaited(&self) -> Option<Awaited> {
-        let s = self.shared.lock().ok()?;
+        let s = lock(&self.shared);
         let uuid = s.awaiting_save.clone()?;
         Some(Awaited {
             uuid: uuid.0,
@@ -118,9 +114,7 @@ impl SaveWatch {
     /// published. False when another run ended meanwhile (its entry is awaited next).
     async fn saved(&self, awaited: &Awaited) -> bool {
         let publish = {
-            let Ok(mut s) = self.shared.lock() else {
-                return true;
-            };
+            let mut s = lock(&self.shared);
             if s.awaiting_save.as_ref().map(|a| &a.0) != Some(&awaited.uuid) {
                 return false;
             }
@@ -202,11 +196,13 @@ impl crate::session::ClaudeSession {
     /// run's end): the CLI wrote its transcript when it exited, so the host gets the handle
     /// (the core publishes what is reported while closing, before `session.closed`).
     pub(crate) async fn publish_saved_on_close(&self) {
-        let held = match self.runtime.shared.lock() {
-            Ok(s) if s.persistence_held && s.awaiting_save.is_some() => {
+        let held = {
+            let s = lock(&self.runtime.shared);
+            if s.persistence_held && s.awaiting_save.is_some() {
                 s.native_session_id.clone().map(|id| (id, s.cwd.clone()))
+            } else {
+                None
             }
-            _ => None,
         };
         let Some((native, cwd)) = held else {
             return;

@@ -7,6 +7,8 @@ use crate::normalize::Normalizer;
 use crate::permissions::{self, PendingPermission};
 use crate::prompt::prompt_content;
 use crate::wire;
+use agent_bridge_core::lifecycle::lock;
+use agent_bridge_core::lifecycle::PendingRequests;
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::{AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnRequest};
 use agent_bridge_protocol::ErrorCode;
@@ -16,7 +18,7 @@ use agent_bridge_protocol::{
 };
 use async_trait::async_trait;
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 /// The turn the CLI is working on.
 #[derive(Debug, Clone)]
@@ -47,7 +49,8 @@ pub struct Shared {
     pub turn: Option<TurnState>,
     pub canceled_inputs: HashSet<String>,
     pub echo_seen: bool,
-    pub permissions: HashMap<String, PendingPermission>,
+    /// The CLI's requests waiting for the user.
+    pub permissions: PendingRequests<PendingPermission>,
     pub config: ConfigSnapshot,
     /// The CLI's slash commands as last published (see [`crate::commands`]).
     pub commands: Vec<ProviderCommand>,
@@ -68,7 +71,7 @@ pub struct Shared {
     /// since: a restart resumes at it too (see [`crate::rewind`]).
     pub rewound_at: Option<String>,
     pub cwd: String,
-    pub closing: bool,
+    /// The process died on its own (the bridge did not stop it).
     pub dead: bool,
     /// A `configure` is applying changes: the CLI's own mode/model notices are not published
     /// (the core publishes the committed config when it returns).
@@ -76,6 +79,35 @@ pub struct Shared {
 }
 
 impl Shared {
+    /// The state of a process started for session `session_id` with `opts`.
+    pub fn new(session_id: &str, opts: &LaunchOptions) -> Shared {
+        Shared {
+            normalizer: Normalizer::new(session_id, crate::normalize::Mode::Live),
+            turn: None,
+            canceled_inputs: HashSet::new(),
+            echo_seen: false,
+            permissions: PendingRequests::default(),
+            config: ConfigSnapshot {
+                models: catalog::fallback_models(),
+                model: opts.model.clone().unwrap_or_else(|| "default".into()),
+                mode: opts.mode.clone(),
+                thinking: opts.effort.clone(),
+                options: opts.options.clone(),
+            },
+            commands: Vec::new(),
+            native_session_id: opts.resume.clone(),
+            transcript_saved: opts.resume.is_some(),
+            persistence_held: false,
+            last_entry: None,
+            awaiting_save: None,
+            save_watch_running: false,
+            rewound_at: opts.resume_at.clone(),
+            cwd: opts.cwd.clone(),
+            dead: false,
+            configuring: false,
+        }
+    }
+
     pub fn config_state(&self) -> ProviderConfigState {
         let mut state = catalog::config_state(
             &self.config.models,
@@ -87,10 +119,6 @@ impl Shared {
         state.provider_options = self.config.options.provider_options();
         state
     }
-}
-
-pub(crate) fn poisoned() -> ProviderError {
-    ProviderError::new("internal state of the Claude session is unavailable")
 }
 
 pub(crate) fn control_error(e: ControlError) -> ProviderError {
@@ -131,11 +159,9 @@ pub async fn initialize(channel: &ControlChannel) -> Result<Value, ControlError>
         .await
 }
 
-/// Why a process failed to come up, with its stderr; stops it.
+/// Why a process failed to come up, with its last stderr lines; stops it.
 pub async fn startup_error(runtime: &mut Runtime, what: &str, e: ControlError) -> ProviderError {
-    // Give the reader a moment to see the exit, so stderr is complete.
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    let stderr = runtime.process.stderr_tail();
+    let stderr = runtime.agent.last_words().await;
     runtime.shutdown().await;
     ProviderError::new(format!("Claude Code failed to start ({what}): {e}"))
         .with_code(ErrorCode::CliStartFailed)
@@ -166,7 +192,7 @@ impl ClaudeSession {
         turn: Option<TurnState>,
         steer_of: Option<&str>,
     ) -> Result<(), ProviderError> {
-        let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
+        let mut s = lock(&self.runtime.shared);
         if s.dead {
             return Err(ProviderError::new("the Claude Code process is not running")
                 .with_code(ErrorCode::RuntimeExited));
@@ -241,7 +267,7 @@ impl AgentSession for ClaudeSession {
 
     async fn interrupt(&mut self, turn_id: &str) -> Result<(), ProviderError> {
         {
-            let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
+            let mut s = lock(&self.runtime.shared);
             match s.turn.as_mut() {
                 Some(t) if t.id == turn_id => t.interrupted = true,
                 _ => return Ok(()),
@@ -275,11 +301,15 @@ impl AgentSession for ClaudeSession {
         response: ProviderPermissionResponse,
     ) -> Result<(), ProviderError> {
         let (answer, pending) = {
-            let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
-            let pending = s.permissions.remove(permission_id).ok_or_else(|| {
-                ProviderError::new(format!("no pending permission `{permission_id}`"))
-                    .with_code(ErrorCode::UnknownPermission)
-            })?;
+            let mut s = lock(&self.runtime.shared);
+            let pending = s
+                .permissions
+                .take(permission_id)
+                .map(|p| p.native)
+                .ok_or_else(|| {
+                    ProviderError::new(format!("no pending permission `{permission_id}`"))
+                        .with_code(ErrorCode::UnknownPermission)
+                })?;
             let answer = permissions::answer(&pending, &response);
             if answer.interrupt {
                 if let Some(t) = s.turn.as_mut() {
@@ -306,7 +336,7 @@ impl AgentSession for ClaudeSession {
             match result {
                 Ok(_) => {
                     let state = {
-                        let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
+                        let mut s = lock(&self.runtime.shared);
                         s.config.mode = mode.to_string();
                         s.config_state()
                     };
@@ -322,20 +352,14 @@ impl AgentSession for ClaudeSession {
         &mut self,
         changes: ProviderConfigChanges,
     ) -> Result<ProviderConfigState, ProviderError> {
-        let current = self
-            .runtime
-            .shared
-            .lock()
-            .map_err(|_| poisoned())?
-            .config
-            .clone();
+        let current = lock(&self.runtime.shared).config.clone();
         let next = self.validate(&current, &changes)?;
         let result = match self.apply(&current, &next, &changes).await {
             Ok(crate::configure::Applied::Live) => Ok(()),
             Ok(crate::configure::Applied::NeedsRespawn) => self.respawn_with(&next).await,
             Err(e) => Err(e),
         };
-        let mut s = self.runtime.shared.lock().map_err(|_| poisoned())?;
+        let mut s = lock(&self.runtime.shared);
         s.configuring = false;
         match result {
             Ok(()) => {
@@ -350,16 +374,12 @@ impl AgentSession for ClaudeSession {
     }
 
     async fn can_stop_runtime(&mut self) -> bool {
-        match self.runtime.shared.lock() {
-            Ok(s) => {
-                s.dead
-                    || (s.turn.is_none()
-                        && s.permissions.is_empty()
-                        && !s.normalizer.run_active()
-                        && s.normalizer.background_tasks() == 0)
-            }
-            Err(_) => false,
-        }
+        let s = lock(&self.runtime.shared);
+        s.dead
+            || (s.turn.is_none()
+                && s.permissions.is_empty()
+                && !s.normalizer.run_active()
+                && s.normalizer.background_tasks() == 0)
     }
 
     async fn revert(&mut self, token: Value, scope: RevertScope) -> Result<(), ProviderError> {

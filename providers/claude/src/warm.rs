@@ -16,6 +16,7 @@
 use crate::launch::LaunchOptions;
 use crate::normalize::{Mode, Normalizer};
 use crate::session::{initialize, spawn_runtime, startup_error, Runtime};
+use agent_bridge_core::lifecycle::lock;
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnSpec};
 use agent_bridge_core::SessionSink;
 use agent_bridge_protocol::ProviderError;
@@ -108,16 +109,14 @@ impl Spare {
 
     /// Hands the process to session `session_id`: its events go to `sink` from now on.
     pub fn attach(self, session_id: &str, sink: SessionSink) -> (Runtime, Value) {
-        if let Ok(mut s) = self.runtime.shared.lock() {
-            s.normalizer = Normalizer::new(session_id, Mode::Live);
-        }
+        lock(&self.runtime.shared).normalizer = Normalizer::new(session_id, Mode::Live);
         self.runtime.events.attach(sink);
         (self.runtime, self.init)
     }
 
     /// The process id (of the guard when the bridge runs one).
     pub async fn pid(&self) -> Option<u32> {
-        self.runtime.process.pid()
+        self.runtime.agent.process.pid()
     }
 }
 

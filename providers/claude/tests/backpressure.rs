@@ -105,7 +105,7 @@ async fn shutdown_with_a_full_sink_completes_and_stops_the_cli() {
     tokio::time::timeout(Duration::from_secs(10), runtime.shutdown())
         .await
         .expect("shutdown completes");
-    let exited = runtime.process.exited();
+    let exited = runtime.agent.process.exited();
     assert!(exited.is_some(), "the stand-in was stopped");
     drop(rx);
 }

@@ -97,17 +97,23 @@ impl AgentRuntime {
     /// (it usually is exiting: a bad argument, a conversation it cannot find) so its stderr is
     /// complete, then stopped. The error carries those last lines.
     pub async fn failed_start(&self, e: PeerError) -> ProviderError {
+        let stderr = self.last_words().await;
+        call_error(e, &stderr)
+    }
+
+    /// The agent's last stderr lines once it has exited: it is given [`START_EXIT_WAIT`] to
+    /// exit (and its stderr to close), then stopped.
+    pub async fn last_words(&self) -> String {
         let exited = tokio::time::timeout(START_EXIT_WAIT, self.process.wait_exit())
             .await
             .ok()
             .flatten();
         self.liveness.close();
         self.process.kill().await;
-        let stderr = match exited {
+        match exited {
             Some(exit) => exit.stderr,
             None => self.stderr(),
-        };
-        call_error(e, &stderr)
+        }
     }
 
     /// Stops the agent: its stdin is closed (agents leave on end of input), then its process

@@ -9,7 +9,7 @@ use crate::host_input::{parse_line, parse_request, HostLine, HostRequest, REQUES
 use crate::inflight::InFlight;
 use crate::registry::ProviderEntry;
 use crate::supervisor::LaunchOverride;
-use agent_bridge_protocol::jsonrpc::{ErrorCode, Incoming, RequestId, RpcError};
+use agent_bridge_protocol::jsonrpc::{Incoming, RequestId, RpcError, RpcErrorCode};
 use agent_bridge_protocol::wire::*;
 use agent_bridge_protocol::{capability, BRIDGE_API_VERSION};
 use futures_util::StreamExt;
@@ -161,18 +161,18 @@ impl State {
                 clip(method)
             );
             tracing::warn!("{msg}");
-            let err = RpcError::new(ErrorCode::InvalidRequest, msg);
+            let err = RpcError::new(RpcErrorCode::InvalidRequest, msg);
             return self.out.respond_error(None, err).await;
         }
         if method != METHOD_INITIALIZE && !self.initialized {
             let err = if REQUEST_METHODS.contains(&method) {
                 RpcError::new(
-                    ErrorCode::Unavailable,
+                    RpcErrorCode::Unavailable,
                     "not initialized: send `initialize` first",
                 )
             } else {
                 RpcError::new(
-                    ErrorCode::MethodNotFound,
+                    RpcErrorCode::MethodNotFound,
                     format!("unknown method `{method}`"),
                 )
             };
@@ -196,7 +196,7 @@ impl State {
     fn initialize(&mut self, params: InitializeParams) -> Result<Value, RpcError> {
         if params.api_version != BRIDGE_API_VERSION {
             return Err(RpcError::new(
-                ErrorCode::InvalidParams,
+                RpcErrorCode::InvalidParams,
                 format!(
                     "apiVersion {} is not supported; this bridge speaks {BRIDGE_API_VERSION}",
                     params.api_version
@@ -233,7 +233,7 @@ impl State {
             providers,
         };
         serde_json::to_value(response)
-            .map_err(|e| RpcError::new(ErrorCode::Internal, e.to_string()))
+            .map_err(|e| RpcError::new(RpcErrorCode::Internal, e.to_string()))
     }
 
     fn entry(&self, provider_id: &str) -> Result<Arc<ProviderEntry>, RpcError> {
@@ -244,7 +244,7 @@ impl State {
             .cloned()
             .ok_or_else(|| {
                 RpcError::new(
-                    ErrorCode::InvalidParams,
+                    RpcErrorCode::InvalidParams,
                     format!("unknown provider `{provider_id}`"),
                 )
             })
@@ -273,7 +273,7 @@ impl State {
         let version = agent_bridge_protocol::PROVIDER_PROTOCOL_VERSION;
         if !params.request.versions.contains(&version) {
             return Err(RpcError::new(
-                ErrorCode::InvalidParams,
+                RpcErrorCode::InvalidParams,
                 format!("none of the offered protocol versions {:?} is supported (this bridge speaks {version})", params.request.versions),
             ));
         }
@@ -297,7 +297,7 @@ impl State {
             capabilities,
         };
         serde_json::to_value(response)
-            .map_err(|e| RpcError::new(ErrorCode::Internal, e.to_string()))
+            .map_err(|e| RpcError::new(RpcErrorCode::Internal, e.to_string()))
     }
 
     fn connection(&self, connection_id: &str) -> Result<Arc<Connection>, RpcError> {
@@ -314,12 +314,12 @@ impl State {
             });
         if issued {
             return Err(RpcError::new(
-                ErrorCode::Unavailable,
+                RpcErrorCode::Unavailable,
                 format!("connection `{connection_id}` is closed"),
             ));
         }
         Err(RpcError::new(
-            ErrorCode::InvalidParams,
+            RpcErrorCode::InvalidParams,
             format!("unknown connection `{connection_id}`"),
         ))
     }
