@@ -155,9 +155,9 @@ pub struct ProviderConfigState {
     pub settings: Vec<ProviderSetting>,
 }
 
-/// `ProviderConfigChanges` of `session.configure` (strict). `Some(None)` means "reset".
+/// `ProviderConfigChanges` of `session.configure`. `Some(None)` means "reset".
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ProviderConfigChanges {
     #[serde(
         default,

@@ -69,7 +69,7 @@ pub struct ProviderInfo {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct AvailabilityParams {
     pub provider_id: String,
     /// Required (bridge-wire.md), `{}` at least.
@@ -81,7 +81,7 @@ pub struct AvailabilityParams {
 pub type AvailabilityResponse = ProviderAvailability;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct CatalogCacheKeyParams {
     pub provider_id: String,
     /// Required (bridge-wire.md), `{}` at least.
@@ -95,7 +95,6 @@ pub struct CatalogCacheKeyResponse {
 
 /// `launch` of the connect request: replaces the provider's command, argument prefix and env.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct LaunchSpec {
     pub command: String,
     #[serde(default)]
@@ -106,7 +105,6 @@ pub struct LaunchSpec {
 
 /// `ProviderConnectRequest`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ConnectRequest {
     pub versions: Vec<u32>,
     pub capabilities: Vec<String>,
@@ -115,7 +113,7 @@ pub struct ConnectRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ConnectParams {
     pub provider_id: String,
     pub request: ConnectRequest,
@@ -130,14 +128,14 @@ pub struct ConnectResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct SendParams {
     pub connection_id: String,
     pub input: ProviderInput,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct CloseParams {
     pub connection_id: String,
 }

@@ -5,7 +5,9 @@ use crate::agent::ProviderContext;
 use crate::codec::{BoundedLineCodec, Line, MAX_LINE};
 use crate::connection::Connection;
 use crate::emitter::Outbound;
-use crate::host_input::{parse_line, parse_request, HostLine, HostRequest, REQUEST_METHODS};
+use crate::host_input::{
+    parse_line, parse_request_noting_ignored, HostLine, HostRequest, REQUEST_METHODS,
+};
 use crate::inflight::InFlight;
 use crate::registry::ProviderEntry;
 use crate::supervisor::LaunchOverride;
@@ -22,6 +24,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
+mod ignored;
 mod provider_requests;
 
 pub use crate::limits::AVAILABILITY_TIMEOUT;
@@ -178,7 +181,11 @@ impl State {
             };
             return self.out.respond_error(Some(id), err).await;
         }
-        let result = match parse_request(method, params) {
+        let parsed = parse_request_noting_ignored(method, params).map(|(request, ignored)| {
+            ignored::note(method, &ignored);
+            request
+        });
+        let result = match parsed {
             Ok(HostRequest::Initialize(p)) => self.initialize(p),
             Ok(HostRequest::Availability(p)) => return self.availability(id, p).await,
             Ok(HostRequest::CatalogCacheKey(p)) => return self.cache_key(id, p).await,
