@@ -150,8 +150,10 @@ pub struct ProviderConfigState {
     pub thinking_options: Vec<ProviderThinkingOption>,
     pub controls: Vec<ProviderControl>,
     pub provider_options: JsonMap,
-    /// Legacy settings; omitted when empty.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Legacy settings, always sent (`[]` when none): Paseo 0.9's `ProviderConfigState` requires
+    /// the array (provider.ts@bd898554) and refuses the whole connection without it; a newer
+    /// Paseo takes it beside `controls` and `providerOptions`.
+    #[serde(default)]
     pub settings: Vec<ProviderSetting>,
 }
 

@@ -138,6 +138,7 @@ fn newest_fields_serialize_as_the_guide_shows() {
     assert_eq!(
         serde_json::to_value(&state).unwrap(),
         json!({"model": "m", "models": [], "modes": [], "thinkingOptions": [], "providerOptions": {},
+            "settings": [],
             "controls": [{"type": "select", "key": "approval", "label": "Approvals", "icon": "Shield",
                 "defaultValue": "ask", "choices": [{"value": "ask", "label": "Ask"}]}]})
     );
