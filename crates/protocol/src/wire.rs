@@ -76,6 +76,9 @@ pub struct AvailabilityParams {
     pub options: ProviderCatalogOptions,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// The launch to probe (as a connect request's `launch`); absent: the provider's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<LaunchSpec>,
 }
 
 pub type AvailabilityResponse = ProviderAvailability;

@@ -105,11 +105,14 @@ where
     tracing::info!(?reason, "shutting down");
     let closing: Vec<Arc<Connection>> = state.connections.drain().map(|(_, c)| c).collect();
     let all = futures_util::future::join_all(closing.iter().map(|c| c.close()));
-    if tokio::time::timeout(crate::limits::CLOSE_TIMEOUT, all)
+    if tokio::time::timeout(crate::limits::SHUTDOWN_TIMEOUT, all)
         .await
         .is_err()
     {
-        tracing::warn!("connections did not close in time");
+        tracing::warn!(
+            "connections did not close within {} ms; stopping their processes now",
+            crate::limits::SHUTDOWN_TIMEOUT.as_millis()
+        );
     }
     drop(closing);
     drop(state);
