@@ -7,8 +7,10 @@ import { requestTimeoutMs } from "./request-timeouts";
 import type { ProviderEvent } from "./types";
 
 const STDERR_TAIL_LINES = 20;
-const TERM_AFTER_MS = 1500;
-const KILL_AFTER_MS = 1500;
+// Paseo SIGTERMs its plugin process 2 s after `shutdown`: the bridge (which closes its sessions
+// within 1.5 s) is SIGTERMed at 1.6 s and SIGKILLed at 1.9 s, when its guards kill every CLI.
+const TERM_AFTER_MS = 1600;
+const KILL_AFTER_MS = 300;
 /** After `exit`, how long to let stdout drain before declaring the process gone without `close`. */
 const DRAIN_AFTER_EXIT_MS = 200;
 
@@ -142,7 +144,7 @@ export class BridgeProcess {
     this.connections.delete(connectionId);
   }
 
-  /** `shutdown`, close stdin, SIGTERM after 1.5 s, SIGKILL 1.5 s later; resolves once it is gone. */
+  /** `shutdown`, close stdin, SIGTERM after 1.6 s, SIGKILL 0.3 s later; resolves once it is gone. */
   stop(): Promise<void> {
     if (this.stopping) return this.stopping;
     for (const sink of this.connections.values()) sink.bridgeStopped();

@@ -1,6 +1,7 @@
 // A Paseo `ProviderConnection` backed by one `provider/connect` connection of a shared bridge.
 
 import type { BridgeProcess, ConnectionSink } from "./bridge-process";
+import { EventGuard } from "./event-guard";
 import { LineTooLongError, formatBytes } from "./line-limit";
 import type { ProviderConnection, ProviderEvent, ProviderInput } from "./types";
 
@@ -23,6 +24,7 @@ export class BridgeConnection implements ProviderConnection, ConnectionSink {
     readonly connectionId: string,
     version: number,
     capabilities: string[],
+    private readonly guard: EventGuard = new EventGuard(null),
   ) {
     this.version = version;
     this.capabilities = [...capabilities];
@@ -67,8 +69,11 @@ export class BridgeConnection implements ProviderConnection, ConnectionSink {
   }
 
   deliver(event: ProviderEvent): void {
-    this.track(event);
-    this.emit(event);
+    // Inside Paseo, each event is checked with Paseo's own schema first (event-guard.ts).
+    for (const checked of this.guard.check(event)) {
+      this.track(checked);
+      this.emit(checked);
+    }
   }
 
   bridgeDied(message: string): void {

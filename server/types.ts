@@ -1,9 +1,13 @@
 // Local declarations of the parts of Paseo's plugin SDK the adapter uses.
 //
 // `@getpaseo/plugin` is supplied by Paseo at runtime and is not published on npm, so the adapter
-// declares the shapes it relies on here (from `@getpaseo/plugin/server/provider` and
-// `@getpaseo/plugin/server`) and imports nothing from the SDK. Inputs and events are kept loose on
-// purpose: the bridge validates inputs and guarantees the events, the adapter only routes them.
+// declares the shapes it relies on here and imports nothing from the SDK. They follow the SDK's
+// own shapes (`@getpaseo/plugin/server/provider`: `provider.ts@bd898554` and the newer plugin
+// process's `status` / `command` / `launch`), so that a registration and a connection built here
+// are assignable to the SDK's types; `tests/paseo-host/types` checks that with `tsc --strict`
+// against declarations transcribed from the SDK. Inputs and events stay open (a `type` and the
+// JSON around it): the bridge validates inputs and guarantees the events, the adapter routes them
+// (and, inside Paseo, checks each event with Paseo's own schema: `event-guard.ts`).
 
 export type JsonValue =
   | null
@@ -22,57 +26,76 @@ export interface ProviderError {
   diagnostic?: string;
 }
 
-/** A `ProviderInput` (`catalog`, `session.open`, `session.prompt`, ...). */
-export interface ProviderInput {
-  type: string;
-  requestId?: string;
-  sessionId?: string;
-  [key: string]: unknown;
-}
+/**
+ * A `ProviderInput` (`catalog`, `session.open`, `session.prompt`, ...): every variant of the
+ * SDK's union is one of these.
+ */
+export type ProviderInput = {
+  readonly type: string;
+  readonly requestId?: string;
+  readonly sessionId?: string;
+  readonly [key: string]: unknown;
+};
 
 /** A `ProviderEvent` (`catalog`, `session.opened`, `timeline.item`, ...). */
-export interface ProviderEvent {
+export type ProviderEvent = {
   type: string;
   requestId?: string;
   sessionId?: string;
   [key: string]: unknown;
-}
+};
 
 /** `request.launch`: the command, argument prefix and full environment chosen by the daemon. */
 export interface ProviderLaunch {
   command: string;
-  args: string[];
-  env: Record<string, string>;
+  args: readonly string[];
+  env: Readonly<Record<string, string>>;
 }
 
 export interface ProviderConnectRequest {
-  versions: number[];
-  capabilities: string[];
+  versions: readonly number[];
+  capabilities: readonly string[];
   launch?: ProviderLaunch;
 }
 
 export interface ProviderConnection {
   readonly version: number;
-  readonly capabilities: string[];
+  readonly capabilities: readonly string[];
   send(input: ProviderInput): Promise<void>;
   onEvent(listener: (event: ProviderEvent) => void): () => void;
   close(): Promise<void>;
 }
 
 export type ProviderCatalogOptions = {
-  providerOptions?: Record<string, JsonValue>;
-  settings?: Record<string, JsonValue>;
-  force?: boolean;
-} & ({ scope: "global" } | { scope: "workspace"; cwd: string });
+  providerOptions?: Readonly<Record<string, JsonValue>>;
+  settings?: Readonly<Record<string, JsonValue>>;
+} & ({ scope: "global"; force?: boolean } | { scope: "workspace"; cwd: string; force?: boolean });
 
 export interface ProviderOperationContext {
   timeoutMs?: number;
 }
 
+export type AvailabilityStatus = "missing" | "unrunnable" | "incompatible" | "available";
+
 export interface ProviderAvailability {
-  status: "missing" | "unrunnable" | "incompatible" | "available";
+  status: AvailabilityStatus;
   diagnostic?: string;
 }
+
+/**
+ * What the newer plugin process passes to `status()` (IPC `provider.status`). Its schema is not
+ * in the public sources the adapter was written from, so it is read liberally: a `launch` like
+ * a connect request's, a folder, a time limit, catalog options — each used when present.
+ */
+export interface ProviderStatusRequest {
+  launch?: ProviderLaunch;
+  cwd?: string;
+  timeoutMs?: number;
+  options?: ProviderCatalogOptions;
+}
+
+/** What `status()` answers: the provider's availability (see `ProviderStatusRequest`). */
+export type ProviderStatus = ProviderAvailability;
 
 export interface ProviderRegistration {
   id: string;
@@ -80,7 +103,12 @@ export interface ProviderRegistration {
   description?: string;
   /** Plugin-directory-relative path of an SVG icon. */
   icon?: string;
+  /** The CLI's default command (argv), from which a newer Paseo builds `request.launch`. */
+  command?: readonly string[];
   connect(request: ProviderConnectRequest): Promise<ProviderConnection>;
+  /** Called by the newer plugin process (`provider.status`). */
+  status?(request: ProviderStatusRequest): Promise<ProviderStatus>;
+  /** Called by hosts that probe availability without connecting. */
   checkAvailability?(
     options: ProviderCatalogOptions,
     context?: ProviderOperationContext,
@@ -94,7 +122,6 @@ export interface ProviderRegistration {
 /** The part of `PluginServerContext` the adapter uses; Paseo passes more. */
 export interface PluginServerContext {
   registerProvider(provider: ProviderRegistration): void;
-  [key: string]: unknown;
 }
 
 /** One provider declared in the bridge's `plugin.json`. */
@@ -102,6 +129,9 @@ export interface BridgeProviderDeclaration {
   id: string;
   label: string;
   description?: string;
+  agent?: string;
+  /** The CLI's argv prefix; empty or absent: no CLI of its own (the demo). */
+  command?: string[];
   [key: string]: unknown;
 }
 
