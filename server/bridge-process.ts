@@ -4,7 +4,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { JsonRpcPeer } from "./json-rpc";
 import { describeError } from "./plugin-files";
 import { requestTimeoutMs } from "./request-timeouts";
-import type { ProviderEvent } from "./types";
+import type { BridgeEvent } from "./types";
 
 const STDERR_TAIL_LINES = 20;
 // Paseo SIGTERMs its plugin process 2 s after `shutdown`: the bridge (which closes its sessions
@@ -38,7 +38,7 @@ export interface InitializeResult {
 
 /** What a connection needs from the bridge it lives on. */
 export interface ConnectionSink {
-  deliver(event: ProviderEvent): void;
+  deliver(event: BridgeEvent): void;
   /** The bridge died without being asked to; `message` says how. */
   bridgeDied(message: string): void;
   /** The bridge is being shut down on purpose: refuse new work, keep delivering its events. */
@@ -183,7 +183,7 @@ export class BridgeProcess {
       return;
     }
     const sink = this.connections.get(connectionId);
-    if (sink) sink.deliver(event as ProviderEvent);
+    if (sink) sink.deliver(event as BridgeEvent);
     else console.error(`[agent-bridge] dropped an event for unknown connection ${connectionId}`);
   }
 

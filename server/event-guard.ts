@@ -16,13 +16,21 @@
 // `session.config`, so that Paseo sees a plugin reporting `controls` and `providerOptions` only
 // (it treats a plugin still reporting `settings` as legacy, which cannot refuse a live key).
 
-import type { ProviderEvent } from "./types";
+import type { BridgeEvent, ProviderError, ProviderEvent } from "./types";
+
+/** One zod issue; a union's carries the issues of each of its branches. */
+export interface SchemaIssue {
+  path: ReadonlyArray<PropertyKey>;
+  message: string;
+  code?: string;
+  errors?: ReadonlyArray<ReadonlyArray<SchemaIssue>>;
+}
 
 /** The part of a zod schema the guard uses (zod 4's `safeParse`). */
 export interface EventSchema {
   safeParse(value: unknown):
     | { success: true; data: unknown }
-    | { success: false; error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> } };
+    | { success: false; error: { issues: ReadonlyArray<SchemaIssue> } };
 }
 
 /** What the host's SDK tells the guard. */
@@ -79,17 +87,32 @@ interface Problem {
   message: string;
 }
 
+/**
+ * The issue that names the field: inside a union, the branch that came closest (fewest issues,
+ * then the deepest), e.g. `item.status` of a tool call rather than "item: Invalid input".
+ */
+function innermost(issue: SchemaIssue, prefix: readonly PropertyKey[]): { path: PropertyKey[]; message: string } {
+  const path = [...prefix, ...issue.path];
+  const branches = (issue.errors ?? []).filter((branch) => branch.length > 0);
+  if (issue.code !== "invalid_union" || branches.length === 0) return { path, message: issue.message };
+  const depth = (branch: ReadonlyArray<SchemaIssue>) => Math.max(...branch.map((i) => i.path.length));
+  const best = [...branches].sort((a, b) => a.length - b.length || depth(b) - depth(a))[0];
+  const first = best?.[0];
+  return first ? innermost(first, path) : { path, message: issue.message };
+}
+
 function firstProblem(result: ReturnType<EventSchema["safeParse"]>): Problem | null {
   if (result.success) return null;
   const issue = result.error.issues[0];
   if (!issue) return { path: "(event)", message: "refused" };
-  const path = issue.path.map((part) => String(part)).join(".");
-  return { path: path || "(event)", message: issue.message };
+  const found = innermost(issue, []);
+  const path = found.path.map((part) => String(part)).join(".");
+  return { path: path || "(event)", message: found.message };
 }
 
 /** A JSON copy, as Paseo's plugin process sends events (undefined values dropped). */
-function transported(event: ProviderEvent): ProviderEvent {
-  return JSON.parse(JSON.stringify(event)) as ProviderEvent;
+function transported(event: BridgeEvent): BridgeEvent {
+  return JSON.parse(JSON.stringify(event)) as BridgeEvent;
 }
 
 function nonEmptyString(value: unknown): value is string {
@@ -110,13 +133,17 @@ export class EventGuard {
     return this.host !== null;
   }
 
-  /** The events to emit for `event`: itself, repaired, or what replaces it. */
-  check(event: ProviderEvent): ProviderEvent[] {
+  /**
+   * The events to emit for `event`: itself, repaired, or what replaces it. Without the host's
+   * schema the bridge's event is passed on as it is (the bridge guarantees Paseo's schema;
+   * inside Paseo every event emitted here passed Paseo's own).
+   */
+  check(event: BridgeEvent): ProviderEvent[] {
     const host = this.host;
-    if (!host) return [event];
+    if (!host) return [event as ProviderEvent];
     const candidate = transported(this.normalize(event, host));
     const problem = firstProblem(host.events.safeParse(candidate));
-    if (!problem) return [candidate];
+    if (!problem) return [candidate as ProviderEvent];
     const repaired = this.repair(candidate, host);
     if (repaired) {
       this.warn(
@@ -137,7 +164,7 @@ export class EventGuard {
   }
 
   /** A newer host gets `session.config` without an empty legacy `settings`. */
-  private normalize(event: ProviderEvent, host: HostSchema): ProviderEvent {
+  private normalize(event: BridgeEvent, host: HostSchema): BridgeEvent {
     if (!host.knowsControls || event.type !== "session.config") return event;
     const config = event.config as Record<string, unknown> | undefined;
     if (!config || !Array.isArray(config.settings) || config.settings.length > 0) return event;
@@ -148,17 +175,17 @@ export class EventGuard {
   }
 
   /** The certain repair: a missing legacy `settings` array. */
-  private repair(event: ProviderEvent, host: HostSchema): ProviderEvent | null {
+  private repair(event: BridgeEvent, host: HostSchema): ProviderEvent | null {
     if (event.type !== "session.config") return null;
     const config = event.config as Record<string, unknown> | undefined;
     if (!config || typeof config !== "object" || config.settings !== undefined) return null;
     const repaired = { ...event, config: { ...config, settings: [] } };
-    return host.events.safeParse(repaired).success ? repaired : null;
+    return host.events.safeParse(repaired).success ? (repaired as ProviderEvent) : null;
   }
 
   /** What keeps the session (or the request) alive instead of a refused event. */
-  private replace(event: ProviderEvent, problem: Problem): ProviderEvent[] {
-    const error = {
+  private replace(event: BridgeEvent, problem: Problem): ProviderEvent[] {
+    const error: ProviderError = {
       message: `agent-bridge held back a ${describe(event)} Paseo would refuse: ${problem.path}: ${problem.message}`,
       code: "invalid_event",
     };
@@ -207,7 +234,7 @@ const ANSWERS = new Set([
 ]);
 
 /** `timeline.item (tool_call)`, `session.config`, ... */
-function describe(event: ProviderEvent): string {
+function describe(event: BridgeEvent): string {
   const item = event.item as { type?: unknown } | undefined;
   if (event.type === "timeline.item" && typeof item?.type === "string") {
     return `timeline.item (${item.type})`;

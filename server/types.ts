@@ -28,22 +28,177 @@ export interface ProviderError {
 
 /**
  * A `ProviderInput` (`catalog`, `session.open`, `session.prompt`, ...): every variant of the
- * SDK's union is one of these.
+ * SDK's union is one of these. No index signature: the SDK's variants include interfaces
+ * (`ProviderCatalogConfiguration`), which have none; the adapter forwards inputs as JSON.
  */
 export type ProviderInput = {
   readonly type: string;
   readonly requestId?: string;
   readonly sessionId?: string;
-  readonly [key: string]: unknown;
 };
 
-/** A `ProviderEvent` (`catalog`, `session.opened`, `timeline.item`, ...). */
-export type ProviderEvent = {
+/** An event as it arrives from the bridge: JSON with a `type` (checked before it is emitted). */
+export type BridgeEvent = {
   type: string;
   requestId?: string;
   sessionId?: string;
   [key: string]: unknown;
 };
+
+export interface ProviderPersistence {
+  version: number;
+  data: JsonValue;
+}
+
+// The payloads of events, as far as the adapter names them (it forwards them as the bridge sent
+// them; inside Paseo each event is checked with Paseo's own schema first).
+export interface ProviderModel {
+  id: string;
+  label: string;
+  description?: string;
+  isDefault?: boolean;
+}
+export interface ProviderMode {
+  id: string;
+  label: string;
+  description?: string;
+  isUnattended?: boolean;
+}
+export interface ProviderThinkingOption {
+  id: string;
+  label: string;
+  isDefault?: boolean;
+}
+export interface ProviderCatalog {
+  models: readonly ProviderModel[];
+  modes: readonly ProviderMode[];
+  thinkingOptions?: readonly ProviderThinkingOption[];
+  defaultModel?: string;
+  defaultMode?: string;
+  defaultThinkingOption?: string;
+}
+export type ProviderSetting =
+  | { type: "toggle"; id: string; label: string; description?: string; value: boolean }
+  | {
+      type: "select";
+      id: string;
+      label: string;
+      description?: string;
+      value: string | null;
+      options: ReadonlyArray<{ label: string; value: string }>;
+    };
+export type ProviderControl =
+  | { type: "toggle"; key: string; label: string; icon?: string; defaultValue: boolean }
+  | {
+      type: "select";
+      key: string;
+      label: string;
+      icon?: string;
+      defaultValue: string | null;
+      choices: ReadonlyArray<{ value: string; label: string }>;
+    };
+/** `ProviderConfigState`: the legacy `settings` (Paseo 0.9), `controls` + `providerOptions` (newer). */
+export interface ProviderConfigState {
+  model?: string;
+  mode?: string;
+  thinkingOption?: string;
+  models: readonly ProviderModel[];
+  modes: readonly ProviderMode[];
+  thinkingOptions: readonly ProviderThinkingOption[];
+  settings?: readonly ProviderSetting[];
+  controls?: readonly ProviderControl[];
+  providerOptions?: Readonly<Record<string, JsonValue>>;
+}
+export interface ProviderTimelineItem {
+  type: string;
+  id: string;
+  revertToken?: JsonValue;
+}
+export interface ProviderSessionSummary {
+  persistence: ProviderPersistence;
+  cwd: string;
+  title?: string;
+  description?: string;
+  updatedAt?: string;
+  firstPromptPreview?: string;
+  lastPromptPreview?: string;
+}
+export interface ProviderPermissionRequest {
+  id: string;
+  name: string;
+  kind: "tool" | "plan" | "question" | "mode" | "other";
+  title?: string;
+  description?: string;
+}
+export interface ProviderCommand {
+  name: string;
+  description: string;
+  argumentHint?: string;
+}
+export interface ProviderUsage {
+  inputTokens?: number;
+  cachedInputTokens?: number;
+  outputTokens?: number;
+  totalCostUsd?: number;
+  contextWindowMaxTokens?: number;
+  contextWindowUsedTokens?: number;
+}
+
+export interface ProviderNotice {
+  id: string;
+  severity: "info" | "warning" | "error";
+  title: string;
+  description?: string;
+  dismissed?: boolean;
+}
+
+/** `ProviderEvent`, the SDK's union (`provider.ts@bd898554` and the newest additions). */
+export type ProviderEvent =
+  | { type: "catalog"; requestId: string; catalog: ProviderCatalog }
+  | { type: "sessions"; requestId: string; sessions: ProviderSessionSummary[] }
+  | { type: "request.completed"; requestId: string }
+  | { type: "request.failed"; requestId: string; error: ProviderError }
+  | {
+      type: "session.opened";
+      requestId?: string;
+      sessionId: string;
+      parentSessionId?: string;
+      capabilities: readonly string[];
+      restoration: "core" | "parent";
+      persistence?: ProviderPersistence;
+      title?: string;
+      description?: string;
+      cwd: string;
+    }
+  | { type: "session.ready"; requestId?: string; sessionId: string }
+  | { type: "session.closed"; sessionId: string; error?: ProviderError }
+  | { type: "session.runtime_failed"; sessionId: string; error: ProviderError }
+  | { type: "session.persistence"; sessionId: string; persistence: ProviderPersistence }
+  | {
+      type: "session.prompt_result";
+      sessionId: string;
+      clientMessageId: string;
+      result:
+        | { type: "turn"; turnId: string }
+        | { type: "steer"; turnId: string }
+        | { type: "completed" }
+        | { type: "failed"; error: ProviderError };
+    }
+  | {
+      type: "session.turn";
+      sessionId: string;
+      turnId: string;
+      state: "started" | "completed" | "failed" | "canceled";
+      error?: ProviderError;
+    }
+  | { type: "session.usage"; sessionId: string; turnId?: string; usage: ProviderUsage }
+  | { type: "session.config"; sessionId: string; config: ProviderConfigState }
+  | { type: "session.commands"; sessionId: string; commands: ProviderCommand[] }
+  | { type: "session.permission"; sessionId: string; request: ProviderPermissionRequest }
+  | { type: "session.permission_resolved"; sessionId: string; permissionId: string }
+  | { type: "session.notice"; sessionId: string; notice: ProviderNotice }
+  | { type: "timeline.item"; sessionId: string; item: ProviderTimelineItem; timestamp?: string }
+  | { type: "session.can_stop_runtime"; requestId: string; sessionId: string; canStop: boolean };
 
 /** `request.launch`: the command, argument prefix and full environment chosen by the daemon. */
 export interface ProviderLaunch {
