@@ -43,7 +43,7 @@ test("paseo-plugin.json has what Paseo 0.9 requires", () => {
   assert.match(manifest.id, /^[a-z][a-z0-9-]*$/);
   assert.ok(manifest.description.trim().length > 0);
   assert.deepEqual(Object.keys(manifest.requirements), ["paseo"]);
-  assert.equal(manifest.requirements.paseo, ">=0.9.0");
+  assert.equal(manifest.requirements.paseo, ">=0.9.2");
   assert.ok(Array.isArray(manifest.build) && manifest.build.length > 0);
   for (const argv of manifest.build) {
     assert.ok(Array.isArray(argv) && argv.length > 0);

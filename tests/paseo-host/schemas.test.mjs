@@ -3,7 +3,10 @@
 // the two generations differ where the real hosts differ.
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { test } from "node:test";
+import { repoRoot } from "./harness.mjs";
 import * as v09 from "./host/schemas-0.9.mjs";
 import * as newest from "./host/schemas-newest.mjs";
 
@@ -102,4 +105,9 @@ test("only newest knows can_stop_runtime, launch and status", () => {
   assert.equal(v09.ProviderStatusSchema, undefined);
   assert.equal(newest.ProviderStatusSchema.safeParse({ status: "available" }).success, true);
   assert.equal(newest.ProviderStatusSchema.safeParse({ status: "fine" }).success, false);
+});
+
+test("paseo-plugin.json requires the oldest Paseo the emulator proves", () => {
+  const manifest = JSON.parse(readFileSync(path.join(repoRoot, "paseo-plugin.json"), "utf8"));
+  assert.equal(manifest.requirements.paseo, `>=${v09.PASEO_VERSION}`);
 });

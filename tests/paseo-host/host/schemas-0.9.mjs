@@ -27,8 +27,13 @@ import {
 } from "./schema-parts.mjs";
 
 export const GENERATION = "0.9";
-/** The Paseo release this generation stands for (the oldest the emulator proves). */
-export const PASEO_VERSION = "0.9.0";
+/**
+ * The Paseo release this generation stands for, the oldest the emulator proves: the plugin
+ * runtime and process it follows are those of commit 0424fa7d, whose SDK package.json says
+ * @getpaseo/plugin 0.9.2 (the stored sources name no earlier 0.9 release with this protocol).
+ * `paseo-plugin.json`'s `requirements.paseo` is `>=` this (schemas.test.mjs checks it).
+ */
+export const PASEO_VERSION = "0.9.2";
 export const PROVIDER_PROTOCOL_VERSION = 1;
 
 export const PROVIDER_CAPABILITIES = [
