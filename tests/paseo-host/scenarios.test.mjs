@@ -166,6 +166,16 @@ async function steps(t, id, generation, ctx) {
   const a = `a-${generation}`;
   const opened = await open(connection, a, info.askMode ? { ...config, mode: info.askMode } : config);
   const caps = opened.capabilities;
+  // The committed config as each host sees it: 0.9 gets the legacy settings (controls dropped
+  // by its schema), the newest controls + providerOptions without an empty settings.
+  const committed = connection.events.find((e) => e.type === "session.config" && e.sessionId === a).config;
+  if (generation === "0.9") {
+    assert.ok(Array.isArray(committed.settings), JSON.stringify(committed));
+    assert.equal(committed.controls, undefined);
+  } else {
+    assert.ok(Array.isArray(committed.controls) && typeof committed.providerOptions === "object", JSON.stringify(committed));
+    assert.ok(committed.settings === undefined || committed.settings.length > 0, "no empty legacy settings");
+  }
 
   // A tool turn answered through a permission.
   await info.beforeToolTurn?.(mock);
