@@ -95,7 +95,15 @@ export class PaseoHost {
       generation: this.generation,
       withSdk: this.withSdk,
     });
-    this.providers = (await ready).providers;
+    try {
+      this.providers = (await ready).providers;
+    } catch (error) {
+      // As the runtime's `terminatePluginChild`, the child that failed is killed (without the
+      // disconnect first: Node then never emits `close` for it).
+      this.child.kill();
+      await this.closed;
+      throw error;
+    }
     return this.providers;
   }
 
