@@ -2,9 +2,11 @@
 # Runs every test of agent-bridge on a fresh machine: installs the pinned vendor CLIs into a
 # cache folder (tests/clis/install.sh, skipped when current), the adapter's test tooling
 # (tests/adapter), builds the binary, then runs the Rust suites (unit, conformance, mock
-# server smoke tests against the real CLIs, provider end-to-end tests against the real CLIs)
-# and the Paseo adapter's node tests (among them the npm packages of scripts/package.sh,
-# installed and run without cargo). Prints which real CLIs and versions were exercised.
+# server smoke tests against the real CLIs, provider end-to-end tests against the real CLIs),
+# the Paseo adapter's node tests (among them the npm packages of scripts/package.sh, installed
+# and run without cargo) and the Paseo host emulator (tests/paseo-host: every provider run the
+# way Paseo's plugin process runs it, on both host generations). Prints which real CLIs and
+# versions were exercised and the emulator's table.
 #
 #   scripts/test-all.sh            # everything
 #   SKIP_CLIS=1 scripts/test-all.sh  # no CLI install: the real-CLI tests (#[ignore]d in a
@@ -30,9 +32,10 @@ if [ "${CI:-}" = "true" ] || [ "${CI:-}" = "1" ]; then
   export AGENT_BRIDGE_REQUIRE_CLIS=1
 fi
 
-step "building agent-bridge"
-cargo build --locked -p agent-bridge
+step "building agent-bridge (and the mock model server)"
+cargo build --locked -p agent-bridge -p mock-llm
 export AGENT_BRIDGE_BIN="$repo/target/debug/agent-bridge"
+export MOCK_LLM_BIN="$repo/target/debug/mock-llm"
 
 # The real-CLI tests are #[ignore]d so that a plain `cargo test` without the CLIs shows them as
 # not run ("N ignored") instead of passing them silently; here they run.
@@ -51,10 +54,15 @@ cargo build --release --locked -p agent-bridge
 step "Paseo adapter tests (node --test), npm packages installed without cargo"
 tests/adapter/run.sh
 
+step "Paseo host emulator (tests/paseo-host): every provider on both host generations"
+tests/paseo-host/run.sh
+
 step "real CLIs exercised"
 if [ -s "$AGENT_BRIDGE_CLI_REPORT" ]; then
   sort "$AGENT_BRIDGE_CLI_REPORT" | awk '{ key=$1" "$2; s[key]=s[key] (s[key]?", ":"") $3 } END { for (k in s) print "  " k ": " s[k] }' | sort
 else
   echo "  (none)"
 fi
+step "Paseo host emulator"
+cat target/paseo-host-report.txt target/paseo-host-shutdown.txt 2>/dev/null || echo "  (no report)"
 step "done"

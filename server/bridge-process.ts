@@ -4,11 +4,13 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { JsonRpcPeer } from "./json-rpc";
 import { describeError } from "./plugin-files";
 import { requestTimeoutMs } from "./request-timeouts";
-import type { ProviderEvent } from "./types";
+import type { BridgeEvent } from "./types";
 
 const STDERR_TAIL_LINES = 20;
-const TERM_AFTER_MS = 1500;
-const KILL_AFTER_MS = 1500;
+// Paseo SIGTERMs its plugin process 2 s after `shutdown`: the bridge (which closes its sessions
+// within 1.5 s) is SIGTERMed at 1.6 s and SIGKILLed at 1.9 s, when its guards kill every CLI.
+const TERM_AFTER_MS = 1600;
+const KILL_AFTER_MS = 300;
 /** After `exit`, how long to let stdout drain before declaring the process gone without `close`. */
 const DRAIN_AFTER_EXIT_MS = 200;
 
@@ -36,7 +38,7 @@ export interface InitializeResult {
 
 /** What a connection needs from the bridge it lives on. */
 export interface ConnectionSink {
-  deliver(event: ProviderEvent): void;
+  deliver(event: BridgeEvent): void;
   /** The bridge died without being asked to; `message` says how. */
   bridgeDied(message: string): void;
   /** The bridge is being shut down on purpose: refuse new work, keep delivering its events. */
@@ -142,7 +144,7 @@ export class BridgeProcess {
     this.connections.delete(connectionId);
   }
 
-  /** `shutdown`, close stdin, SIGTERM after 1.5 s, SIGKILL 1.5 s later; resolves once it is gone. */
+  /** `shutdown`, close stdin, SIGTERM after 1.6 s, SIGKILL 0.3 s later; resolves once it is gone. */
   stop(): Promise<void> {
     if (this.stopping) return this.stopping;
     for (const sink of this.connections.values()) sink.bridgeStopped();
@@ -181,7 +183,7 @@ export class BridgeProcess {
       return;
     }
     const sink = this.connections.get(connectionId);
-    if (sink) sink.deliver(event as ProviderEvent);
+    if (sink) sink.deliver(event as BridgeEvent);
     else console.error(`[agent-bridge] dropped an event for unknown connection ${connectionId}`);
   }
 

@@ -1,8 +1,9 @@
 // A Paseo `ProviderConnection` backed by one `provider/connect` connection of a shared bridge.
 
 import type { BridgeProcess, ConnectionSink } from "./bridge-process";
+import { EventGuard } from "./event-guard";
 import { LineTooLongError, formatBytes } from "./line-limit";
-import type { ProviderConnection, ProviderEvent, ProviderInput } from "./types";
+import type { BridgeEvent, ProviderConnection, ProviderEvent, ProviderInput } from "./types";
 
 type State = "open" | "closed" | "dead";
 
@@ -23,6 +24,7 @@ export class BridgeConnection implements ProviderConnection, ConnectionSink {
     readonly connectionId: string,
     version: number,
     capabilities: string[],
+    private readonly guard: EventGuard = new EventGuard(null),
   ) {
     this.version = version;
     this.capabilities = [...capabilities];
@@ -66,9 +68,12 @@ export class BridgeConnection implements ProviderConnection, ConnectionSink {
     return this.closing;
   }
 
-  deliver(event: ProviderEvent): void {
-    this.track(event);
-    this.emit(event);
+  deliver(event: BridgeEvent): void {
+    // Inside Paseo, each event is checked with Paseo's own schema first (event-guard.ts).
+    for (const checked of this.guard.check(event)) {
+      this.track(checked);
+      this.emit(checked);
+    }
   }
 
   bridgeDied(message: string): void {
@@ -137,28 +142,27 @@ export class BridgeConnection implements ProviderConnection, ConnectionSink {
   }
 
   private track(event: ProviderEvent): void {
-    const sessionId = event.sessionId;
-    if (typeof sessionId !== "string") return;
     switch (event.type) {
       case "session.opened":
-        if (!this.sessions.has(sessionId)) this.sessions.set(sessionId, new Set());
+        if (!this.sessions.has(event.sessionId)) this.sessions.set(event.sessionId, new Set());
         break;
       case "session.closed":
       case "session.runtime_failed":
-        this.sessions.delete(sessionId);
-        this.awaitingResult.delete(sessionId);
+        this.sessions.delete(event.sessionId);
+        this.awaitingResult.delete(event.sessionId);
         break;
       case "session.turn": {
-        const turns = this.sessions.get(sessionId);
-        if (!turns || typeof event.turnId !== "string") break;
+        const turns = this.sessions.get(event.sessionId);
+        if (!turns) break;
         if (event.state === "started") turns.add(event.turnId);
         else turns.delete(event.turnId);
         break;
       }
-      case "session.prompt_result": {
-        if (typeof event.clientMessageId === "string") this.forget(sessionId, event.clientMessageId);
+      case "session.prompt_result":
+        this.forget(event.sessionId, event.clientMessageId);
         break;
-      }
+      default:
+        break;
     }
   }
 
@@ -176,7 +180,7 @@ export class BridgeConnection implements ProviderConnection, ConnectionSink {
 /** `sessionId` and `clientMessageId` of a `session.prompt` input. */
 function promptKey(input: ProviderInput): { sessionId: string; clientMessageId: string } | null {
   if (input.type !== "session.prompt" || typeof input.sessionId !== "string") return null;
-  const clientMessageId = (input.prompt as { clientMessageId?: unknown } | undefined)
+  const clientMessageId = (input as { prompt?: { clientMessageId?: unknown } }).prompt
     ?.clientMessageId;
   return typeof clientMessageId === "string"
     ? { sessionId: input.sessionId, clientMessageId }

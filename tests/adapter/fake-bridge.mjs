@@ -36,6 +36,8 @@ function handle(message) {
         bridge: { name: "fake-bridge", version: "0.0.0" },
         providers: [],
       });
+    case "provider/availability":
+      return answer(message.id, { status: "available" });
     case "provider/connect":
       connections += 1;
       return answer(

@@ -1,11 +1,14 @@
 //! What the host sends, parsed: one line becomes a JSON-RPC message or the contract's error,
-//! and a request's method and params become typed params or the contract's error. Pure (no
-//! state, no I/O): the server and the fuzz harness run the same code.
+//! and a request's method and params become typed params or the contract's error. Params are
+//! parsed liberally ([`agent_bridge_protocol::liberal`]): a field the bridge does not know is
+//! ignored and its path returned (the server logs it), a known field of the wrong type is
+//! `-32602` naming the field. Pure (no state, no I/O): the server and the fuzz harness run the
+//! same code.
 
 use crate::codec::Line;
 use agent_bridge_protocol::jsonrpc::{Incoming, RequestId, RpcError, RpcErrorCode};
+use agent_bridge_protocol::liberal::{self, Liberal};
 use agent_bridge_protocol::wire::*;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// One host line, parsed.
@@ -73,25 +76,39 @@ pub fn parse_line(line: Line) -> HostLine {
     }
 }
 
-fn params<T: DeserializeOwned>(method: &str, params: Value) -> Result<T, RpcError> {
-    serde_json::from_value(params).map_err(|e| {
-        RpcError::new(
+/// A request's typed params and the fields of them the bridge ignored (their paths).
+type Typed = (HostRequest, Vec<String>);
+
+fn params<T: Liberal>(
+    method: &str,
+    params: Value,
+    wrap: fn(T) -> HostRequest,
+) -> Result<Typed, RpcError> {
+    match liberal::parse::<T>(params) {
+        Ok(parsed) => Ok((wrap(parsed.value), parsed.ignored)),
+        Err(e) => Err(RpcError::new(
             RpcErrorCode::InvalidParams,
             format!("invalid params for `{method}`: {e}"),
-        )
-    })
+        )),
+    }
 }
 
 /// Parses a request's params by its method: an unknown method is `-32601`, `shutdown` sent as
 /// a request `-32600`, params that do not fit the method's schema `-32602`.
 pub fn parse_request(method: &str, raw: Value) -> Result<HostRequest, RpcError> {
+    parse_request_noting_ignored(method, raw).map(|(request, _)| request)
+}
+
+/// [`parse_request`], with the paths of the unknown fields it ignored
+/// (`input.config.futureField`).
+pub fn parse_request_noting_ignored(method: &str, raw: Value) -> Result<Typed, RpcError> {
     match method {
-        METHOD_INITIALIZE => params(method, raw).map(HostRequest::Initialize),
-        METHOD_AVAILABILITY => params(method, raw).map(HostRequest::Availability),
-        METHOD_CATALOG_CACHE_KEY => params(method, raw).map(HostRequest::CatalogCacheKey),
-        METHOD_CONNECT => params(method, raw).map(HostRequest::Connect),
-        METHOD_SEND => params(method, raw).map(HostRequest::Send),
-        METHOD_CLOSE => params(method, raw).map(HostRequest::Close),
+        METHOD_INITIALIZE => params(method, raw, HostRequest::Initialize),
+        METHOD_AVAILABILITY => params(method, raw, HostRequest::Availability),
+        METHOD_CATALOG_CACHE_KEY => params(method, raw, HostRequest::CatalogCacheKey),
+        METHOD_CONNECT => params(method, raw, HostRequest::Connect),
+        METHOD_SEND => params(method, raw, HostRequest::Send),
+        METHOD_CLOSE => params(method, raw, HostRequest::Close),
         METHOD_SHUTDOWN => Err(RpcError::new(
             RpcErrorCode::InvalidRequest,
             "`shutdown` is a notification; send it without an id",

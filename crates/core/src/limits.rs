@@ -30,6 +30,11 @@ pub const PROCESS_GONE_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long closing a connection may take before its sessions are abandoned (their processes
 /// are then killed when dropped).
 pub const CLOSE_TIMEOUT: Duration = Duration::from_millis(3100);
+/// How long the bridge's own shutdown (`shutdown`, stdin closed, SIGTERM) lets its connections
+/// close gracefully before it drops them, which kills their processes at once. With the flush
+/// and the runtime's teardown after it, the bridge and every CLI are gone within 1.5 s: inside
+/// the 2 s Paseo gives its plugin process between `shutdown` and SIGTERM.
+pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_millis(1000);
 
 /// The error of something that did not answer within `limit`.
 pub fn timeout_error(what: &str, limit: Duration) -> ProviderError {

@@ -150,14 +150,16 @@ pub struct ProviderConfigState {
     pub thinking_options: Vec<ProviderThinkingOption>,
     pub controls: Vec<ProviderControl>,
     pub provider_options: JsonMap,
-    /// Legacy settings; omitted when empty.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Legacy settings, always sent (`[]` when none): Paseo 0.9's `ProviderConfigState` requires
+    /// the array (provider.ts@bd898554) and refuses the whole connection without it; a newer
+    /// Paseo takes it beside `controls` and `providerOptions`.
+    #[serde(default)]
     pub settings: Vec<ProviderSetting>,
 }
 
-/// `ProviderConfigChanges` of `session.configure` (strict). `Some(None)` means "reset".
+/// `ProviderConfigChanges` of `session.configure`. `Some(None)` means "reset".
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ProviderConfigChanges {
     #[serde(
         default,

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ProviderPrompt {
     pub client_message_id: String,
     pub delivery: PromptDelivery,
@@ -24,7 +24,7 @@ pub enum PromptDelivery {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "camelCase")]
 pub enum PromptInput {
     Message { content: Vec<ProviderContent> },
     Command { name: String, arguments: String },
@@ -62,12 +62,14 @@ impl PromptInput {
     }
 }
 
-/// A content part. Two variants share `type: "text"`; they are told apart by `mimeType`.
+/// A content part. Two variants share `type: "text"`; they are told apart by `mimeType`: the
+/// attachment (which requires `mimeType: "text/plain"`) is tried first, because unknown fields
+/// are ignored and a plain text part would otherwise swallow an attachment's fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ProviderContent {
-    Text(TextPart),
     TextAttachment(TextAttachmentPart),
+    Text(TextPart),
     Tagged(TaggedContent),
 }
 
@@ -112,7 +114,6 @@ pub enum TextTag {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct TextPart {
     #[serde(rename = "type")]
     pub kind: TextTag,
@@ -120,7 +121,7 @@ pub struct TextPart {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct TextAttachmentPart {
     #[serde(rename = "type")]
     pub kind: TextTag,
@@ -141,7 +142,7 @@ pub enum PlainTextMime {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ExternalResource {
     pub provider: String,
     pub provider_label: String,
@@ -153,7 +154,7 @@ pub struct ExternalResource {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum TaggedContent {
     #[serde(rename_all = "camelCase")]
     Image { data: String, mime_type: String },

@@ -1,4 +1,5 @@
-//! `ProviderInput`: everything a host sends to a provider connection. Parsed strictly.
+//! `ProviderInput`: everything a host sends to a provider connection. Unknown fields are
+//! ignored (see [`crate::liberal`]).
 
 use crate::{
     Capability, Json, JsonMap, ProviderConfigChanges, ProviderPermissionResponse,
@@ -8,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type", deny_unknown_fields)]
+#[serde(tag = "type")]
 // Wire values are parsed once and moved rarely; boxing would only complicate matching.
 #[allow(clippy::large_enum_variant)]
 pub enum ProviderInput {

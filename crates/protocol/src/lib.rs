@@ -9,8 +9,9 @@
 //!   for every started turn, one answer per request, ...), checked by any host that watches a
 //!   bridge: the conformance host, `agent-bridge soak`.
 //!
-//! Inputs (host -> bridge) parse strictly: unknown keys are refused, as Paseo's own schema does.
-//! Events (bridge -> host) serialize exactly as Paseo validates them: optional fields are omitted,
+//! Inputs (host -> bridge) parse liberally ([`liberal`]): a field the bridge does not know is
+//! ignored (a newer Paseo grows its inputs release by release), a known field of the wrong type is
+//! refused naming the field. Events (bridge -> host) serialize exactly as Paseo validates them: optional fields are omitted,
 //! never `null`.
 
 pub mod capability;
@@ -21,6 +22,7 @@ pub mod event;
 pub mod input;
 pub mod invariants;
 pub mod jsonrpc;
+pub mod liberal;
 pub mod permission;
 pub mod schema;
 pub mod session;

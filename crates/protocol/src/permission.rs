@@ -71,7 +71,7 @@ pub struct ProviderPermissionAction {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "behavior", rename_all = "lowercase", deny_unknown_fields)]
+#[serde(tag = "behavior", rename_all = "lowercase")]
 pub enum ProviderPermissionResponse {
     #[serde(rename_all = "camelCase")]
     Allow {

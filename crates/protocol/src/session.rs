@@ -5,9 +5,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// `ProviderSessionConfig` of `session.open` (strict).
+/// `ProviderSessionConfig` of `session.open`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ProviderSessionConfig {
     pub cwd: String,
     #[serde(default)]
@@ -38,7 +38,7 @@ pub struct ProviderSessionConfig {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "lowercase")]
 pub enum McpServerConfig {
     #[serde(rename_all = "camelCase")]
     Stdio {
@@ -69,20 +69,18 @@ pub enum McpServerConfig {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ToolPolicy {
     pub preapproved: Vec<PreapprovedTool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+#[serde(tag = "kind", rename_all = "lowercase")]
 pub enum PreapprovedTool {
     Mcp { server: String, tool: String },
 }
 
 /// Opaque persistence handle; Paseo stores it without inspecting it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ProviderPersistence {
     pub version: u32,
     pub data: Json,

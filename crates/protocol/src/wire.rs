@@ -69,19 +69,22 @@ pub struct ProviderInfo {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct AvailabilityParams {
     pub provider_id: String,
     /// Required (bridge-wire.md), `{}` at least.
     pub options: ProviderCatalogOptions,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// The launch to probe (as a connect request's `launch`); absent: the provider's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<LaunchSpec>,
 }
 
 pub type AvailabilityResponse = ProviderAvailability;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct CatalogCacheKeyParams {
     pub provider_id: String,
     /// Required (bridge-wire.md), `{}` at least.
@@ -95,7 +98,6 @@ pub struct CatalogCacheKeyResponse {
 
 /// `launch` of the connect request: replaces the provider's command, argument prefix and env.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct LaunchSpec {
     pub command: String,
     #[serde(default)]
@@ -106,7 +108,6 @@ pub struct LaunchSpec {
 
 /// `ProviderConnectRequest`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ConnectRequest {
     pub versions: Vec<u32>,
     pub capabilities: Vec<String>,
@@ -115,7 +116,7 @@ pub struct ConnectRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ConnectParams {
     pub provider_id: String,
     pub request: ConnectRequest,
@@ -130,14 +131,14 @@ pub struct ConnectResponse {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct SendParams {
     pub connection_id: String,
     pub input: ProviderInput,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct CloseParams {
     pub connection_id: String,
 }

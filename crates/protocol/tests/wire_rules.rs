@@ -1,5 +1,5 @@
-//! The serialization rules Paseo's schema enforces: strict inputs, events without nulls, the
-//! tool-call error rule, and the newest fields.
+//! The serialization rules: liberal inputs (a field the bridge does not know is ignored), events
+//! without nulls as Paseo's schema enforces, the tool-call error rule, and the newest fields.
 
 use agent_bridge_protocol::*;
 use pretty_assertions::assert_eq;
@@ -10,21 +10,25 @@ fn input(v: Value) -> Result<ProviderInput, serde_json::Error> {
 }
 
 #[test]
-fn inputs_refuse_unknown_keys_at_every_level() {
-    assert!(input(json!({"type": "catalog", "requestId": "r"})).is_ok());
-    assert!(input(json!({"type": "catalog", "requestId": "r", "bogus": 1})).is_err());
+fn inputs_ignore_unknown_keys_at_every_level() {
+    let catalog = input(json!({"type": "catalog", "requestId": "r"})).unwrap();
+    assert_eq!(
+        input(json!({"type": "catalog", "requestId": "r", "futureField": 1})).unwrap(),
+        catalog
+    );
     let open = json!({"type": "session.open", "requestId": "r", "sessionId": "s", "history": "skip",
         "config": {"cwd": "/", "env": {}, "mcpServers": {}, "settings": {}, "persist": false}});
-    assert!(input(open.clone()).is_ok());
-    let mut bad = open.clone();
-    bad["config"]["surprise"] = json!(true);
-    assert!(input(bad).is_err());
+    let mut newer = open.clone();
+    newer["config"]["futureConfigField"] = json!(true);
+    assert_eq!(input(newer).unwrap(), input(open).unwrap());
     let prompt = json!({"type": "session.prompt", "sessionId": "s", "prompt": {"clientMessageId": "m", "delivery": "auto",
         "input": {"type": "message", "content": [{"type": "text", "text": "hi"}]}}});
-    assert!(input(prompt.clone()).is_ok());
-    let mut bad = prompt.clone();
-    bad["prompt"]["input"]["content"][0]["extra"] = json!(1);
-    assert!(input(bad).is_err());
+    let mut newer = prompt.clone();
+    newer["prompt"]["input"]["content"][0]["extra"] = json!(1);
+    newer["prompt"]["futurePromptField"] = json!("x");
+    assert_eq!(input(newer).unwrap(), input(prompt).unwrap());
+    // A known field of the wrong type and an unknown input type are still refused.
+    assert!(input(json!({"type": "catalog", "requestId": 5})).is_err());
     assert!(input(json!({"type": "session.nope", "requestId": "r"})).is_err());
 }
 
@@ -134,6 +138,7 @@ fn newest_fields_serialize_as_the_guide_shows() {
     assert_eq!(
         serde_json::to_value(&state).unwrap(),
         json!({"model": "m", "models": [], "modes": [], "thinkingOptions": [], "providerOptions": {},
+            "settings": [],
             "controls": [{"type": "select", "key": "approval", "label": "Approvals", "icon": "Shield",
                 "defaultValue": "ask", "choices": [{"value": "ask", "label": "Ask"}]}]})
     );

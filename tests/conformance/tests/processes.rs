@@ -143,3 +143,72 @@ async fn a_tool_ignoring_sigterm_is_killed_within_the_budget() {
     assert_clean_exit(&d, &procs, "stdin close with a TERM-ignoring tool", since).await;
     d.host.assert_invariants();
 }
+
+/// A minimal ACP agent in sh that ignores SIGTERM and, once its stdin closes, stays (as
+/// `sleep 60`, which inherits the ignored SIGTERM): only a kill ends it.
+const STUBBORN_AGENT: &str = r#"trap '' TERM
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+  case "$line" in
+    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":1,"agentCapabilities":{},"authMethods":[]}}\n' "$id" ;;
+    *'"method":"session/new"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"sessionId":"stub-1"}}\n' "$id" ;;
+  esac
+done
+exec sleep 60
+"#;
+
+/// A plugin folder whose plugin.json is the workspace's with one provider: the stubborn agent.
+fn stubborn_plugin() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("plugin dir");
+    let script = dir.path().join("stubborn-agent.sh");
+    std::fs::write(&script, STUBBORN_AGENT).expect("write the agent");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../plugin.json");
+    let text = std::fs::read_to_string(root).expect("the workspace plugin.json");
+    let mut manifest: Value = serde_json::from_str(&text).expect("plugin.json parses");
+    manifest["providers"] = json!([{"id": "stubborn", "label": "Stubborn", "agent": "acp",
+        "command": ["sh", script.display().to_string()]}]);
+    std::fs::write(dir.path().join("plugin.json"), manifest.to_string()).expect("plugin.json");
+    dir
+}
+
+/// Paseo SIGTERMs its plugin process 2 s after `shutdown`: by then the bridge and every process
+/// under it are gone, even an agent that ignores stdin close and SIGTERM (the graceful stop of
+/// a session alone would wait 1.5 s + 1.5 s).
+#[tokio::test]
+async fn shutdown_ends_a_stubborn_agent_within_paseos_two_seconds() {
+    let plugin = stubborn_plugin();
+    let host = BridgeHost::spawn_with(HostOptions::default().env(
+        "AGENT_BRIDGE_PLUGIN_DIR",
+        plugin.path().display().to_string(),
+    ))
+    .await
+    .expect("spawn");
+    host.initialize().await.expect("initialize");
+    let (conn, _) = host
+        .connect("stubborn", &["prompt.message"], None)
+        .await
+        .expect("connect");
+    let config = input::session_config(plugin.path(), json!({}));
+    host.open_session(&conn, input::open("open", "s", config))
+        .await
+        .unwrap_or_else(|e| panic!("open: {e:#}\n{}", host.stderr()));
+    let procs = host.descendants();
+    assert!(
+        procs
+            .iter()
+            .any(|p| p.cmdline.contains("stubborn-agent.sh")),
+        "{procs:#?}"
+    );
+    let since = std::time::Instant::now();
+    host.shutdown().await.expect("send shutdown");
+    host.wait_exit(Duration::from_secs(2))
+        .await
+        .unwrap_or_else(|e| panic!("the bridge outlived 2 s: {e:#}\n{}", host.stderr()));
+    let left = Duration::from_secs(2).saturating_sub(since.elapsed());
+    let alive = procs::wait_gone(&procs, left).await;
+    assert!(
+        alive.is_empty(),
+        "processes outlived 2 s after shutdown ({:?}): {alive:#?}",
+        since.elapsed()
+    );
+}

@@ -5,7 +5,9 @@ use crate::agent::ProviderContext;
 use crate::codec::{BoundedLineCodec, Line, MAX_LINE};
 use crate::connection::Connection;
 use crate::emitter::Outbound;
-use crate::host_input::{parse_line, parse_request, HostLine, HostRequest, REQUEST_METHODS};
+use crate::host_input::{
+    parse_line, parse_request_noting_ignored, HostLine, HostRequest, REQUEST_METHODS,
+};
 use crate::inflight::InFlight;
 use crate::registry::ProviderEntry;
 use crate::supervisor::LaunchOverride;
@@ -22,6 +24,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
+mod ignored;
 mod provider_requests;
 
 pub use crate::limits::AVAILABILITY_TIMEOUT;
@@ -102,11 +105,14 @@ where
     tracing::info!(?reason, "shutting down");
     let closing: Vec<Arc<Connection>> = state.connections.drain().map(|(_, c)| c).collect();
     let all = futures_util::future::join_all(closing.iter().map(|c| c.close()));
-    if tokio::time::timeout(crate::limits::CLOSE_TIMEOUT, all)
+    if tokio::time::timeout(crate::limits::SHUTDOWN_TIMEOUT, all)
         .await
         .is_err()
     {
-        tracing::warn!("connections did not close in time");
+        tracing::warn!(
+            "connections did not close within {} ms; stopping their processes now",
+            crate::limits::SHUTDOWN_TIMEOUT.as_millis()
+        );
     }
     drop(closing);
     drop(state);
@@ -178,7 +184,11 @@ impl State {
             };
             return self.out.respond_error(Some(id), err).await;
         }
-        let result = match parse_request(method, params) {
+        let parsed = parse_request_noting_ignored(method, params).map(|(request, ignored)| {
+            ignored::note(method, &ignored);
+            request
+        });
+        let result = match parsed {
             Ok(HostRequest::Initialize(p)) => self.initialize(p),
             Ok(HostRequest::Availability(p)) => return self.availability(id, p).await,
             Ok(HostRequest::CatalogCacheKey(p)) => return self.cache_key(id, p).await,

@@ -13,14 +13,20 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Params that name the provider they are for.
+/// Params that name the provider they are for (and may carry the launch to use).
 trait NamesProvider {
     fn provider_id(&self) -> &str;
+    fn launch(&self) -> Option<LaunchSpec> {
+        None
+    }
 }
 
 impl NamesProvider for AvailabilityParams {
     fn provider_id(&self) -> &str {
         &self.provider_id
+    }
+    fn launch(&self) -> Option<LaunchSpec> {
+        self.launch.clone()
     }
 }
 
@@ -32,8 +38,8 @@ impl NamesProvider for CatalogCacheKeyParams {
 
 impl State {
     /// Answers a provider-level request from a task of its own (once one of the bounded
-    /// in-flight slots is free): finds the provider, runs `work` with the provider's default
-    /// launch context. A refusal is answered at once.
+    /// in-flight slots is free): finds the provider, runs `work` with the params' launch (else
+    /// the provider's default). A refusal is answered at once.
     async fn provider_request<P, F, Fut>(&self, id: RequestId, params: P, work: F)
     where
         P: NamesProvider + Send + 'static,
@@ -43,7 +49,7 @@ impl State {
         let out = self.out.clone();
         match self.entry(params.provider_id()) {
             Ok(entry) => {
-                let ctx = self.context(&entry, None);
+                let ctx = self.context(&entry, params.launch());
                 let ticket = self.inflight.begin(&id).await;
                 tokio::spawn(async move {
                     let result = work(entry, ctx, params).await;
