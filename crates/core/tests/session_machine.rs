@@ -351,3 +351,39 @@ async fn a_row_without_an_id_is_dropped_and_the_session_goes_on() {
     assert_eq!(items[0]["item"]["id"], "r1");
     assert_eq!(items[0]["item"]["text"], "kept");
 }
+
+#[tokio::test]
+async fn a_deny_with_interrupt_answers_the_agent_then_interrupts_its_turn() {
+    let mut host = Host::start(Behaviour::default()).await;
+    let sink = host.open("s1").await;
+    host.prompt("s1", "m1", "work", "auto").await;
+    let _turn = turn_id(&host.until("session.turn").await);
+    let req = ProviderPermissionRequest {
+        id: "p1".into(),
+        name: "shell".into(),
+        kind: PermissionKind::Tool,
+        title: None,
+        description: None,
+        input: None,
+        detail: None,
+        suggestions: None,
+        actions: None,
+        metadata: None,
+    };
+    sink.send(AgentEvent::Permission(req)).await;
+    host.until("session.permission").await;
+    host.send(
+        json!({"type": "session.permission", "sessionId": "s1", "permissionId": "p1",
+        "response": {"behavior": "deny", "message": "stop", "interrupt": true}}),
+    )
+    .await;
+    let end = host.until("session.turn").await;
+    assert_eq!(end.last().unwrap()["state"], "canceled");
+    let calls = host.calls.lock().unwrap().clone();
+    let answered = calls.iter().position(|c| c == "permission p1 deny");
+    let interrupted = calls.iter().position(|c| c == "interrupt");
+    assert!(
+        answered.is_some() && answered < interrupted,
+        "the agent got the deny, then the interrupt: {calls:?}"
+    );
+}

@@ -251,7 +251,6 @@ impl AgentSession for AcpSession {
                 "no pending permission `{permission_id}`"
             )));
         };
-        let turn_id = pending.turn_id;
         let pending = pending.native;
         let option = permission::option_for(&pending.options, &response);
         tracing::debug!(permission_id, ?option, "answering ACP permission");
@@ -260,15 +259,6 @@ impl AgentSession for AcpSession {
             .rpc
             .respond_to(&pending.rpc_id, Ok(permission::outcome(option.as_deref())))
             .await;
-        if let ProviderPermissionResponse::Deny {
-            interrupt: Some(true),
-            ..
-        } = response
-        {
-            if let Some(turn) = turn_id {
-                self.cancel(&turn).await?;
-            }
-        }
         Ok(())
     }
 

@@ -6,7 +6,7 @@
 use crate::dialect::ControlDialect;
 use crate::wire;
 use agent_bridge_core::codec::{BoundedLineCodec, MAX_LINE};
-use agent_bridge_core::rpc::{Inbound, Peer, PeerError, PeerHandle, PeerOptions};
+use agent_bridge_core::rpc::{Peer, PeerError, PeerHandle, PeerOptions};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -75,18 +75,13 @@ impl ControlChannel {
 
     /// A stand-in whose writes fail (tests, a process that could not start).
     pub fn closed() -> ControlChannel {
-        struct Nobody;
-        #[async_trait::async_trait]
-        impl Inbound for Nobody {
-            async fn notification(&self, _: &PeerHandle, _: String, _: Value) {}
-        }
         let input =
             tokio_util::codec::FramedRead::new(tokio::io::empty(), BoundedLineCodec::new(MAX_LINE));
         let peer = Peer::start(
             input,
             tokio::io::sink(),
             Arc::new(ControlDialect),
-            Arc::new(Nobody),
+            Arc::new(agent_bridge_core::lifecycle::RefuseAll),
             PeerOptions::new("Claude Code"),
         );
         ControlChannel { peer }

@@ -284,25 +284,6 @@ impl AgentSession for CodexSession {
         let result = approval.result(&response);
         tracing::debug!(permission_id, %result, "answering codex approval");
         self.answer(&approval, result).await;
-        // A question denied with `interrupt` also stops the turn (an approval's `cancel`
-        // decision does that natively).
-        let stop = approval.asked.is_question()
-            && matches!(
-                response,
-                ProviderPermissionResponse::Deny {
-                    interrupt: Some(true),
-                    ..
-                }
-            );
-        if stop {
-            let active = lock(&self.shared)
-                .normalizer
-                .active_turn()
-                .map(|(core, _)| core.to_string());
-            if let Some(turn_id) = active {
-                self.interrupt(&turn_id).await?;
-            }
-        }
         Ok(())
     }
 

@@ -51,6 +51,13 @@ impl Actor {
                 ..
             }
         );
+        // The turn a deny with `interrupt` stops: the permission's own, while it runs.
+        let raised_in = self
+            .shared
+            .lock()
+            .ok()
+            .and_then(|s| s.pending_permissions.get(&permission_id).cloned())
+            .flatten();
         if let Err(e) = self
             .call(session.respond_permission(&permission_id, response))
             .await
@@ -58,7 +65,15 @@ impl Actor {
             tracing::warn!(session = %self.session_id, "answering permission {permission_id} failed: {e}");
         }
         self.resolve_permission(&permission_id).await;
-        if stops_turn {
+        let active = self.turn.as_ref().map(|t| t.id.clone());
+        if stops_turn && active.is_some() && (raised_in.is_none() || raised_in == active) {
+            // The agent is told to stop the turn as for an interrupt; the core ends it itself
+            // when it does not within the grace.
+            if let Some(turn_id) = active {
+                if let Err(e) = self.call(session.interrupt(&turn_id)).await {
+                    tracing::warn!(session = %self.session_id, "interrupting after a deny failed: {e}");
+                }
+            }
             if let Some(turn) = self.turn.as_mut() {
                 turn.interrupt_deadline
                     .get_or_insert(Instant::now() + INTERRUPT_GRACE);
