@@ -10,8 +10,8 @@
 use crate::check;
 use agent_bridge_acp::config::AcpConfig;
 use agent_bridge_acp::normalize::{prompt_usage, Normalizer};
-use agent_bridge_acp::permission;
-use agent_bridge_acp::wire::{method, PermissionParams, SessionState, UpdateParams};
+use agent_bridge_acp::permissions;
+use agent_bridge_acp::wire::{method, PermissionParams, SessionAnswer, UpdateParams};
 use agent_bridge_core::rpc::{Dialect, Incoming, JsonRpc};
 use agent_bridge_core::AgentEvent;
 
@@ -35,7 +35,7 @@ pub fn run(data: &[u8]) {
                     }
                     out
                 } else {
-                    if let Ok(state) = serde_json::from_value::<SessionState>(v) {
+                    if let Ok(state) = serde_json::from_value::<SessionAnswer>(v) {
                         config = AcpConfig::new(&state, &["auto".to_string()]);
                     }
                     if n.active_turn().is_none() {
@@ -57,7 +57,7 @@ pub fn run(data: &[u8]) {
                     continue;
                 };
                 let (snapshot, item) = n.permission_tool(&p.tool_call);
-                let request = permission::request(&p, &id, &snapshot, 0);
+                let request = permissions::request(&p, &id, &snapshot, 0);
                 vec![item, AgentEvent::Permission(request)]
             }
             Ok(Incoming::Notification { method: m, params }) => {

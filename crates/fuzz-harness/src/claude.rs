@@ -1,7 +1,7 @@
 //! Claude Code's stream-json: every line goes through the provider's control dialect and the
-//! session's own translation, as the reader gets it ([`reader::translate_line`] on a live
+//! session's own translation, as the reader gets it ([`translate::translate_line`] on a live
 //! session's state, a turn running; the CLI's `can_use_tool` and `elicitation` requests
-//! through [`reader::ask_user`], an allow and a deny of each becoming answer lines; its other
+//! through [`translate::ask_user`], an allow and a deny of each becoming answer lines; its other
 //! requests answered by [`control::reply_to`]). Stream lines also feed a replaying
 //! [`Normalizer`], as a reopen reads a transcript. What comes out must be events the host
 //! accepts ([`check::agent_event`]); answers must be lines of JSON. An answer to the bridge's
@@ -12,9 +12,9 @@ use crate::check;
 use agent_bridge_claude::dialect::{ControlDialect, CONTROL_ERROR};
 use agent_bridge_claude::launch::LaunchOptions;
 use agent_bridge_claude::normalize::{Mode, NormEvent, Normalizer};
-use agent_bridge_claude::session::{Shared, TurnState};
+use agent_bridge_claude::session::{RunningTurn, SessionState};
 use agent_bridge_claude::wire::CliMessage;
-use agent_bridge_claude::{control, permissions, reader};
+use agent_bridge_claude::{control, permissions, state, translate};
 use agent_bridge_core::rpc::{rpc_error, Dialect, Incoming};
 use agent_bridge_core::{AgentEvent, ChildSession};
 use agent_bridge_protocol::ProviderPermissionResponse;
@@ -22,7 +22,7 @@ use serde_json::Value;
 
 const CWD: &str = "/w";
 
-/// Every line through the session's own translation ([`reader::translate_line`], the state a
+/// Every line through the session's own translation ([`translate::translate_line`], the state a
 /// live process has, a turn running), and a replaying normalizer as a reopen reads the
 /// transcript.
 pub fn run(data: &[u8]) {
@@ -31,8 +31,8 @@ pub fn run(data: &[u8]) {
         mode: "default".into(),
         ..LaunchOptions::default()
     };
-    let mut live = Shared::new(check::SESSION, &opts);
-    live.turn = Some(TurnState {
+    let mut live = SessionState::new(check::SESSION, &opts);
+    live.turn = Some(RunningTurn {
         id: "t1".into(),
         pending: Default::default(),
         any_result_ends: false,
@@ -62,7 +62,7 @@ pub fn run(data: &[u8]) {
                         replay.handle(&msg).into_iter().for_each(norm_event);
                     }
                 }
-                let (events, _) = reader::translate_line(&mut live, &method, params);
+                let (events, _) = translate::translate_line(&mut live, &method, params);
                 events.iter().for_each(check::agent_event);
                 let _ = (
                     live.normalizer.running_tools(),
@@ -75,9 +75,9 @@ pub fn run(data: &[u8]) {
 }
 
 /// A control request of the CLI, as the session's reader serves it.
-fn request(live: &mut Shared, id: Value, params: Value) {
-    let req = reader::control_request(&id, params);
-    if let Some(event) = reader::ask_user(live, &req) {
+fn request(live: &mut SessionState, id: Value, params: Value) {
+    let req = translate::control_request(&id, params);
+    if let Some(event) = translate::ask_user(live, &req) {
         check::agent_event(&event);
         let pending = live
             .permissions
@@ -131,9 +131,7 @@ fn norm_event(ev: NormEvent) {
             cwd: CWD.into(),
             items: Vec::new(),
         }),
-        NormEvent::Init(info) => {
-            AgentEvent::Persistence(reader::persistence(&info.session_id, CWD))
-        }
+        NormEvent::Init(info) => AgentEvent::Persistence(state::persistence(&info.session_id, CWD)),
         NormEvent::Usage(usage) => AgentEvent::Usage {
             turn_id: Some("t1".into()),
             usage,

@@ -4,7 +4,7 @@
 //! `session/set_model`; a configure is planned (every value checked) before any call.
 
 use crate::normalize::ConfigChange;
-use crate::wire::{method, ConfigOption, ModeState, ModelState, SessionState};
+use crate::wire::{method, ConfigOption, ModeState, ModelState, SessionAnswer};
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     ProviderCatalog, ProviderConfigChanges, ProviderConfigState, ProviderError, ProviderMode,
@@ -39,7 +39,7 @@ pub struct SetCall {
 }
 
 impl AcpConfig {
-    pub fn new(state: &SessionState, unattended: &[String]) -> Self {
+    pub fn new(state: &SessionAnswer, unattended: &[String]) -> Self {
         let mut c = AcpConfig {
             options: state.config_options.clone().unwrap_or_default(),
             modes: state.modes.clone(),
@@ -332,7 +332,7 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
-    fn state(v: Value) -> SessionState {
+    fn state(v: Value) -> SessionAnswer {
         serde_json::from_value(v).expect("state")
     }
 

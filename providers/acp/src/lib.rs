@@ -11,15 +11,16 @@ pub mod auth;
 pub mod auth_probe;
 pub mod auth_status;
 pub mod config;
-pub mod inbound;
 pub mod launch;
 pub mod normalize;
-pub mod permission;
+pub mod permissions;
 pub mod persistence;
 pub mod profile;
 mod provider;
 pub mod restart;
 pub mod session;
+pub mod state;
+pub mod translate;
 pub mod wire;
 
 pub use provider::AcpProvider;

@@ -2,13 +2,14 @@
 
 use crate::auth_probe::AuthCheck;
 use crate::config::AcpConfig;
-use crate::inbound::{self, lock, AcpTranslator, Shared};
 use crate::launch::{self, auth_error, Agent};
 use crate::persistence;
 use crate::profile::{self, Profile};
 use crate::restart::SessionLaunch;
 use crate::session::AcpSession;
-use crate::wire::{method, SessionList, SessionState};
+use crate::state::{lock, SessionState};
+use crate::translate::AcpTranslator;
+use crate::wire::{method, SessionAnswer, SessionList};
 use agent_bridge_core::lifecycle::{Liveness, Relaunch};
 use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_core::{
@@ -141,7 +142,7 @@ impl Provider for AcpProvider {
             .call(method::SESSION_NEW, json!({"cwd": cwd, "mcpServers": []}))
             .await;
         let answer = answer.map_err(|e| auth_error(&agent, agent.error(e)));
-        let state: Result<SessionState, ProviderError> = answer.and_then(|v| {
+        let state: Result<SessionAnswer, ProviderError> = answer.and_then(|v| {
             serde_json::from_value(v)
                 .map_err(|e| ProviderError::new(format!("unreadable session/new answer: {e}")))
         });
@@ -221,7 +222,7 @@ impl Provider for AcpProvider {
             tracing::warn!("ACP has no system prompt; the session's systemPrompt is not applied");
         }
         let spec = launch::spec(&self.profile, &ctx.launch, Some(&cfg.cwd), &cfg.env);
-        let shared = agent_bridge_core::lifecycle::shared(Shared::default());
+        let shared = agent_bridge_core::lifecycle::shared(SessionState::default());
         let liveness = Liveness::default();
         let inbound = AcpTranslator::inbound(
             shared.clone(),
@@ -274,7 +275,7 @@ async fn open_session(
     profile: &Profile,
     agent: &mut Agent,
     request: &OpenRequest,
-    shared: &inbound::SharedState,
+    shared: &crate::state::SharedState,
 ) -> Result<(String, String), ProviderError> {
     let cfg = &request.config;
     let mcp = persistence::mcp_servers(&cfg.mcp_servers, &agent.init.agent_capabilities)?;
@@ -318,7 +319,7 @@ async fn open_session(
             (id, cfg.cwd.clone(), answer)
         }
     };
-    let state: SessionState = serde_json::from_value(answer).unwrap_or_default();
+    let state: SessionAnswer = serde_json::from_value(answer).unwrap_or_default();
     let config = AcpConfig::new(&state, &profile.unattended_modes);
     let changes = agent_bridge_protocol::ProviderConfigChanges {
         model: cfg.model.clone().map(Some),

@@ -4,7 +4,7 @@
 //!
 //! - `session/resume` where the agent advertises it (the history stays in the agent, nothing
 //!   is replayed);
-//! - else `session/load`, whose replay of the history is dropped ([`Shared::restoring`]): the
+//! - else `session/load`, whose replay of the history is dropped ([`SessionAnswer::restoring`]): the
 //!   timeline already shows it, under the same item ids;
 //! - else, or when that call fails, `session/new` in the same cwd with the same MCP servers,
 //!   answered as `Restarted::Fresh`: the core says in a warning notice that the agent lost the
@@ -18,14 +18,15 @@
 //! warning notice.
 //!
 //! [`AgentSession::restart`]: agent_bridge_core::AgentSession::restart
-//! [`Shared::restoring`]: crate::inbound::Shared::restoring
+//! [`SessionAnswer::restoring`]: crate::translate::SessionAnswer::restoring
 
 use crate::config::{AcpConfig, MODE, MODEL};
-use crate::inbound::{lock, AcpTranslator, SharedState};
 use crate::launch::{self, auth_error, Agent};
 use crate::persistence;
 use crate::profile::Profile;
-use crate::wire::{method, AgentCapabilities, SessionState};
+use crate::state::{lock, SharedState};
+use crate::translate::AcpTranslator;
+use crate::wire::{method, AgentCapabilities, SessionAnswer};
 use agent_bridge_core::lifecycle::{Liveness, Relaunch};
 use agent_bridge_core::{AgentEvent, SessionSink};
 use agent_bridge_protocol::ErrorCode;
@@ -208,7 +209,7 @@ async fn bring_back(
             (id, answer, Restore::Fresh { reason: lost })
         }
     };
-    let state: SessionState = serde_json::from_value(answer).unwrap_or_default();
+    let state: SessionAnswer = serde_json::from_value(answer).unwrap_or_default();
     let mut config = AcpConfig::new(&state, &launch.profile.unattended_modes);
     config.inherit_defaults(previous);
     lock(shared).config = config;

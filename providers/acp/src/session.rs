@@ -2,13 +2,13 @@
 //!
 //! A turn is one `session/prompt` request: `start_turn` sends it and returns; a task of the
 //! turn awaits its answer (the turn end) and reports it. Meanwhile the reader sends the
-//! agent's updates into the bounded sink ([`crate::inbound`]).
+//! agent's updates into the bounded sink ([`crate::translate`]).
 
-use crate::inbound::{lock, SharedState};
 use crate::launch::Agent;
 use crate::normalize::prompt_usage;
-use crate::permission;
+use crate::permissions;
 use crate::restart::{self, SessionLaunch};
+use crate::state::{lock, SharedState};
 use crate::wire::{method, PromptResult};
 use agent_bridge_core::rpc::PeerError;
 use agent_bridge_core::{
@@ -60,7 +60,7 @@ impl AcpSession {
             self.agent
                 .runtime
                 .rpc
-                .respond_to(&p.native.rpc_id, Ok(permission::outcome(None)))
+                .respond_to(&p.native.rpc_id, Ok(permissions::outcome(None)))
                 .await;
             ids.push(id);
         }
@@ -252,12 +252,12 @@ impl AgentSession for AcpSession {
             )));
         };
         let pending = pending.native;
-        let option = permission::option_for(&pending.options, &response);
+        let option = permissions::option_for(&pending.options, &response);
         tracing::debug!(permission_id, ?option, "answering ACP permission");
         self.agent
             .runtime
             .rpc
-            .respond_to(&pending.rpc_id, Ok(permission::outcome(option.as_deref())))
+            .respond_to(&pending.rpc_id, Ok(permissions::outcome(option.as_deref())))
             .await;
         Ok(())
     }

@@ -127,7 +127,7 @@ pub struct AgentInfo {
 /// The answer of `session/new`, `session/load` and `session/resume`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SessionState {
+pub struct SessionAnswer {
     #[serde(default)]
     pub session_id: Option<String>,
     #[serde(default)]

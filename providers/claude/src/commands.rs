@@ -6,8 +6,7 @@
 //! `commands_changed` (claude 2.1.197 prints an init without a command it announced just
 //! before), so following it would drop commands that exist and bring back removed ones.
 
-use crate::session::{ClaudeSession, Shared};
-use agent_bridge_core::lifecycle::lock;
+use crate::state::SessionState;
 use agent_bridge_core::AgentEvent;
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ProviderCommand, ProviderError};
@@ -59,7 +58,7 @@ pub fn text(name: &str, arguments: &str) -> String {
 }
 
 /// Records `list` as the session's commands; the event to publish when it changed.
-pub fn replace(s: &mut Shared, list: Vec<ProviderCommand>) -> Option<AgentEvent> {
+pub fn replace(s: &mut SessionState, list: Vec<ProviderCommand>) -> Option<AgentEvent> {
     if s.commands == list {
         return None;
     }
@@ -67,24 +66,21 @@ pub fn replace(s: &mut Shared, list: Vec<ProviderCommand>) -> Option<AgentEvent>
     Some(AgentEvent::Commands(list))
 }
 
-impl ClaudeSession {
-    /// The line that runs `/name arguments`, if the CLI lists `name` now (any name when the CLI
-    /// listed none).
-    pub(crate) fn command_line(
-        &self,
-        name: &str,
-        arguments: &str,
-    ) -> Result<String, ProviderError> {
-        let s = lock(&self.runtime.shared);
-        let bare = name.trim_start_matches('/');
-        if !s.commands.is_empty() && !s.commands.iter().any(|c| c.name == bare) {
-            return Err(
-                ProviderError::new(format!("unknown Claude Code command `/{bare}`"))
-                    .with_code(ErrorCode::UnknownCommand),
-            );
-        }
-        Ok(text(bare, arguments))
+/// The line that runs `/name arguments`, if the CLI lists `name` now (any name when the CLI
+/// listed none).
+pub fn command_line(
+    s: &SessionState,
+    name: &str,
+    arguments: &str,
+) -> Result<String, ProviderError> {
+    let bare = name.trim_start_matches('/');
+    if !s.commands.is_empty() && !s.commands.iter().any(|c| c.name == bare) {
+        return Err(
+            ProviderError::new(format!("unknown Claude Code command `/{bare}`"))
+                .with_code(ErrorCode::UnknownCommand),
+        );
     }
+    Ok(text(bare, arguments))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use crate::dialect::ControlDialect;
 use crate::wire;
 use agent_bridge_core::codec::{BoundedLineCodec, MAX_LINE};
 use agent_bridge_core::rpc::{Peer, PeerError, PeerHandle, PeerOptions};
+use agent_bridge_protocol::{ErrorCode, ProviderError};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -141,6 +142,16 @@ pub fn reply_to(req: &wire::ControlRequest) -> Result<Value, String> {
         }
         other => Err(format!("agent-bridge does not handle `{other}`")),
     }
+}
+
+/// A control failure as a provider error.
+pub(crate) fn control_error(e: ControlError) -> ProviderError {
+    let code = match e {
+        // The process died before the bridge heard of it: the core restarts it and retries.
+        ControlError::Gone => ErrorCode::RuntimeExited,
+        ControlError::Timeout(_) | ControlError::Refused { .. } => ErrorCode::AgentError,
+    };
+    ProviderError::new(e.to_string()).with_code(code)
 }
 
 #[cfg(test)]

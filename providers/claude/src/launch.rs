@@ -34,7 +34,7 @@ pub struct LaunchOptions {
     /// Let the session switch to `bypassPermissions` later.
     pub allow_bypass: bool,
     /// The session's `providerOptions` (thinking budget, additional folders).
-    pub options: crate::controls::Options,
+    pub options: crate::options::Options,
 }
 
 impl LaunchOptions {
@@ -64,7 +64,7 @@ impl LaunchOptions {
             denied_tools: config.denied_tools.clone().unwrap_or_default(),
             allowed_tools,
             allow_bypass: bypass_allowed(env),
-            options: crate::controls::Options::default(),
+            options: crate::options::Options::default(),
         }
     }
 

@@ -2,7 +2,7 @@
 //! sessions started outside Paseo.
 
 use crate::normalize::is_noise;
-use crate::reader::persistence;
+use crate::state::persistence;
 use crate::transcript;
 use crate::transcript_peek;
 use agent_bridge_protocol::{prompt_preview, ProviderSessionSummary};

@@ -4,11 +4,11 @@ use crate::auth::AuthCache;
 use crate::catalog;
 use crate::control::ControlError;
 use crate::launch::{self, LaunchOptions};
-use crate::reader::persistence_at;
-use crate::restart::conversation_missing;
+use crate::session::conversation_missing;
 use crate::session::{
     initialize, spawn_runtime, startup_error, ClaudeSession, RespawnInfo, Runtime,
 };
+use crate::state::persistence_at;
 use crate::warm::{Spare, SpareKey, SpareStart, WarmConfig, WarmPool};
 use crate::{saved, transcript};
 use agent_bridge_core::registry::ProviderManifest;

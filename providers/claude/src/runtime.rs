@@ -2,12 +2,12 @@
 //! control dialect) with its control channel, state and stdout translator; stopped
 //! gracefully or at once.
 
-use crate::control::ControlChannel;
+use crate::control::{ControlChannel, ControlError};
 use crate::dialect::ControlDialect;
 use crate::launch::LaunchOptions;
 use crate::mcp_file::McpConfigFile;
-use crate::reader::{ClaudeTranslator, LABEL};
-use crate::session::Shared;
+use crate::state::SessionState;
+use crate::translate::{ClaudeTranslator, LABEL};
 use agent_bridge_core::lifecycle::{
     self, AgentRuntime, EventTarget, InboundDriver, Liveness, RuntimeLaunch, SharedState,
 };
@@ -15,6 +15,7 @@ use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::SessionSink;
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
+use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,7 +29,7 @@ pub const CLOSE_LIMIT: Duration = Duration::from_secs(5);
 
 /// A running `claude` process with its control channel.
 pub struct Runtime {
-    pub shared: SharedState<Shared>,
+    pub shared: SharedState<SessionState>,
     pub channel: ControlChannel,
     pub agent: AgentRuntime,
     /// The session's bounded event sink (the reader sends into it too); none for a spare.
@@ -55,7 +56,7 @@ pub async fn spawn_runtime(
         })?),
     };
     let spec = opts.spec(launch, env, mcp_config.as_ref().map(McpConfigFile::path));
-    let shared = lifecycle::shared(Shared::new(session_id, opts));
+    let shared = lifecycle::shared(SessionState::new(session_id, opts));
     // Every exit the bridge did not ask for is a failure, a spare's too (it has no sink: its
     // failure goes nowhere, and the pool sees it dead).
     let liveness = Liveness::default();
@@ -126,4 +127,23 @@ impl Drop for Runtime {
     fn drop(&mut self) {
         self.kill_now();
     }
+}
+
+/// `initialize` first: the CLI answers with its commands and models.
+pub async fn initialize(channel: &ControlChannel) -> Result<Value, ControlError> {
+    channel
+        .request_within(
+            json!({"subtype": "initialize", "hooks": null}),
+            crate::control::STARTUP_TIMEOUT,
+        )
+        .await
+}
+
+/// Why a process failed to come up, with its last stderr lines; stops it.
+pub async fn startup_error(runtime: &mut Runtime, what: &str, e: ControlError) -> ProviderError {
+    let stderr = runtime.agent.last_words().await;
+    runtime.shutdown().await;
+    ProviderError::new(format!("Claude Code failed to start ({what}): {e}"))
+        .with_code(ErrorCode::CliStartFailed)
+        .with_diagnostic(stderr)
 }

@@ -18,8 +18,7 @@
 //! ([`POLL`]) for at most [`PATIENCE`]; a transcript that exists by then but lacks the entry
 //! (a CLI that writes differently) still counts, one that does not exist does not.
 
-use crate::reader::persistence;
-use crate::session::Shared;
+use crate::state::{persistence, SessionState};
 use crate::transcript;
 use agent_bridge_core::lifecycle::{lock, EventTarget, Liveness, SharedState};
 use agent_bridge_core::AgentEvent;
@@ -41,7 +40,7 @@ const TAIL_BYTES: u64 = 512 * 1024;
 /// What the watch of one runtime needs.
 #[derive(Clone)]
 pub struct SaveWatch {
-    pub shared: SharedState<Shared>,
+    pub shared: SharedState<SessionState>,
     pub events: EventTarget,
     /// The CLI's `projects` folder; `None` when its environment names no home.
     pub projects: Option<PathBuf>,
@@ -133,11 +132,6 @@ impl SaveWatch {
     }
 }
 
-/// The uuid of the last main-chain entry of a run, awaited in its transcript (`None`: the run
-/// wrote no such entry; its transcript existing is enough).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AwaitedEntry(pub Option<String>);
-
 /// Whether the transcript of `awaited` holds its entry (or, `exists_is_enough`, exists).
 async fn holds(projects: &Path, awaited: &Awaited, exists_is_enough: bool) -> bool {
     let (projects, cwd, id) = (
@@ -189,45 +183,6 @@ pub async fn resumable(projects: Option<&Path>, cwd: &str, session_id: &str) -> 
     tokio::task::spawn_blocking(move || transcript::find_transcript(&projects, &cwd, &id).is_some())
         .await
         .unwrap_or(false)
-}
-
-impl crate::session::ClaudeSession {
-    /// A handle still held when the session closes (it closed within moments of its first
-    /// run's end): the CLI wrote its transcript when it exited, so the host gets the handle
-    /// (the core publishes what is reported while closing, before `session.closed`).
-    pub(crate) async fn publish_saved_on_close(&self) {
-        let held = {
-            let s = lock(&self.runtime.shared);
-            if s.persistence_held && s.awaiting_save.is_some() {
-                s.native_session_id.clone().map(|id| (id, s.cwd.clone()))
-            } else {
-                None
-            }
-        };
-        let Some((native, cwd)) = held else {
-            return;
-        };
-        let projects = crate::transcript::projects_dir(&crate::launch::effective_env(
-            &self.respawn.launch,
-            &self.respawn.env,
-        ));
-        if !crate::saved::resumable(projects.as_deref(), &cwd, &native).await {
-            return;
-        }
-        if let Some(sink) = self.runtime.events.sink() {
-            let handle = crate::reader::persistence(&native, &cwd);
-            let sent = tokio::time::timeout(
-                std::time::Duration::from_millis(200),
-                sink.send(AgentEvent::Persistence(handle)),
-            )
-            .await;
-            if sent.is_err() {
-                tracing::debug!(
-                    "the session's sink was full at close; its handle was not published"
-                );
-            }
-        }
-    }
 }
 
 #[cfg(test)]

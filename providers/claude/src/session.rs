@@ -1,136 +1,29 @@
 //! One live Claude Code session: the process, its shared state, and the `AgentSession` methods.
 
-use crate::catalog::{self, CliModel};
-use crate::control::{ControlChannel, ControlError};
+use crate::control::control_error;
 use crate::launch::LaunchOptions;
-use crate::normalize::Normalizer;
-use crate::permissions::{self, PendingPermission};
+use crate::permissions::{self};
 use crate::prompt::prompt_content;
 use crate::wire;
 use agent_bridge_core::lifecycle::lock;
-use agent_bridge_core::lifecycle::PendingRequests;
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::{AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnRequest};
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
-    ProviderCommand, ProviderConfigChanges, ProviderConfigState, ProviderError,
-    ProviderPermissionResponse, RevertScope,
+    ProviderConfigChanges, ProviderConfigState, ProviderError, ProviderPermissionResponse,
+    RevertScope,
 };
 use async_trait::async_trait;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
 
-/// The turn the CLI is working on.
-#[derive(Debug, Clone)]
-pub struct TurnState {
-    pub id: String,
-    /// uuids of the user lines written for this turn that the CLI has not echoed yet.
-    pub pending: HashSet<String>,
-    /// Slash commands are not echoed: their first `result` ends the turn.
-    pub any_result_ends: bool,
-    pub interrupted: bool,
-}
+mod configure;
+mod restart;
+pub mod rewind;
 
-/// What the session knows about its configuration.
-#[derive(Debug, Clone)]
-pub struct ConfigSnapshot {
-    pub models: Vec<CliModel>,
-    pub model: String,
-    pub mode: String,
-    pub thinking: Option<String>,
-    /// The `providerOptions` values (see [`crate::controls`]).
-    pub options: crate::controls::Options,
-}
-
-/// State shared by the session methods and the stdout reader.
-#[derive(Debug)]
-pub struct Shared {
-    pub normalizer: Normalizer,
-    pub turn: Option<TurnState>,
-    pub canceled_inputs: HashSet<String>,
-    pub echo_seen: bool,
-    /// The CLI's requests waiting for the user.
-    pub permissions: PendingRequests<PendingPermission>,
-    pub config: ConfigSnapshot,
-    /// The CLI's slash commands as last published (see [`crate::commands`]).
-    pub commands: Vec<ProviderCommand>,
-    pub native_session_id: Option<String>,
-    /// The native session has a transcript (`--resume` can find it): it was resumed, or the
-    /// CLI wrote a run's entries to disk (see [`crate::saved`]). Until then its persistence
-    /// handle is held back (a handle that cannot be resumed would fail the host's reopen).
-    pub transcript_saved: bool,
-    /// The handle of `native_session_id` waits for `transcript_saved`.
-    pub persistence_held: bool,
-    /// The uuid of the current run's last main-chain `assistant` / `user` line.
-    pub last_entry: Option<String>,
-    /// A run ended and its last entry is awaited in the transcript (see [`crate::saved`]).
-    pub awaiting_save: Option<crate::saved::AwaitedEntry>,
-    /// A watch of the transcript runs for `awaiting_save`.
-    pub save_watch_running: bool,
-    /// The conversation was rewound to this entry (`--resume-session-at`) and no run has ended
-    /// since: a restart resumes at it too (see [`crate::rewind`]).
-    pub rewound_at: Option<String>,
-    pub cwd: String,
-    /// The process died on its own (the bridge did not stop it).
-    pub dead: bool,
-    /// A `configure` is applying changes: the CLI's own mode/model notices are not published
-    /// (the core publishes the committed config when it returns).
-    pub configuring: bool,
-}
-
-impl Shared {
-    /// The state of a process started for session `session_id` with `opts`.
-    pub fn new(session_id: &str, opts: &LaunchOptions) -> Shared {
-        Shared {
-            normalizer: Normalizer::new(session_id, crate::normalize::Mode::Live),
-            turn: None,
-            canceled_inputs: HashSet::new(),
-            echo_seen: false,
-            permissions: PendingRequests::default(),
-            config: ConfigSnapshot {
-                models: catalog::fallback_models(),
-                model: opts.model.clone().unwrap_or_else(|| "default".into()),
-                mode: opts.mode.clone(),
-                thinking: opts.effort.clone(),
-                options: opts.options.clone(),
-            },
-            commands: Vec::new(),
-            native_session_id: opts.resume.clone(),
-            transcript_saved: opts.resume.is_some(),
-            persistence_held: false,
-            last_entry: None,
-            awaiting_save: None,
-            save_watch_running: false,
-            rewound_at: opts.resume_at.clone(),
-            cwd: opts.cwd.clone(),
-            dead: false,
-            configuring: false,
-        }
-    }
-
-    pub fn config_state(&self) -> ProviderConfigState {
-        let mut state = catalog::config_state(
-            &self.config.models,
-            &self.config.model,
-            &self.config.mode,
-            self.config.thinking.as_deref(),
-        );
-        state.controls = crate::controls::controls();
-        state.provider_options = self.config.options.provider_options();
-        state
-    }
-}
-
-pub(crate) fn control_error(e: ControlError) -> ProviderError {
-    let code = match e {
-        // The process died before the bridge heard of it: the core restarts it and retries.
-        ControlError::Gone => ErrorCode::RuntimeExited,
-        ControlError::Timeout(_) | ControlError::Refused { .. } => ErrorCode::AgentError,
-    };
-    ProviderError::new(e.to_string()).with_code(code)
-}
-
-pub use crate::runtime::{spawn_runtime, Runtime};
+pub use crate::runtime::{initialize, spawn_runtime, startup_error, Runtime};
+pub use crate::state::{ConfigSnapshot, RunningTurn, SessionState};
+pub use restart::conversation_missing;
 
 pub struct ClaudeSession {
     pub runtime: Runtime,
@@ -149,30 +42,11 @@ pub struct RespawnInfo {
     pub scope: agent_bridge_core::ProcessScope,
 }
 
-/// `initialize` first: the CLI answers with its commands and models.
-pub async fn initialize(channel: &ControlChannel) -> Result<Value, ControlError> {
-    channel
-        .request_within(
-            json!({"subtype": "initialize", "hooks": null}),
-            crate::control::STARTUP_TIMEOUT,
-        )
-        .await
-}
-
-/// Why a process failed to come up, with its last stderr lines; stops it.
-pub async fn startup_error(runtime: &mut Runtime, what: &str, e: ControlError) -> ProviderError {
-    let stderr = runtime.agent.last_words().await;
-    runtime.shutdown().await;
-    ProviderError::new(format!("Claude Code failed to start ({what}): {e}"))
-        .with_code(ErrorCode::CliStartFailed)
-        .with_diagnostic(stderr)
-}
-
 impl ClaudeSession {
     async fn write_user(
         &self,
         content: Vec<Value>,
-        turn: Option<TurnState>,
+        turn: Option<RunningTurn>,
         steer_of: Option<&str>,
     ) -> Result<String, ProviderError> {
         let uuid = uuid::Uuid::new_v4().to_string();
@@ -189,7 +63,7 @@ impl ClaudeSession {
     fn track_input(
         &self,
         uuid: &str,
-        turn: Option<TurnState>,
+        turn: Option<RunningTurn>,
         steer_of: Option<&str>,
     ) -> Result<(), ProviderError> {
         let mut s = lock(&self.runtime.shared);
@@ -216,8 +90,8 @@ impl ClaudeSession {
         Ok(())
     }
 
-    fn new_turn(id: &str, any_result_ends: bool) -> TurnState {
-        TurnState {
+    fn new_turn(id: &str, any_result_ends: bool) -> RunningTurn {
+        RunningTurn {
             id: id.to_string(),
             pending: HashSet::new(),
             any_result_ends,
@@ -233,7 +107,7 @@ impl AgentSession for ClaudeSession {
         let uuid = self
             .write_user(content, Some(Self::new_turn(&turn.turn_id, false)), None)
             .await?;
-        let row = crate::rewind::user_row(&turn, &uuid);
+        let row = crate::session::rewind::user_row(&turn, &uuid);
         self.runtime.events.send(AgentEvent::Item(row)).await;
         Ok(())
     }
@@ -250,7 +124,7 @@ impl AgentSession for ClaudeSession {
         arguments: &str,
         turn: TurnRequest,
     ) -> Result<CommandOutcome, ProviderError> {
-        let text = self.command_line(name, arguments)?;
+        let text = crate::commands::command_line(&lock(&self.runtime.shared), name, arguments)?;
         let uuid = self
             .write_user(
                 vec![json!({"type": "text", "text": text})],
@@ -355,8 +229,8 @@ impl AgentSession for ClaudeSession {
         let current = lock(&self.runtime.shared).config.clone();
         let next = self.validate(&current, &changes)?;
         let result = match self.apply(&current, &next, &changes).await {
-            Ok(crate::configure::Applied::Live) => Ok(()),
-            Ok(crate::configure::Applied::NeedsRespawn) => self.respawn_with(&next).await,
+            Ok(configure::Applied::Live) => Ok(()),
+            Ok(configure::Applied::NeedsRespawn) => self.respawn_with(&next).await,
             Err(e) => Err(e),
         };
         let mut s = lock(&self.runtime.shared);
@@ -400,5 +274,44 @@ impl AgentSession for ClaudeSession {
     async fn close(&mut self) {
         self.runtime.shutdown().await;
         self.publish_saved_on_close().await;
+    }
+}
+
+impl ClaudeSession {
+    /// A handle still held when the session closes (it closed within moments of its first
+    /// run's end): the CLI wrote its transcript when it exited, so the host gets the handle
+    /// (the core publishes what is reported while closing, before `session.closed`).
+    pub(crate) async fn publish_saved_on_close(&self) {
+        let held = {
+            let s = lock(&self.runtime.shared);
+            if s.persistence_held && s.awaiting_save.is_some() {
+                s.native_session_id.clone().map(|id| (id, s.cwd.clone()))
+            } else {
+                None
+            }
+        };
+        let Some((native, cwd)) = held else {
+            return;
+        };
+        let projects = crate::transcript::projects_dir(&crate::launch::effective_env(
+            &self.respawn.launch,
+            &self.respawn.env,
+        ));
+        if !crate::saved::resumable(projects.as_deref(), &cwd, &native).await {
+            return;
+        }
+        if let Some(sink) = self.runtime.events.sink() {
+            let handle = crate::state::persistence(&native, &cwd);
+            let sent = tokio::time::timeout(
+                std::time::Duration::from_millis(200),
+                sink.send(AgentEvent::Persistence(handle)),
+            )
+            .await;
+            if sent.is_err() {
+                tracing::debug!(
+                    "the session's sink was full at close; its handle was not published"
+                );
+            }
+        }
     }
 }

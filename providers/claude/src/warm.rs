@@ -15,7 +15,7 @@
 
 use crate::launch::LaunchOptions;
 use crate::normalize::{Mode, Normalizer};
-use crate::session::{initialize, spawn_runtime, startup_error, Runtime};
+use crate::runtime::{initialize, spawn_runtime, startup_error, Runtime};
 use agent_bridge_core::lifecycle::lock;
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnSpec};
 use agent_bridge_core::SessionSink;

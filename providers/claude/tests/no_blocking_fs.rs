@@ -9,9 +9,13 @@ use std::path::Path;
 const ASYNC_MODULES: &[&str] = &[
     "provider.rs",
     "session.rs",
-    "configure.rs",
+    "session/configure.rs",
+    "session/restart.rs",
+    "session/rewind.rs",
     "warm.rs",
-    "reader.rs",
+    "translate.rs",
+    "runtime.rs",
+    "saved.rs",
     "control.rs",
     "permissions.rs",
 ];

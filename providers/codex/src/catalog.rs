@@ -7,7 +7,7 @@
 //! - `full-access`: approval `never`, sandbox `danger-full-access` (unattended);
 //! - `ask`: approval `untrusted` (every non-trivial command asks), no sandbox.
 
-use crate::controls::{self, Controls};
+use crate::options::{self, Controls};
 use crate::wire::params::SandboxPolicy;
 use crate::wire::thread::Model;
 use agent_bridge_protocol::ErrorCode;
@@ -206,7 +206,7 @@ pub struct SessionConfig {
     /// What `null` resets to.
     pub default_model: Option<String>,
     pub default_mode: Option<String>,
-    /// The per-session controls (`providerOptions`, see [`crate::controls`]).
+    /// The per-session controls (`providerOptions`, see [`crate::options`]).
     pub controls: Controls,
     /// What their `null` resets to (`config.toml`'s settings, else Codex's defaults).
     pub default_controls: Controls,
@@ -229,7 +229,7 @@ impl SessionConfig {
             models: self.models.clone(),
             modes: self.modes.clone(),
             thinking_options: self.thinking_options(),
-            controls: controls::controls(&self.default_controls),
+            controls: options::controls(&self.default_controls),
             provider_options: self.controls.provider_options(),
             settings: Vec::new(),
         }

@@ -3,17 +3,18 @@
 use crate::auth::AuthCache;
 use crate::catalog::{self, SessionConfig};
 use crate::commands;
-use crate::controls::{self, Controls};
-use crate::events::{self, CodexTranslator};
 use crate::history;
 use crate::launch::{self, call_error};
 use crate::normalize::Normalizer;
+use crate::options::{self, Controls};
 use crate::queries::{fetch_models, load_turns, mcp_servers, read_defaults};
 use crate::questions;
 use crate::sandbox_cache::{launch_key, Sandbox, SandboxCache};
 use crate::session::{Applied, CodexSession, PendingProbe, ThreadRelaunch};
+use crate::state;
 use crate::threads::{self, ThreadAnswer};
 use crate::tool_denial;
+use crate::translate::CodexTranslator;
 use crate::wire::notify::method;
 use crate::wire::params::{ThreadListParams, ThreadStartParams};
 use crate::wire::thread::{Page, Thread, ThreadOpened};
@@ -193,13 +194,13 @@ impl Provider for CodexProvider {
         let options = cfg.provider_options.clone().unwrap_or_default();
         let asked = Controls::default().apply(&options, &Controls::default())?;
         let web_search = options
-            .get(controls::WEB_SEARCH)
+            .get(options::WEB_SEARCH)
             .filter(|v| !v.is_null())
             .map(|_| asked.web_search.clone());
         let spec = launch::app_server_spec(&ctx.launch, Some(&cfg.cwd), &cfg.env);
         // The reader feeds the sink from the start: nothing the CLI says waits in a queue.
-        let shared = events::shared(Normalizer::unbound(&request.session_id, &cfg.cwd));
-        events::lock(&shared).commands =
+        let shared = state::shared(Normalizer::unbound(&request.session_id, &cfg.cwd));
+        state::lock(&shared).commands =
             commands::Commands::new(&cfg.cwd, commands::prompts_dir_of(&spec));
         let liveness = Liveness::default();
         let inbound = CodexTranslator::inbound(shared.clone(), sink.clone(), liveness.clone());
@@ -396,7 +397,7 @@ impl Provider for CodexProvider {
             let _ = sink.send(AgentEvent::Notice(unenforced)).await;
         }
         {
-            let mut s = events::lock(&shared);
+            let mut s = state::lock(&shared);
             s.normalizer.bind_thread(&thread.id, &cwd);
             for agent in &sub_agents {
                 let child = crate::sub_agents::child_id(&request.session_id, &agent.thread_id);
@@ -404,7 +405,7 @@ impl Provider for CodexProvider {
             }
         }
         let state = config.state();
-        let commands = events::lock(&shared).commands.open_list();
+        let commands = state::lock(&shared).commands.open_list();
         let session = CodexSession::start(server, shared, config, applied, pending, relaunch, sink);
         let mut out = OpenedSession::new(Box::new(session), state);
         out.persistence = Some(persistence);

@@ -41,7 +41,7 @@ pub struct Defaults {
     pub mcp_servers: crate::tool_denial::ConfiguredServers,
     /// The controls' defaults (`web_search`, `sandbox_workspace_write.network_access`,
     /// `model_reasoning_summary`).
-    pub controls: crate::controls::Controls,
+    pub controls: crate::options::Controls,
 }
 
 pub async fn read_defaults(rpc: &PeerHandle, cwd: Option<&str>) -> Defaults {
@@ -54,7 +54,7 @@ pub async fn read_defaults(rpc: &PeerHandle, cwd: Option<&str>) -> Defaults {
                 effort: s("model_reasoning_effort"),
                 mode: catalog::mode_of(&c["approval_policy"], &c["sandbox_mode"]),
                 mcp_servers: crate::tool_denial::configured_servers(c),
-                controls: crate::controls::Controls::configured(c),
+                controls: crate::options::Controls::configured(c),
             }
         }
         Err(e) => {

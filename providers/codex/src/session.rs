@@ -3,14 +3,14 @@
 //!
 //! Methods write to the app-server and await the answers of `turn/start`, `turn/steer` and
 //! `turn/interrupt`, which the reader task hands over directly. Meanwhile the reader sends the
-//! CLI's notifications into the bounded sink ([`crate::events`]); the core drains the sink
+//! CLI's notifications into the bounded sink ([`crate::translate`]); the core drains the sink
 //! while a method runs, so an answer behind a full sink only waits, it cannot deadlock.
 
 use crate::catalog::{self, SessionConfig};
-use crate::events::{lock, SharedState};
 use crate::launch;
 use crate::permissions::PendingApproval;
 use crate::sandbox_cache::ProbeCell;
+use crate::state::{lock, SharedState};
 use crate::wire::notify::method;
 use crate::wire::params::{InputItem, TurnInterruptParams, TurnStartParams, TurnSteerParams};
 use crate::wire::thread::TurnStarted;

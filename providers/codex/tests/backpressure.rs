@@ -3,8 +3,9 @@
 //! every event arrives in order and the answer follows. A stand-in app-server (a shell script)
 //! sends more notifications than the sink holds before it answers.
 
-use agent_bridge_codex::events::{self, CodexTranslator};
 use agent_bridge_codex::normalize::Normalizer;
+use agent_bridge_codex::state;
+use agent_bridge_codex::translate::CodexTranslator;
 use agent_bridge_conformance::rig::drain_behind_full_sink;
 use agent_bridge_core::lifecycle::{AgentRuntime, Liveness, RuntimeLaunch};
 use agent_bridge_core::rpc::JsonRpc;
@@ -45,7 +46,7 @@ cat >/dev/null
     .spec("codex", Vec::new());
 
     let (sink, mut rx) = SessionSink::channel();
-    let shared = events::shared(Normalizer::unbound("s1", "/"));
+    let shared = state::shared(Normalizer::unbound("s1", "/"));
     let liveness = Liveness::default();
     let inbound = CodexTranslator::inbound(shared, sink, liveness.clone());
     let launch = RuntimeLaunch {

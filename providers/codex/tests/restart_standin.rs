@@ -5,10 +5,11 @@
 //! left unanswered (its exit status and last stderr lines).
 
 use agent_bridge_codex::catalog::SessionConfig;
-use agent_bridge_codex::events::{self, CodexTranslator, SharedState};
 use agent_bridge_codex::launch;
 use agent_bridge_codex::normalize::Normalizer;
 use agent_bridge_codex::session::{Applied, CodexSession, ThreadRelaunch};
+use agent_bridge_codex::state::{self, SharedState};
+use agent_bridge_codex::translate::CodexTranslator;
 use agent_bridge_codex::wire::params::ThreadStartParams;
 use agent_bridge_core::lifecycle::{AgentRuntime, Liveness, Relaunch, RuntimeLaunch};
 use agent_bridge_core::rpc::JsonRpc;
@@ -75,7 +76,7 @@ fn session(
     scope: &ProcessScope,
     sink: SessionSink,
 ) -> (CodexSession, SharedState) {
-    let shared = events::shared(Normalizer::new("s1", "th-1", "/w"));
+    let shared = state::shared(Normalizer::new("s1", "th-1", "/w"));
     let liveness = Liveness::default();
     let inbound = CodexTranslator::inbound(shared.clone(), sink.clone(), liveness.clone());
     let first = spec(first);

@@ -4,7 +4,7 @@
 //! - with the pinned CLI: every name in the file still exists in the installed CLI's schema.
 
 use agent_bridge_codex::catalog::MODES;
-use agent_bridge_codex::controls;
+use agent_bridge_codex::options;
 use agent_bridge_codex::wire::items::{ItemStatus, ThreadItem};
 use agent_bridge_codex::wire::notify::method;
 use agent_bridge_codex::wire::thread::TurnStatus;
@@ -64,7 +64,7 @@ fn the_crate_uses_only_pinned_names() {
         assert!(actions.contains(a), "{a}");
     }
     // The controls offer only values Codex takes.
-    for control in controls::controls(&controls::Controls::default()) {
+    for control in options::controls(&options::Controls::default()) {
         let (key, values): (&str, Vec<String>) = match &control {
             ProviderControl::Select { key, choices, .. } => {
                 (key, choices.iter().map(|c| c.value.clone()).collect())
@@ -72,8 +72,8 @@ fn the_crate_uses_only_pinned_names() {
             ProviderControl::Toggle { .. } => continue,
         };
         let pinned = match key {
-            controls::WEB_SEARCH => strings(&p["enums"]["WebSearchMode"]),
-            controls::REASONING_SUMMARY => strings(&p["enums"]["ReasoningSummary"]),
+            options::WEB_SEARCH => strings(&p["enums"]["WebSearchMode"]),
+            options::REASONING_SUMMARY => strings(&p["enums"]["ReasoningSummary"]),
             other => panic!("unchecked select control {other}"),
         };
         for v in values {

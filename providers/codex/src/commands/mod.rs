@@ -9,7 +9,7 @@
 pub mod prompts;
 pub mod skills;
 
-use crate::events::{lock, SharedState};
+use crate::state::{lock, SharedState};
 use crate::wire::params::InputItem;
 use agent_bridge_core::rpc::PeerHandle;
 use agent_bridge_core::supervisor::SpawnSpec;

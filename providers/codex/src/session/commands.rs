@@ -3,7 +3,7 @@
 //! becomes the turn's input.
 
 use super::CodexSession;
-use crate::events::lock;
+use crate::state::lock;
 use crate::wire::params::InputItem;
 use agent_bridge_protocol::ProviderError;
 

@@ -10,10 +10,11 @@
 
 use super::{Applied, CodexSession};
 use crate::catalog::{self, SessionConfig};
-use crate::events::{lock, CodexTranslator};
 use crate::history;
 use crate::launch;
+use crate::state::lock;
 use crate::threads::{self, ThreadAnswer};
+use crate::translate::CodexTranslator;
 use crate::wire::params::ThreadStartParams;
 use crate::wire::thread::ThreadOpened;
 use agent_bridge_core::lifecycle::{Liveness, Relaunch};

@@ -6,7 +6,7 @@
 
 use super::{Applied, CodexSession};
 use crate::catalog::SessionConfig;
-use crate::events::lock;
+use crate::state::lock;
 use crate::wire::notify::method;
 use crate::wire::params::ThreadResumeParams;
 use crate::wire::thread::ThreadOpened;

@@ -13,12 +13,12 @@
 
 use crate::control::ControlChannel;
 use crate::normalize::NormEvent;
-use crate::session::Shared;
+use crate::state::persistence;
+use crate::state::SessionState;
 use crate::{permissions, wire};
 use agent_bridge_core::lifecycle::{lock, SharedState, Translator};
 use agent_bridge_core::rpc::{IncomingRequest, PeerHandle};
 use agent_bridge_core::{AgentEvent, ChildSession, TurnOutcome};
-use agent_bridge_protocol::ProviderPersistence;
 use serde_json::{json, Value};
 
 /// Names the CLI in errors.
@@ -26,7 +26,7 @@ pub const LABEL: &str = "Claude Code";
 
 /// The translator of one process's stdout.
 pub struct ClaudeTranslator {
-    pub shared: SharedState<Shared>,
+    pub shared: SharedState<SessionState>,
     /// Watches the transcript after a run ends (see [`crate::saved`]).
     pub save: crate::saved::SaveWatch,
 }
@@ -96,7 +96,7 @@ pub fn control_request(id: &Value, params: Value) -> wire::ControlRequest {
 
 /// A control request that waits for the user (a tool permission, a question, an MCP
 /// elicitation): recorded as pending in the running turn; the permission event to publish.
-pub fn ask_user(s: &mut Shared, req: &wire::ControlRequest) -> Option<AgentEvent> {
+pub fn ask_user(s: &mut SessionState, req: &wire::ControlRequest) -> Option<AgentEvent> {
     let (request, pending) = permissions::asked_by(req)?;
     let turn = s.turn.as_ref().map(|t| t.id.clone());
     s.permissions.insert(req.request_id.clone(), pending, turn);
@@ -105,7 +105,7 @@ pub fn ask_user(s: &mut Shared, req: &wire::ControlRequest) -> Option<AgentEvent
 
 /// Translates one stdout line (a notification of the control dialect): returns what to
 /// report, and whether a queued run must be interrupted.
-pub fn translate_line(s: &mut Shared, method: &str, line: Value) -> (Vec<AgentEvent>, bool) {
+pub fn translate_line(s: &mut SessionState, method: &str, line: Value) -> (Vec<AgentEvent>, bool) {
     let msg = match serde_json::from_value::<wire::CliMessage>(line) {
         Ok(m) => m,
         Err(e) => {
@@ -142,7 +142,7 @@ pub fn translate_line(s: &mut Shared, method: &str, line: Value) -> (Vec<AgentEv
     }
 }
 
-fn translate(s: &mut Shared, event: NormEvent, interrupt: &mut bool) -> Vec<AgentEvent> {
+fn translate(s: &mut SessionState, event: NormEvent, interrupt: &mut bool) -> Vec<AgentEvent> {
     match event {
         NormEvent::Item(item) => vec![AgentEvent::Item(item)],
         NormEvent::Notice(notice) => vec![AgentEvent::Notice(notice)],
@@ -229,7 +229,7 @@ fn translate(s: &mut Shared, event: NormEvent, interrupt: &mut bool) -> Vec<Agen
             // held handle (and the end of a rewind's `resumeAt`) waits until they are on
             // disk (see `crate::saved`).
             if !s.transcript_saved || s.persistence_held || s.rewound_at.is_some() {
-                s.awaiting_save = Some(crate::saved::AwaitedEntry(s.last_entry.clone()));
+                s.awaiting_save = Some(crate::state::AwaitedEntry(s.last_entry.clone()));
             }
             let mut out = Vec::new();
             out.push(AgentEvent::Usage {
@@ -265,7 +265,7 @@ fn translate(s: &mut Shared, event: NormEvent, interrupt: &mut bool) -> Vec<Agen
 }
 
 /// Notes the uuid of a main-chain entry (a sub-agent's lines go to its own file).
-fn note_entry(s: &mut Shared, message: &wire::CliMessage) {
+fn note_entry(s: &mut SessionState, message: &wire::CliMessage) {
     let uuid = match message {
         wire::CliMessage::Assistant(a) if a.parent_tool_use_id.is_none() => a.uuid.as_ref(),
         wire::CliMessage::User(u) if u.parent_tool_use_id.is_none() => u.uuid.as_ref(),
@@ -274,18 +274,4 @@ fn note_entry(s: &mut Shared, message: &wire::CliMessage) {
     if let Some(uuid) = uuid.filter(|u| !u.is_empty()) {
         s.last_entry = Some(uuid.clone());
     }
-}
-
-/// The persistence handle of a native session.
-pub fn persistence(session_id: &str, cwd: &str) -> ProviderPersistence {
-    persistence_at(session_id, cwd, None)
-}
-
-/// The handle of a native session rewound to `resume_at` (see [`crate::rewind`]).
-pub fn persistence_at(session_id: &str, cwd: &str, resume_at: Option<&str>) -> ProviderPersistence {
-    let mut data = json!({"sessionId": session_id, "cwd": cwd});
-    if let Some(at) = resume_at {
-        data["resumeAt"] = json!(at);
-    }
-    ProviderPersistence { version: 1, data }
 }

@@ -4,8 +4,8 @@
 //! whose CLI died before it saved the conversation, or whose transcript the CLI cannot find,
 //! starts a new conversation (`Restarted::Fresh`).
 
-use crate::reader::persistence;
 use crate::session::{initialize, spawn_runtime, startup_error, ClaudeSession, ConfigSnapshot};
+use crate::state::persistence;
 use crate::{launch, saved, transcript};
 use agent_bridge_core::lifecycle::lock;
 use agent_bridge_core::{AgentEvent, Restarted, SessionSink};
@@ -150,7 +150,7 @@ impl ClaudeSession {
 
 /// The CLI's words when it could not find the conversation it was asked to resume (its stderr
 /// says "No conversation found with session ID: <id>" and it exits).
-pub(crate) fn conversation_missing(error: &ProviderError) -> Option<String> {
+pub fn conversation_missing(error: &ProviderError) -> Option<String> {
     let text = error.diagnostic.as_deref().unwrap_or_default();
     text.lines()
         .chain(error.message.lines())

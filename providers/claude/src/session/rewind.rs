@@ -14,7 +14,7 @@
 //!   before it to resume at); its handle is published once its first run ended.
 
 use crate::session::ClaudeSession;
-use crate::{launch, reader, transcript};
+use crate::{launch, state, transcript};
 use agent_bridge_core::lifecycle::lock;
 use agent_bridge_core::{AgentEvent, TurnRequest};
 use agent_bridge_protocol::ErrorCode;
@@ -173,7 +173,7 @@ impl ClaudeSession {
                 json!({"subtype": "rewind_files", "user_message_id": message, "dry_run": false}),
             )
             .await
-            .map_err(crate::session::control_error)?;
+            .map_err(crate::control::control_error)?;
         if answer.get("canRewind").and_then(Value::as_bool) == Some(true) {
             return Ok(());
         }
@@ -210,7 +210,7 @@ impl ClaudeSession {
         }
         if let Some(at) = &anchor {
             let cwd = lock(&self.runtime.shared).cwd.clone();
-            let handle = reader::persistence_at(&native, &cwd, Some(at));
+            let handle = state::persistence_at(&native, &cwd, Some(at));
             self.runtime
                 .events
                 .send(AgentEvent::Persistence(handle))

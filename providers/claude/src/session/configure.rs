@@ -1,11 +1,12 @@
 //! `session.configure`: validate every key against what the CLI offers, then apply them live
 //! (`set_model`, `set_permission_mode`, `apply_flag_settings {effortLevel}`, and the
-//! `providerOptions` of [`crate::controls`]), all or nothing; a thinking change the CLI cannot
+//! `providerOptions` of [`crate::options`]), all or nothing; a thinking change the CLI cannot
 //! apply live, or a change of additional folders, restarts it with `--resume`.
 
 use crate::catalog;
+use crate::control::control_error;
 use crate::control::ControlError;
-use crate::session::{control_error, ClaudeSession, ConfigSnapshot};
+use crate::session::{ClaudeSession, ConfigSnapshot};
 use agent_bridge_core::lifecycle::lock;
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ProviderConfigChanges, ProviderError};

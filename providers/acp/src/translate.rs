@@ -8,44 +8,14 @@
 //! open (replayed before `session.ready`, or dropped with `history: "skip"`); while a restarted
 //! agent restores its session (`restoring`) they are dropped: the timeline already has them.
 
-use crate::config::AcpConfig;
-use crate::normalize::Normalizer;
-use crate::permission::{self, Pending};
+use crate::permissions::{self, Pending};
+use crate::state::{lock, SharedState};
 use crate::wire::{method, PermissionParams, UpdateParams};
-use agent_bridge_core::lifecycle::{
-    EventTarget, InboundDriver, Liveness, PendingRequests, RefuseAll, Translator,
-};
+use agent_bridge_core::lifecycle::{EventTarget, InboundDriver, Liveness, RefuseAll, Translator};
 use agent_bridge_core::rpc::{Inbound, IncomingRequest, PeerHandle};
 use agent_bridge_core::{AgentEvent, SessionSink};
-use agent_bridge_protocol::TimelineItem;
 use serde_json::Value;
-use std::collections::BTreeSet;
 use std::sync::Arc;
-
-/// State shared by the session methods, the turn task and the reader.
-#[derive(Debug, Default)]
-pub struct Shared {
-    pub normalizer: Normalizer,
-    pub config: AcpConfig,
-    /// The agent's permission requests waiting for the user.
-    pub pending: PendingRequests<Pending>,
-    /// Items of a `session/load` replay, in order (latest snapshot per id).
-    pub replay: Vec<TimelineItem>,
-    pub replaying: bool,
-    /// A restarted agent is bringing its native session back ([`crate::restart`]): what it
-    /// sends meanwhile (a `session/load` replay of items already shown, usage) is dropped;
-    /// config changes are recorded, not reported.
-    pub restoring: bool,
-    /// Times the agent process was restarted.
-    pub restarts: u32,
-    pub title: Option<String>,
-    /// Every agent method and update kind seen (logged at close, for the per-agent report).
-    pub seen: BTreeSet<String>,
-}
-
-pub type SharedState = agent_bridge_core::lifecycle::SharedState<Shared>;
-
-pub use agent_bridge_core::lifecycle::lock;
 
 /// Translates a session's agent messages (the core's [`InboundDriver`] sends the events).
 pub struct AcpTranslator {
@@ -148,7 +118,7 @@ impl Translator for AcpTranslator {
         let (item, event, permission) = {
             let mut s = lock(&self.shared);
             let (snapshot, item) = s.normalizer.permission_tool(&params.tool_call);
-            let req = permission::request(&params, &id, &snapshot, s.restarts);
+            let req = permissions::request(&params, &id, &snapshot, s.restarts);
             let pending = Pending {
                 rpc_id: id.clone(),
                 options: params.options.clone(),

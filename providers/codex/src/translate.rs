@@ -7,44 +7,16 @@
 //! during `open` waits in a buffer; until the thread is known the normalizer routes nothing but
 //! warnings (there is no turn yet).
 
-use crate::commands::Commands;
 use crate::launch::LABEL;
-use crate::normalize::Normalizer;
 use crate::permissions::{self, Asked, PendingApproval};
 use crate::questions;
+use crate::state::{lock, SharedState};
 use crate::wire::notify::{Notification, ServerRequest};
-use agent_bridge_core::lifecycle::{
-    EventTarget, InboundDriver, Liveness, PendingRequests, Translator,
-};
+use agent_bridge_core::lifecycle::{EventTarget, InboundDriver, Liveness, Translator};
 use agent_bridge_core::rpc::{IncomingRequest, PeerHandle};
 use agent_bridge_core::{AgentEvent, SessionSink};
 use serde_json::Value;
 use std::sync::Arc;
-
-/// State shared by the session methods and the reader.
-#[derive(Debug)]
-pub struct Shared {
-    pub normalizer: Normalizer,
-    /// The app-server's requests waiting for the user.
-    pub approvals: PendingRequests<PendingApproval>,
-    /// Which of the session's app-servers runs: 0 for the open's, one more per restart.
-    pub runtime: u32,
-    /// The session's skills and custom prompts.
-    pub commands: Commands,
-}
-
-pub type SharedState = agent_bridge_core::lifecycle::SharedState<Shared>;
-
-pub fn shared(normalizer: Normalizer) -> SharedState {
-    agent_bridge_core::lifecycle::shared(Shared {
-        normalizer,
-        approvals: PendingRequests::default(),
-        runtime: 0,
-        commands: Commands::default(),
-    })
-}
-
-pub use agent_bridge_core::lifecycle::lock;
 
 /// Translates a session's app-server messages (the core's [`InboundDriver`] sends the events).
 ///

@@ -1,0 +1,34 @@
+//! What one ACP session knows while its agent runs, shared by the session's methods, its
+//! turn task and the translator of the agent's messages (one lock, the core's policy).
+
+use crate::config::AcpConfig;
+use crate::normalize::Normalizer;
+use crate::permissions::Pending;
+use agent_bridge_core::lifecycle::PendingRequests;
+use agent_bridge_protocol::TimelineItem;
+use std::collections::BTreeSet;
+
+/// State shared by the session methods, the turn task and the reader.
+#[derive(Debug, Default)]
+pub struct SessionState {
+    pub normalizer: Normalizer,
+    pub config: AcpConfig,
+    /// The agent's permission requests waiting for the user.
+    pub pending: PendingRequests<Pending>,
+    /// Items of a `session/load` replay, in order (latest snapshot per id).
+    pub replay: Vec<TimelineItem>,
+    pub replaying: bool,
+    /// A restarted agent is bringing its native session back ([`crate::restart`]): what it
+    /// sends meanwhile (a `session/load` replay of items already shown, usage) is dropped;
+    /// config changes are recorded, not reported.
+    pub restoring: bool,
+    /// Times the agent process was restarted.
+    pub restarts: u32,
+    pub title: Option<String>,
+    /// Every agent method and update kind seen (logged at close, for the per-agent report).
+    pub seen: BTreeSet<String>,
+}
+
+pub type SharedState = agent_bridge_core::lifecycle::SharedState<SessionState>;
+
+pub use agent_bridge_core::lifecycle::lock;
