@@ -1,137 +1,65 @@
 //! The mock model server and the hermetic environments of the real CLIs, as the bench and the
-//! soak run them: the `mock-llm` binary as a child (127.0.0.1 only), and per CLI a temp root
-//! prepared by `mock-llm env CLI` (own HOME and config dir, dummy key, the mock as base URL and
-//! proxy trap, telemetry and updates off).
+//! soak run them: `tests/mock-llm`'s server on a runtime of its own inside this process
+//! (127.0.0.1 only), and per CLI a temp root prepared by its `hermetic` recipe (own HOME and
+//! config dir, dummy key, the mock as base URL and proxy trap, telemetry and updates off).
 
-use anyhow::{anyhow, bail, Context};
-use serde::Deserialize;
-use serde_json::Value;
+use anyhow::{anyhow, Context};
+use mock_llm::{Cli, MockLlm, RecordedRequest};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
 
-/// A model request from the mock's log (`GET /_mock/requests`).
-#[derive(Debug, Clone, Deserialize)]
-pub struct ModelRequest {
-    pub path: String,
-    pub at_unix_us: u64,
-    #[serde(default)]
-    pub done_unix_us: Option<u64>,
-}
-
-/// The `mock-llm` binary as a child: prints `MOCK_LLM_URL=...` once listening.
+/// The mock model server, served by worker threads of its own (the bench and the soak are
+/// synchronous). Dropping it stops the server.
 pub struct MockServer {
-    child: Child,
-    pub url: String,
+    server: Option<MockLlm>,
+    runtime: tokio::runtime::Runtime,
 }
 
 impl MockServer {
-    pub fn start(bin: &Path) -> anyhow::Result<MockServer> {
-        let mut child = Command::new(bin)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .with_context(|| format!("starting {}", bin.display()))?;
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| anyhow!("mock-llm has no stdout"))?;
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx
-            .recv_timeout(Duration::from_secs(10))
-            .map_err(|_| anyhow!("mock-llm did not report its address"))?;
-        let url = line
-            .trim()
-            .strip_prefix("MOCK_LLM_URL=")
-            .ok_or_else(|| anyhow!("unexpected first line from mock-llm: {line:?}"))?
-            .to_string();
-        Ok(MockServer { child, url })
-    }
-}
-
-impl MockServer {
-    /// One request to the mock's control endpoints; returns the status and the body.
-    fn control(&self, method: &str, path: &str) -> anyhow::Result<(u16, String)> {
-        use std::io::Read;
-        let addr = self
-            .url
-            .strip_prefix("http://")
-            .ok_or_else(|| anyhow!("not an http URL: {}", self.url))?;
-        let mut stream = std::net::TcpStream::connect(addr)
-            .with_context(|| format!("connecting to the mock at {addr}"))?;
-        stream.set_read_timeout(Some(Duration::from_secs(10)))?;
-        let head = format!(
-            "{method} {path} HTTP/1.1\r\nhost: mock\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-        );
-        stream.write_all(head.as_bytes())?;
-        let mut response = String::new();
-        stream.read_to_string(&mut response)?;
-        let status = response
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| anyhow!("no HTTP status from the mock"))?;
-        let body = response
-            .split_once("\r\n\r\n")
-            .map(|(_, b)| b.to_string())
-            .unwrap_or_default();
-        Ok((status, body))
+    pub fn start() -> anyhow::Result<MockServer> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .thread_name("mock-llm")
+            .enable_all()
+            .build()
+            .context("starting the mock's runtime")?;
+        let server = runtime
+            .block_on(MockLlm::start())
+            .context("starting the mock model server")?;
+        Ok(MockServer {
+            server: Some(server),
+            runtime,
+        })
     }
 
-    /// Empties the mock's request log (`POST /_mock/clear`): it keeps every request body,
-    /// and a long session resends its whole conversation with each request.
+    fn server(&self) -> anyhow::Result<&MockLlm> {
+        self.server
+            .as_ref()
+            .ok_or_else(|| anyhow!("the mock model server has stopped"))
+    }
+
+    pub fn port(&self) -> anyhow::Result<u16> {
+        Ok(self.server()?.port())
+    }
+
+    /// Empties the request log: it keeps every request body, and a long session resends its
+    /// whole conversation with each request.
     pub fn clear_log(&self) -> anyhow::Result<()> {
-        match self.control("POST", "/_mock/clear")? {
-            (200, _) => Ok(()),
-            (status, _) => bail!("the mock refused to clear its log: {status}"),
-        }
+        self.server()?.clear_requests();
+        Ok(())
     }
 
-    /// The logged requests with their arrival and answer-end times.
-    pub fn model_requests(&self) -> anyhow::Result<Vec<ModelRequest>> {
-        let (status, body) = self.control("GET", "/_mock/requests")?;
-        if status != 200 {
-            bail!("the mock did not list its requests: {status}");
-        }
-        serde_json::from_str(&body).context("the mock's request log")
-    }
-
-    /// The request log as the mock serves it (`GET /_mock/requests`).
-    pub fn requests(&self) -> anyhow::Result<Vec<Value>> {
-        let (status, body) = self.control("GET", "/_mock/requests")?;
-        if status != 200 {
-            bail!("the mock did not list its requests: {status}");
-        }
-        serde_json::from_str(&body).context("the mock's request log")
-    }
-
-    /// What the mock answered to each logged request (`text`, `tool-call:Bash`, ...).
-    pub fn replies(&self) -> anyhow::Result<Vec<String>> {
-        let (status, body) = self.control("GET", "/_mock/requests")?;
-        if status != 200 {
-            bail!("the mock did not list its requests: {status}");
-        }
-        let log: Vec<Value> = serde_json::from_str(&body).context("the mock's request log")?;
-        Ok(log
-            .iter()
-            .filter_map(|r| r["reply"].as_str().map(str::to_string))
-            .collect())
+    /// The request log: every request with its arrival and answer-end times and what the mock
+    /// answered (`text`, `tool-call:Bash`, ...).
+    pub fn requests(&self) -> anyhow::Result<Vec<RecordedRequest>> {
+        Ok(self.server()?.requests())
     }
 }
 
 impl Drop for MockServer {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(server) = self.server.take() {
+            self.runtime.block_on(server.shutdown());
+        }
     }
 }
 
@@ -143,64 +71,38 @@ pub struct Hermetic {
 }
 
 impl Hermetic {
-    /// A fresh temp root prepared for `claude` by `mock-llm env claude` (the recipe of
-    /// `tests/mock-llm`'s `hermetic::claude` for the mock at `mock_url`), with `claude`'s own
-    /// directory first on PATH.
-    pub fn new(mock_bin: &Path, mock_url: &str, claude: &Path) -> anyhow::Result<Hermetic> {
-        Hermetic::for_cli(mock_bin, mock_url, "claude", claude)
-    }
-
-    /// [`Hermetic::new`] for another CLI of `mock-llm env` (`codex`, `codex-acp`, ...).
-    pub fn for_cli(
-        mock_bin: &Path,
-        mock_url: &str,
-        name: &str,
-        cli: &Path,
-    ) -> anyhow::Result<Hermetic> {
-        let port = mock_url
-            .rsplit(':')
-            .next()
-            .and_then(|p| p.parse::<u16>().ok())
-            .ok_or_else(|| anyhow!("no port in the mock's URL {mock_url:?}"))?;
+    /// A fresh temp root prepared for the CLI `name` of `mock_llm::Cli` (`claude`, `codex`,
+    /// `codex-acp`, ...) at `cli`, talking to `mock`, with `cli`'s own directory first on PATH.
+    pub fn for_cli(mock: &MockServer, name: &str, cli: &Path) -> anyhow::Result<Hermetic> {
+        let kind = Cli::ALL
+            .into_iter()
+            .find(|c| c.bin_name() == name)
+            .ok_or_else(|| anyhow!("the mock has no hermetic recipe for {name}"))?;
         let root =
             std::env::temp_dir().join(format!("agent-bridge-bench-{name}-{}", std::process::id()));
-        // Removed again on drop, also when `mock-llm env` fails.
+        // Removed again on drop, also when the recipe fails.
         let mut herm = Hermetic {
             workdir: root.join("work"),
             root,
             env: BTreeMap::new(),
         };
-        let mut cmd = Command::new(mock_bin);
-        cmd.arg("env")
-            .arg(name)
-            .arg("--root")
-            .arg(&herm.root)
-            .arg("--port")
-            .arg(port.to_string())
-            .stdin(Stdio::null());
-        if let Some(bin) = cli.parent() {
+        let prepared = mock_llm::hermetic::build(kind, mock.port()?, &herm.root)
+            .with_context(|| format!("preparing the hermetic environment of {name}"))?;
+        herm.workdir = prepared.workdir;
+        herm.env = prepared.env;
+        if let Some(dir) = cli.parent() {
             // The recipe puts the pinned CLIs' bin dir first on PATH: make it this CLI's.
-            cmd.env("AGENT_BRIDGE_CLI_BIN", bin);
+            let path = herm.env.get("PATH").cloned().unwrap_or_default();
+            herm.env
+                .insert("PATH".into(), format!("{}:{path}", dir.display()));
         }
-        let out = cmd
-            .output()
-            .with_context(|| format!("running {} env {name}", mock_bin.display()))?;
-        if !out.status.success() {
-            bail!(
-                "{} env {name} failed: {}",
-                mock_bin.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-        }
-        herm.env = serde_json::from_slice(&out.stdout)
-            .context("mock-llm env did not print a JSON object of variables")?;
         Ok(herm)
     }
 
-    /// A launcher for `exe` with spares turned off (the bridge for cold opens and for the turn
-    /// comparison). With `log`, its Claude provider logs at debug level into that file (how
-    /// long each CLI took to start and answer); without, the bridge logs as usual.
-    pub fn no_spare_launcher(&self, exe: &Path, log: Option<&Path>) -> anyhow::Result<PathBuf> {
+    /// A launcher for `bridge` with spares turned off (the bridge for cold opens and for the
+    /// turn comparison). With `log`, its Claude provider logs at debug level into that file
+    /// (how long each CLI took to start and answer); without, the bridge logs as usual.
+    pub fn no_spare_launcher(&self, bridge: &Path, log: Option<&Path>) -> anyhow::Result<PathBuf> {
         use std::os::unix::fs::PermissionsExt;
         let quote = |p: &Path| p.display().to_string().replace('\'', r"'\''");
         let (name, script) = match log {
@@ -208,7 +110,7 @@ impl Hermetic {
                 "agent-bridge-no-spare-debug",
                 format!(
                     "#!/bin/sh\nAGENT_BRIDGE_CLAUDE_SPARE=0 AGENT_BRIDGE_LOG=warn,agent_bridge_claude=debug exec '{}' \"$@\" 2>>'{}'\n",
-                    quote(exe),
+                    quote(bridge),
                     quote(log)
                 ),
             ),
@@ -216,7 +118,7 @@ impl Hermetic {
                 "agent-bridge-no-spare",
                 format!(
                     "#!/bin/sh\nAGENT_BRIDGE_CLAUDE_SPARE=0 exec '{}' \"$@\"\n",
-                    quote(exe)
+                    quote(bridge)
                 ),
             ),
         };
@@ -230,5 +132,69 @@ impl Hermetic {
 impl Drop for Hermetic {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// A logged request as the mock records it, for tests of what reads the log.
+#[cfg(test)]
+pub fn recorded(
+    family: mock_llm::Family,
+    path: &str,
+    at_unix_us: u64,
+    done_unix_us: Option<u64>,
+) -> RecordedRequest {
+    RecordedRequest {
+        seq: 0,
+        at_ms: 0,
+        at_unix_us,
+        done_unix_us,
+        method: "POST".into(),
+        path: path.into(),
+        headers: BTreeMap::new(),
+        body: serde_json::Value::Null,
+        family,
+        reply: "text".into(),
+        client_disconnected: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    #[test]
+    fn the_mock_answers_logs_and_clears_and_a_claude_env_points_at_it() {
+        let mock = MockServer::start().expect("mock");
+        let port = mock.port().expect("port");
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        let body =
+            r#"{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"say hi"}]}"#;
+        write!(
+            stream,
+            "POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .expect("request");
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).expect("answer");
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        let log = mock.requests().expect("log");
+        assert_eq!(log.len(), 1, "{log:?}");
+        assert_eq!(log[0].path, "/v1/messages");
+        assert!(log[0].done_unix_us.is_some_and(|d| d >= log[0].at_unix_us));
+        mock.clear_log().expect("clear");
+        assert!(mock.requests().expect("log").is_empty());
+
+        let cli = Path::new("/opt/pinned/bin/claude");
+        let herm = Hermetic::for_cli(&mock, "claude", cli).expect("hermetic");
+        let url = format!("http://127.0.0.1:{port}");
+        assert_eq!(herm.env.get("ANTHROPIC_BASE_URL"), Some(&url));
+        assert!(herm.env["PATH"].starts_with("/opt/pinned/bin:"));
+        assert!(herm.workdir.is_dir() && herm.workdir.starts_with(&herm.root));
+        let root = herm.root.clone();
+        drop(herm);
+        assert!(!root.exists(), "the temp root is removed");
+        assert!(Hermetic::for_cli(&mock, "nosuch", cli).is_err());
     }
 }
