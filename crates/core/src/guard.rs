@@ -223,7 +223,7 @@ mod linux {
         /// get it from the guard.
         fn pass_term_on(&self) {
             for p in proctree::stoppable(self.me) {
-                if p.pgrp != self.me && !p.zombie {
+                if p.pgrp != self.me && !p.is_zombie() {
                     proctree::signal(&p, libc::SIGTERM);
                 }
             }
@@ -240,7 +240,7 @@ mod linux {
                 }
                 // Parents first: a killed parent cannot reap (and free the pid of) a child
                 // between the scan and its signal.
-                for p in left.iter().filter(|p| !p.zombie) {
+                for p in left.iter().filter(|p| !p.is_zombie()) {
                     proctree::signal(p, libc::SIGKILL);
                 }
                 let wait = if end == End::BridgeDied { 2 } else { 10 };

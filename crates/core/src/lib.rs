@@ -16,6 +16,7 @@ pub mod limits;
 pub mod login;
 pub mod probe;
 pub mod probe_cache;
+pub mod proc_info;
 #[cfg(target_os = "linux")]
 mod proctree;
 pub mod registry;

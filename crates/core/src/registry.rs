@@ -84,6 +84,28 @@ fn valid_id(id: &str) -> bool {
 }
 
 impl PluginManifest {
+    /// The plugin folder: `explicit` (`--plugin-dir`), else `AGENT_BRIDGE_PLUGIN_DIR`, else the
+    /// working directory when it holds `plugin.json` (Paseo starts the bridge there), else the
+    /// nearest ancestor of the executable that holds one.
+    pub fn find_dir(explicit: Option<PathBuf>) -> Option<PathBuf> {
+        if let Some(dir) = explicit {
+            return Some(dir);
+        }
+        if let Some(dir) = std::env::var_os("AGENT_BRIDGE_PLUGIN_DIR") {
+            return Some(PathBuf::from(dir));
+        }
+        if let Ok(cwd) = std::env::current_dir() {
+            if cwd.join("plugin.json").is_file() {
+                return Some(cwd);
+            }
+        }
+        let exe = std::env::current_exe().ok()?;
+        exe.ancestors()
+            .skip(1)
+            .find(|d| d.join("plugin.json").is_file())
+            .map(Path::to_path_buf)
+    }
+
     pub fn load(dir: &Path) -> Result<PluginManifest, ManifestError> {
         let path = dir.join("plugin.json");
         let text = std::fs::read_to_string(&path).map_err(|source| ManifestError::Read {

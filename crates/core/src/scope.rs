@@ -88,13 +88,10 @@ fn alive(pid: u32) -> bool {
 }
 
 fn zombie(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    // `pid (comm) S ...`: the state follows the last `)`, as comm may hold anything.
-    stat.rsplit_once(')')
-        .and_then(|(_, rest)| rest.split_whitespace().next())
-        .is_some_and(|state| state == "Z" || state == "X")
+    i32::try_from(pid)
+        .ok()
+        .and_then(crate::proc_info::stat)
+        .is_some_and(|p| p.is_zombie())
 }
 
 #[cfg(test)]

@@ -1,12 +1,9 @@
 //! `agent-bridge`: native coding-agent CLIs as Paseo providers.
 
 mod agents;
-mod bench;
 mod doctor;
 mod doctor_json;
-mod host;
 mod plugin;
-mod soak;
 mod try_cmd;
 
 use agent_bridge_core::server::{serve, ServerConfig};
@@ -40,11 +37,6 @@ enum Command {
     Try(try_cmd::TryArgs),
     /// Check every provider of plugin.json: its CLI, version and availability.
     Doctor(doctor::DoctorArgs),
-    /// Measure latency, throughput and memory of this binary's `serve` over pipes.
-    Bench(bench::BenchArgs),
-    /// Chaos soak: concurrent sessions x turns with seeded CLI kills, interrupts and
-    /// permissions; counts lost, duplicated and unterminated work, orphans and memory.
-    Soak(soak::SoakArgs),
 }
 
 /// Logs to stderr at `default_level` (or what `AGENT_BRIDGE_LOG` says); colors only on a TTY.
@@ -90,14 +82,6 @@ fn main() -> anyhow::Result<ExitCode> {
             // Doctor reports problems itself (e.g. unknown agents), so logs would repeat them.
             init_logging("error");
             doctor::run(args)
-        }
-        Command::Bench(args) => {
-            init_logging("warn");
-            bench::run(args)
-        }
-        Command::Soak(args) => {
-            init_logging("warn");
-            soak::run(args)
         }
     }
 }

@@ -9,26 +9,9 @@ use std::sync::Arc;
 /// The manifest this binary was built with, used when no plugin folder is found.
 const EMBEDDED_MANIFEST: &str = include_str!("../../../plugin.json");
 
-/// The plugin folder: `--plugin-dir`, else `AGENT_BRIDGE_PLUGIN_DIR`, else the working
-/// directory when it holds `plugin.json` (Paseo starts the bridge there), else the nearest
-/// ancestor of the executable that holds one.
+/// The plugin folder (see [`PluginManifest::find_dir`]).
 pub fn plugin_dir(explicit: Option<PathBuf>) -> Option<PathBuf> {
-    if let Some(dir) = explicit {
-        return Some(dir);
-    }
-    if let Some(dir) = std::env::var_os("AGENT_BRIDGE_PLUGIN_DIR") {
-        return Some(PathBuf::from(dir));
-    }
-    if let Ok(cwd) = std::env::current_dir() {
-        if cwd.join("plugin.json").is_file() {
-            return Some(cwd);
-        }
-    }
-    let exe = std::env::current_exe().ok()?;
-    exe.ancestors()
-        .skip(1)
-        .find(|d| d.join("plugin.json").is_file())
-        .map(Path::to_path_buf)
+    PluginManifest::find_dir(explicit)
 }
 
 /// Loads the manifest and builds an entry per provider whose agent this build carries.

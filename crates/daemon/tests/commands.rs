@@ -1,5 +1,5 @@
-//! `try`, `doctor`, `bench` and `soak` through the built binary, against a plugin folder that holds
-//! only the demo provider (so other installed CLIs cannot change the outcome).
+//! `try` and `doctor` through the built binary, against a plugin folder that holds only the demo
+//! provider (so other installed CLIs cannot change the outcome).
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -174,95 +174,14 @@ fn doctor_json_prints_one_object_per_provider() {
 }
 
 #[test]
-fn bench_streams_without_losing_events() {
+fn bench_and_soak_are_not_in_the_shipping_binary() {
     let plugin = demo_plugin();
-    let (out, stdout, stderr) = run(
-        plugin.path(),
-        &[
-            "bench",
-            "--sessions",
-            "4",
-            "--events",
-            "50",
-            "--stream-events",
-            "300",
-            "--json",
-        ],
-    );
-    assert!(out.status.code().is_some(), "{stderr}");
-    let report: serde_json::Value =
-        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
-    for run in ["single_stream", "concurrent"] {
-        assert_eq!(report[run]["events_lost"], 0, "{run}: {stdout}");
-        assert_eq!(report[run]["duplicates"], 0, "{run}: {stdout}");
-        assert_eq!(report[run]["turns_not_completed"], 0, "{run}: {stdout}");
+    for command in ["bench", "soak"] {
+        let (out, _, stderr) = run(plugin.path(), &[command]);
+        assert_eq!(out.status.code(), Some(2), "{command}: {stderr}");
+        assert!(
+            stderr.contains(&format!("unrecognized subcommand '{command}'")),
+            "{stderr}"
+        );
     }
-    assert_eq!(report["concurrent"]["events_received"], 200);
-    assert_eq!(report["single_stream"]["events_received"], 300);
-    assert!(report["rss_idle_bytes"].as_u64().unwrap_or(0) > 0);
-}
-
-#[test]
-fn soak_of_the_demo_accounts_for_every_prompt() {
-    let plugin = demo_plugin();
-    let (out, stdout, stderr) = run(
-        plugin.path(),
-        &[
-            "soak",
-            "--agent",
-            "demo",
-            "--sessions",
-            "3",
-            "--turns",
-            "12",
-            "--seed",
-            "7",
-            "--kill-rate",
-            "0.25",
-            "--json",
-        ],
-    );
-    let all: serde_json::Value =
-        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
-    let s = &all[0];
-    assert_eq!(out.status.code(), Some(0), "{s:#}\n{stderr}");
-    let (tally, counts) = (&s["tally"], &s["counts"]);
-    assert_eq!(tally["prompts"], 36, "{s:#}");
-    assert_eq!(tally["prompts_answered_once"], 36, "{s:#}");
-    for zero in [
-        "prompts_lost",
-        "prompts_duplicated",
-        "turns_unended",
-        "requests_unanswered",
-    ] {
-        assert_eq!(tally[zero], 0, "{zero}: {s:#}");
-    }
-    let planned: u64 = ["text_turns", "tool_turns", "interrupt_turns", "kill_turns"]
-        .iter()
-        .map(|k| counts[*k].as_u64().unwrap_or(0))
-        .sum();
-    assert_eq!(planned, 36, "every turn booked once: {counts:#}");
-    let ended: u64 = ["completed", "failed", "canceled", "prompt_failed"]
-        .iter()
-        .map(|k| counts[*k].as_u64().unwrap_or(0))
-        .sum();
-    assert_eq!(ended, 36, "{counts:#}");
-    assert!(counts["kills"].as_u64().unwrap_or(0) > 0, "{counts:#}");
-    assert_eq!(
-        counts["kills"], counts["kill_turns"],
-        "the demo crashes itself"
-    );
-    assert_eq!(s["orphans"], serde_json::json!([]));
-    assert!(s["rss_start_bytes"].as_u64().unwrap_or(0) > 0);
-}
-
-#[test]
-fn soak_of_an_unknown_provider_fails() {
-    let plugin = demo_plugin();
-    let (out, _, stderr) = run(
-        plugin.path(),
-        &["soak", "--agent", "nosuch", "--turns", "1"],
-    );
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("no provider `nosuch`"), "{stderr}");
 }

@@ -21,10 +21,8 @@ impl BridgeHost {
     /// The bridge's resident memory (`VmRSS` of `/proc/<pid>/status`) in bytes; `None` once it
     /// is gone.
     pub fn rss_bytes(&self) -> Option<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).ok()?;
-        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-        let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        Some(kb * 1024)
+        let pid = i32::try_from(self.pid()).ok()?;
+        agent_bridge_core::proc_info::memory(pid).map(|m| m.rss)
     }
 
     /// How many stdout messages so far match `pred`.

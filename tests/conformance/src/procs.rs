@@ -1,8 +1,8 @@
-//! Process-tree inspection through `/proc` (Linux): which processes descend from a pid, and
-//! whether a process recorded earlier is still alive (same pid *and* same start time, so a
-//! recycled pid is not mistaken for a survivor; zombies count as gone).
+//! Process-tree inspection (read through `agent_bridge_core::proc_info`): which processes
+//! descend from a pid, and whether a process recorded earlier is still alive (same pid *and*
+//! same start time, so a recycled pid is not mistaken for a survivor; zombies count as gone).
 
-use std::collections::{HashMap, HashSet};
+use agent_bridge_core::proc_info::{self, ProcStat};
 use std::time::{Duration, Instant};
 
 /// One process as seen in `/proc/<pid>/stat` and `/proc/<pid>/cmdline`.
@@ -23,84 +23,43 @@ pub struct ProcInfo {
 impl ProcInfo {
     /// True while the very same process (pid + start time) exists and is not a zombie.
     pub fn is_alive(&self) -> bool {
-        match read_proc(self.pid) {
-            Some(now) => now.start_time == self.start_time && !matches!(now.state, 'Z' | 'X' | 'x'),
-            None => false,
+        proc_info::alive(self.pid, self.start_time)
+    }
+
+    fn of(stat: ProcStat) -> ProcInfo {
+        let args = proc_info::cmdline(stat.pid);
+        ProcInfo {
+            pid: stat.pid,
+            ppid: stat.ppid,
+            pgid: stat.pgrp,
+            start_time: stat.start_time,
+            state: stat.state,
+            cmdline: if args.is_empty() {
+                stat.comm
+            } else {
+                args.join(" ")
+            },
         }
     }
 }
 
 /// Reads one process; `None` when it does not exist (or `/proc` is unreadable).
 pub fn read_proc(pid: i32) -> Option<ProcInfo> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // `pid (comm) state ppid pgrp ...`: comm may hold spaces and parentheses; cut at the last ')'.
-    let open = stat.find('(')?;
-    let close = stat.rfind(')')?;
-    let comm = stat.get(open + 1..close)?.to_string();
-    let rest: Vec<&str> = stat.get(close + 1..)?.split_whitespace().collect();
-    // rest[0] = state (field 3), rest[1] = ppid (4), rest[2] = pgrp (5), rest[19] = starttime (22).
-    let state = rest.first()?.chars().next()?;
-    let ppid = rest.get(1)?.parse().ok()?;
-    let pgid = rest.get(2)?.parse().ok()?;
-    let start_time = rest.get(19)?.parse().ok()?;
-    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
-        .ok()
-        .map(|raw| {
-            raw.split(|b| *b == 0)
-                .filter(|part| !part.is_empty())
-                .map(|part| String::from_utf8_lossy(part).into_owned())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .filter(|s| !s.is_empty())
-        .unwrap_or(comm);
-    Some(ProcInfo {
-        pid,
-        ppid,
-        pgid,
-        start_time,
-        state,
-        cmdline,
-    })
+    proc_info::stat(pid).map(ProcInfo::of)
 }
 
 /// Every process currently listed in `/proc`.
 pub fn all_procs() -> Vec<ProcInfo> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.filter_map(|entry| entry.ok())
-        .filter_map(|entry| {
-            entry
-                .file_name()
-                .to_str()
-                .and_then(|name| name.parse::<i32>().ok())
-        })
-        .filter_map(read_proc)
-        .collect()
+    proc_info::all().into_iter().map(ProcInfo::of).collect()
 }
 
 /// Live (non-zombie) descendants of `pid` (children, grandchildren, ...), parents first.
 pub fn descendants(pid: i32) -> Vec<ProcInfo> {
-    let procs = all_procs();
-    let mut children: HashMap<i32, Vec<&ProcInfo>> = HashMap::new();
-    for p in &procs {
-        children.entry(p.ppid).or_default().push(p);
-    }
-    let mut out = Vec::new();
-    let mut seen = HashSet::new();
-    let mut queue = vec![pid];
-    while let Some(parent) = queue.pop() {
-        for child in children.get(&parent).map(Vec::as_slice).unwrap_or(&[]) {
-            if seen.insert(child.pid) {
-                queue.push(child.pid);
-                if !matches!(child.state, 'Z' | 'X' | 'x') {
-                    out.push((*child).clone());
-                }
-            }
-        }
-    }
-    out
+    proc_info::descendants(&proc_info::all(), pid)
+        .into_iter()
+        .filter(|p| !p.is_zombie())
+        .map(ProcInfo::of)
+        .collect()
 }
 
 /// The processes of `recorded` that are still alive.

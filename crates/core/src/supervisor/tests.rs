@@ -21,7 +21,7 @@ async fn first_pid(child: &mut ManagedChild) -> libc::pid_t {
 }
 
 fn alive(pid: libc::pid_t) -> bool {
-    crate::proctree::read(pid).is_some_and(|p| !p.zombie)
+    crate::proc_info::stat(pid).is_some_and(|p| !p.is_zombie())
 }
 
 #[tokio::test]

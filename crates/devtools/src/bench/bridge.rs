@@ -114,13 +114,13 @@ pub struct Bridge {
 
 impl Bridge {
     /// Starts `<exe> serve [--plugin-dir DIR]` in DIR with piped stdio.
-    pub fn spawn(exe: &Path, plugin_dir: Option<&Path>) -> anyhow::Result<Bridge> {
-        let mut child = serve_command(exe, plugin_dir)
+    pub fn spawn(bridge: &Path, plugin_dir: Option<&Path>) -> anyhow::Result<Bridge> {
+        let mut child = serve_command(bridge, plugin_dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
-            .with_context(|| format!("starting {} serve", exe.display()))?;
+            .with_context(|| format!("starting {} serve", bridge.display()))?;
         let stdout = child
             .stdout
             .take()

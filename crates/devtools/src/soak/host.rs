@@ -1,4 +1,4 @@
-//! The soak's bridge: this binary's `serve` as a child, its stdout read line by line on a thread
+//! The soak's bridge: agent-bridge's `serve` as a child, its stdout read line by line on a thread
 //! (stamped, parsed) and handed to the driver's single loop; every request written goes through
 //! the ledger first.
 
@@ -23,21 +23,21 @@ pub struct Host {
 impl Host {
     /// Starts the bridge with `env` added and its stderr appended to `log`.
     pub fn spawn(
-        exe: &Path,
+        bridge: &Path,
         plugin_dir: Option<&Path>,
         env: &[(&str, &str)],
         log: &Path,
     ) -> anyhow::Result<Host> {
         let stderr = std::fs::File::create(log)
             .with_context(|| format!("creating the bridge log {}", log.display()))?;
-        let mut cmd = serve_command(exe, plugin_dir);
+        let mut cmd = serve_command(bridge, plugin_dir);
         cmd.envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(stderr);
         let mut child = cmd
             .spawn()
-            .with_context(|| format!("starting {} serve", exe.display()))?;
+            .with_context(|| format!("starting {} serve", bridge.display()))?;
         let stdout = child
             .stdout
             .take()

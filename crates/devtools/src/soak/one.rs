@@ -10,7 +10,7 @@ use super::procs::Recorder;
 use super::profile::Profile;
 use super::report::Summary;
 use super::SoakArgs;
-use crate::host::locate::{locate_mock, locate_pinned, npm_package_version};
+use crate::host::locate::{package_version, pinned_cli};
 use crate::host::mock::{Hermetic, MockServer};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -30,23 +30,16 @@ struct Cli {
     label: String,
 }
 
-fn prepare_cli(
-    args: &SoakArgs,
-    name: &str,
-    profile: &Profile,
-    plugin_dir: Option<&Path>,
-    exe: &Path,
-) -> anyhow::Result<Cli> {
+fn prepare_cli(args: &SoakArgs, name: &str, profile: &Profile) -> anyhow::Result<Cli> {
     let path = match &args.cli_bin {
         Some(dir) => dir.join(name),
-        None => locate_pinned(name, plugin_dir, exe)?,
+        None => pinned_cli(name)?,
     };
     if !path.is_file() {
         anyhow::bail!("{} is not installed", path.display());
     }
-    let mock_bin = locate_mock(args.mock_llm.as_deref(), exe)?;
-    let mock = MockServer::start(&mock_bin)?;
-    let mut herm = Hermetic::for_cli(&mock_bin, &mock.url, name, &path)?;
+    let mock = MockServer::start()?;
+    let mut herm = Hermetic::for_cli(&mock, name, &path)?;
     for (k, v) in profile.extra_env {
         herm.env.insert((*k).to_string(), (*v).to_string());
     }
@@ -55,7 +48,7 @@ fn prepare_cli(
         _mock: mock,
         herm,
         launch,
-        label: format!("{name} {}", npm_package_version(&path)),
+        label: format!("{name} {}", package_version(&path)),
     })
 }
 
@@ -64,12 +57,12 @@ pub fn soak(
     args: &SoakArgs,
     profile: Profile,
     plugin_dir: Option<&Path>,
-    exe: &Path,
+    bridge: &Path,
     all: bool,
 ) -> anyhow::Result<Option<Summary>> {
     let started = Instant::now();
     let cli = match profile.cli {
-        Some(name) => match prepare_cli(args, name, &profile, plugin_dir, exe) {
+        Some(name) => match prepare_cli(args, name, &profile) {
             Ok(cli) => Some(cli),
             Err(e) if all => {
                 eprintln!("soak {}: skipped: {e:#}", profile.provider);
@@ -126,7 +119,7 @@ pub fn soak(
         .map(|i| plan(args.seed, i, args.turns, &args.rates()))
         .collect();
     let env = [("AGENT_BRIDGE_CLAUDE_SPARE", "0")];
-    let mut host = Host::spawn(exe, plugin_dir, &env, &log)?;
+    let mut host = Host::spawn(bridge, plugin_dir, &env, &log)?;
     let mut recorder = Recorder::start(host.pid)?;
     let mut ledger = Ledger::new();
     let mut driver = Driver::new(&mut host, &mut ledger, &recorder, &setup);

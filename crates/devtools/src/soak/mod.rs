@@ -1,5 +1,5 @@
-//! `agent-bridge soak`: N concurrent sessions x M turns against one provider (or several, one
-//! after the other) through this binary's `serve`, the real CLIs talking to the mock model
+//! `agent-bridge-dev soak`: N concurrent sessions x M turns against one provider (or several,
+//! one after the other) through agent-bridge's `serve`, the real CLIs talking to the mock model
 //! server, with seeded `kill -9`s of the session's CLI mid-turn, interrupts, permissions
 //! allowed and denied, and tool turns. It counts what the protocol promises (one prompt result
 //! per prompt, an end for every turn, an answer for every request, valid events, no process
@@ -17,6 +17,7 @@ mod report;
 mod session;
 mod turns;
 
+use crate::host::locate::bridge_binary;
 use crate::plugin;
 use clap::Args;
 use plan::Rates;
@@ -26,9 +27,10 @@ use std::process::ExitCode;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
-Providers with a CLI need the pinned CLIs (tests/clis/install.sh) and the mock-llm binary next \
-to this one (cargo build --release -p mock-llm). The mock listens on 127.0.0.1 only; each CLI \
-runs in a hermetic environment made by `mock-llm env`.
+The bridge is the agent-bridge next to this binary (cargo build --release -p agent-bridge), or \
+--bridge-bin. Providers with a CLI need the pinned CLIs (tests/clis/install.sh); they talk to \
+the mock model server of tests/mock-llm, run inside this process and listening on 127.0.0.1 \
+only, each CLI in the hermetic environment of its mock-llm recipe.
 
 Exit status: 0 when nothing was lost (every prompt answered once, every turn ended, every \
 request answered, no invalid event, no orphan, no hung turn, a clean bridge exit), 1 otherwise. \
@@ -78,9 +80,9 @@ pub struct SoakArgs {
     /// A folder holding the CLIs (default: the pinned ones in `.cache/clis`).
     #[arg(long)]
     pub cli_bin: Option<PathBuf>,
-    /// The mock-llm executable (default: next to this binary).
+    /// The agent-bridge whose `serve` is soaked (default: the one next to this binary).
     #[arg(long)]
-    pub mock_llm: Option<PathBuf>,
+    pub bridge_bin: Option<PathBuf>,
     /// Print the results as JSON instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -117,13 +119,13 @@ pub fn run(args: SoakArgs) -> anyhow::Result<ExitCode> {
         eprintln!("warning: this is a debug build; its memory figures are a debug build's");
     }
     let dir = plugin::plugin_dir(args.plugin_dir.clone());
-    let (_, providers) = plugin::load(dir.as_deref())?;
-    let exe = std::env::current_exe()?;
+    let providers = plugin::providers(dir.as_deref())?;
+    let bridge = bridge_binary(args.bridge_bin.as_deref())?;
     let all = args.agent.iter().any(|a| a == "all");
     let mut summaries = Vec::new();
     let mut failed = false;
     for entry in &providers {
-        let id = &entry.descriptor.id;
+        let id = &entry.id;
         if !all && !args.agent.contains(id) {
             continue;
         }
@@ -132,7 +134,7 @@ pub fn run(args: SoakArgs) -> anyhow::Result<ExitCode> {
             failed |= !all;
             continue;
         };
-        match one::soak(&args, profile, dir.as_deref(), &exe, all) {
+        match one::soak(&args, profile, dir.as_deref(), &bridge, all) {
             Ok(Some(summary)) => {
                 failed |= !summary.losses().is_empty();
                 if !args.json {
@@ -148,7 +150,7 @@ pub fn run(args: SoakArgs) -> anyhow::Result<ExitCode> {
         }
     }
     for name in &args.agent {
-        if name != "all" && !providers.iter().any(|p| &p.descriptor.id == name) {
+        if name != "all" && !providers.iter().any(|p| &p.id == name) {
             eprintln!("soak: plugin.json has no provider `{name}`");
             failed = true;
         }

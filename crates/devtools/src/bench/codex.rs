@@ -1,10 +1,10 @@
-//! `agent-bridge bench --codex`: the Codex section, three ways in one run against the
-//! `mock-llm` binary (OpenAI Responses), the same pinned codex binary, model and hermetic
+//! `agent-bridge-dev bench --codex`: the Codex section, three ways in one run against the
+//! mock model server (OpenAI Responses), the same pinned codex binary, model and hermetic
 //! config (full-access, never ask), a "say hi" turn:
 //! - `codex app-server` driven directly (JSON-RPC lines: initialize, thread/start, turn/start);
 //! - codex-acp (ACP: initialize, session/new, session/prompt);
-//! - `codex-bridge` through a bridge's `serve` (this binary, or `--bridge-bin`: an older build
-//!   for a before/after comparison from the same bench code).
+//! - `codex-bridge` through a bridge's `serve` (the agent-bridge next to this binary, or
+//!   `--bridge-bin`: an older build for a before/after comparison from the same bench code).
 //!
 //! Opens are sampled first (a fresh bridge process for each cold open, then a second open in
 //! it), then rounds of turns interleaved turn by turn, cycling through every order of the three with
@@ -14,23 +14,24 @@
 //! -> model request, the model's own time, and model end -> turn end.
 
 use super::bridge::Bridge;
-use super::claude::{connect, ClaudeArgs};
+use super::claude::connect;
 use super::codex_modes::{bridge_close, bridge_open, bridge_turn, Acp, Direct, TurnTimes};
 use super::codex_report::{CodexReport, ModeReport};
 use super::compare::ORDERS;
 use super::stats::Dist;
 use super::turn_phases::Clock;
-use crate::host::locate::{locate_mock, locate_pinned, npm_package_version};
+use crate::host::locate::{cli_version, package_version, pinned_cli};
 use crate::host::mock::{Hermetic, MockServer};
-use crate::host::proc_tree::{tree_rss, TreeSampler};
+use crate::host::proc_tree::{tree_rss, PeakSampler};
 use crate::host::table::Verdict;
 use crate::plugin;
 use agent_bridge_core::supervisor::LaunchOverride;
 use anyhow::{anyhow, bail};
 use clap::Args;
+use mock_llm::{Family, RecordedRequest};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -42,7 +43,7 @@ const TURN_GAP: Duration = Duration::from_millis(300);
 #[derive(Debug, Args)]
 pub struct CodexArgs {
     /// Run the Codex section: `codex app-server` directly, codex-acp and codex-bridge against
-    /// the mock-llm binary, interleaved.
+    /// the mock model server, interleaved.
     #[arg(long, conflicts_with = "claude")]
     pub codex: bool,
     /// Turns of each mode per round (the first of each round is not counted).
@@ -60,9 +61,6 @@ pub struct CodexArgs {
     /// The codex-acp executable (default: the pinned one in `.cache/clis`).
     #[arg(long)]
     pub codex_acp_bin: Option<PathBuf>,
-    /// The agent-bridge whose `serve` is measured (default: this binary).
-    #[arg(long)]
-    pub bridge_bin: Option<PathBuf>,
 }
 
 /// Samples of one mode.
@@ -93,22 +91,19 @@ impl Samples {
 
 /// The model requests of one turn from the mock's log: the first arrival and the last end
 /// (µs since the epoch).
-fn model_span(log: &[Value]) -> Option<(i64, i64)> {
-    let calls: Vec<&Value> = log
+fn model_span(log: &[RecordedRequest]) -> Option<(i64, i64)> {
+    let calls: Vec<&RecordedRequest> = log
         .iter()
-        .filter(|r| r["family"] == "openai-responses")
+        .filter(|r| r.family == Family::OpenaiResponses)
         .collect();
-    let first = calls
-        .iter()
-        .filter_map(|r| r["at_unix_us"].as_i64())
-        .min()?;
+    let first = calls.iter().map(|r| r.at_unix_us).min()?;
     let last = calls
         .iter()
-        .map(|r| r["done_unix_us"].as_i64())
+        .map(|r| r.done_unix_us)
         .collect::<Option<Vec<_>>>()?
         .into_iter()
         .max()?;
-    Some((first, last))
+    Some((i64::try_from(first).ok()?, i64::try_from(last).ok()?))
 }
 
 fn record(
@@ -141,17 +136,6 @@ fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .ok()
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|| "unknown".into())
-}
-
-/// `codex --version` prints `codex-cli 0.171.0`.
-fn codex_version(codex: &Path) -> String {
-    std::process::Command::new(codex)
-        .arg("--version")
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .and_then(|s| s.split_whitespace().last().map(str::to_string))
         .unwrap_or_else(|| "unknown".into())
 }
 
@@ -219,14 +203,14 @@ fn round(
 ) -> anyhow::Result<()> {
     let clock = Clock::now();
     let (mut b, conn) = setup.bridge()?;
-    let bridge_rss = TreeSampler::start(b.pid)?;
+    let bridge_rss = PeakSampler::tree(b.pid)?;
     let sid = format!("round{r}");
     bridge_open(&mut b, &conn, &sid, &setup.cwd)?;
     let (cli, started) = Direct::spawn(&setup.direct)?;
-    let direct_rss = TreeSampler::start(cli.pid)?;
+    let direct_rss = PeakSampler::tree(cli.pid)?;
     let (mut direct, _) = Direct::open(cli, started, &setup.cwd)?;
     let (cli, started) = Acp::spawn(&setup.acp, "codex-acp")?;
-    let acp_rss = TreeSampler::start(cli.pid)?;
+    let acp_rss = PeakSampler::tree(cli.pid)?;
     let (mut acp, _) = Acp::open(cli, started, &setup.cwd)?;
     mock.clear_log()?;
     for t in 0..turns {
@@ -278,9 +262,9 @@ fn round(
 
 pub fn run(
     args: &CodexArgs,
-    claude: &ClaudeArgs,
     json_out: bool,
     plugin_dir: Option<PathBuf>,
+    bridge: PathBuf,
 ) -> anyhow::Result<ExitCode> {
     let release = !cfg!(debug_assertions);
     if !release {
@@ -295,25 +279,22 @@ pub fn run(
         }
     };
     let dir = plugin::plugin_dir(plugin_dir);
-    let (_, providers) = plugin::load(dir.as_deref())?;
-    let provider = providers
-        .iter()
-        .find(|e| e.agent == "codex")
-        .map(|e| e.descriptor.id.clone())
+    let provider = plugin::providers(dir.as_deref())?
+        .into_iter()
+        .find(|p| p.agent == "codex")
+        .map(|p| p.id)
         .ok_or_else(|| anyhow!("plugin.json has no provider with agent `codex`"))?;
-    let exe = std::env::current_exe()?;
     let codex = match &args.codex_bin {
         Some(p) => p.clone(),
-        None => locate_pinned("codex", dir.as_deref(), &exe)?,
+        None => pinned_cli("codex")?,
     };
     let codex_acp = match &args.codex_acp_bin {
         Some(p) => p.clone(),
-        None => locate_pinned("codex-acp", dir.as_deref(), &exe)?,
+        None => pinned_cli("codex-acp")?,
     };
-    let mock_bin = locate_mock(claude.mock_llm.as_deref(), &exe)?;
-    let mock = MockServer::start(&mock_bin)?;
-    let herm = Hermetic::for_cli(&mock_bin, &mock.url, "codex", &codex)?;
-    let herm_acp = Hermetic::for_cli(&mock_bin, &mock.url, "codex-acp", &codex_acp)?;
+    let mock = MockServer::start()?;
+    let herm = Hermetic::for_cli(&mock, "codex", &codex)?;
+    let herm_acp = Hermetic::for_cli(&mock, "codex-acp", &codex_acp)?;
     let cwd = herm.workdir.display().to_string();
     let launch = LaunchOverride {
         command: Some(codex.display().to_string()),
@@ -328,7 +309,7 @@ pub fn run(
     let setup = Setup {
         plugin_dir: dir,
         provider,
-        bridge_exe: args.bridge_bin.clone().unwrap_or(exe),
+        bridge_exe: bridge,
         launch: json!({"command": codex.display().to_string(), "args": [], "env": herm.env}),
         // The very command line the bridge runs.
         direct: agent_bridge_codex::launch::app_server_spec(&launch, Some(&cwd), &BTreeMap::new()),
@@ -359,8 +340,8 @@ pub fn run(
     let [direct, acp, bridge] = samples;
     let report = CodexReport {
         release_build: release,
-        codex_version: codex_version(&codex),
-        codex_acp_version: npm_package_version(&codex_acp),
+        codex_version: cli_version(&codex),
+        codex_acp_version: package_version(&codex_acp),
         load_before,
         load_after: load_average(),
         direct: direct.report(),
@@ -387,16 +368,21 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
+    use crate::host::mock::recorded;
+
+    fn request(family: Family, at: u64, done: Option<u64>) -> RecordedRequest {
+        recorded(family, "/v1/responses", at, done)
+    }
+
     #[test]
     fn a_turn_spans_its_model_requests() {
         let log = vec![
-            json!({"family": "openai-responses", "at_unix_us": 100, "done_unix_us": 150}),
-            json!({"family": "unknown", "at_unix_us": 50, "done_unix_us": 60}),
-            json!({"family": "openai-responses", "at_unix_us": 160, "done_unix_us": 170}),
+            request(Family::OpenaiResponses, 100, Some(150)),
+            request(Family::Unknown, 50, Some(60)),
+            request(Family::OpenaiResponses, 160, Some(170)),
         ];
         assert_eq!(model_span(&log), Some((100, 170)));
-        let unfinished =
-            vec![json!({"family": "openai-responses", "at_unix_us": 100, "done_unix_us": null})];
+        let unfinished = vec![request(Family::OpenaiResponses, 100, None)];
         assert_eq!(model_span(&unfinished), None);
         assert_eq!(model_span(&[]), None);
     }

@@ -3,7 +3,7 @@
 
 use super::stats::{fmt_mb, fmt_ms, Dist};
 use super::turn_phases::Phases;
-use crate::host::proc_tree::TreeMemory;
+use agent_bridge_core::proc_info::Memory;
 use serde::Serialize;
 
 /// Every order of the three modes (indices into [`Mode::ALL`]): cycling through them, each
@@ -75,7 +75,7 @@ impl ModeSamples {
     }
 
     /// The process tree's memory at the end of a round.
-    pub fn memory(&mut self, m: TreeMemory) {
+    pub fn memory(&mut self, m: Memory) {
         self.idle.push(m.rss);
         self.peak.push(m.peak);
     }
@@ -192,7 +192,7 @@ mod tests {
                 first_output: Some(25_000_000),
             });
         }
-        s.memory(TreeMemory {
+        s.memory(Memory {
             rss: 300_000_000,
             peak: 400_000_000,
         });

@@ -1,5 +1,6 @@
-//! `agent-bridge bench`: runs this very binary's `serve` as a child over pipes with the demo
-//! agent, measures latency, throughput and memory, and prints them beside their targets.
+//! `agent-bridge-dev bench`: runs a built agent-bridge's `serve` as a child over pipes with the
+//! demo agent, measures latency, throughput and memory, and prints them beside their targets
+//! (`--claude`, `--codex`: the real CLIs, directly and through the bridge).
 
 mod bridge;
 mod claude;
@@ -14,7 +15,8 @@ mod report;
 pub(crate) mod stats;
 mod turn_phases;
 
-use crate::host::proc_tree::rss_bytes;
+use crate::host::locate::bridge_binary;
+use crate::host::proc_tree::{rss_bytes, PeakSampler};
 use crate::host::table::{format_table, Verdict};
 use crate::plugin;
 use anyhow::anyhow;
@@ -36,9 +38,10 @@ const SMALL_TURN_EVENTS: u32 = 5;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
-Build it in release mode first (cargo build --release -p agent-bridge): a debug build is \
-measured as it is. The bridge is this binary, run as `serve` over pipes with the demo agent; \
-the host reads its stdout on a thread of its own.
+Build both in release mode first (cargo build --release -p agent-bridge -p \
+agent-bridge-devtools): a debug build is measured as it is. The bridge is the agent-bridge next \
+to this binary (or --bridge-bin), run as `serve` over pipes with the demo agent; the host reads \
+its stdout on a thread of its own.
 
 Exit status: 0 when every target is met and no event was lost, 1 otherwise.")]
 pub struct BenchArgs {
@@ -57,6 +60,9 @@ pub struct BenchArgs {
     /// Folder holding plugin.json (default: as `serve` finds it).
     #[arg(long)]
     pub plugin_dir: Option<PathBuf>,
+    /// The agent-bridge whose `serve` is measured (default: the one next to this binary).
+    #[arg(long)]
+    pub bridge_bin: Option<PathBuf>,
     #[command(flatten)]
     pub claude: claude::ClaudeArgs,
     #[command(flatten)]
@@ -64,24 +70,23 @@ pub struct BenchArgs {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    let bridge = bridge_binary(args.bridge_bin.as_deref())?;
     if args.codex.codex {
-        return codex::run(&args.codex, &args.claude, args.json, args.plugin_dir);
+        return codex::run(&args.codex, args.json, args.plugin_dir, bridge);
     }
     if args.claude.claude {
-        return claude::run(&args.claude, args.json, args.plugin_dir);
+        return claude::run(&args.claude, args.json, args.plugin_dir, &bridge);
     }
     let release = !cfg!(debug_assertions);
     if !release {
         eprintln!("warning: this is a debug build; build with --release for meaningful numbers");
     }
     let dir = plugin::plugin_dir(args.plugin_dir.clone());
-    let (_, providers) = plugin::load(dir.as_deref())?;
-    let demo = providers
-        .iter()
-        .find(|e| e.agent == "demo")
-        .map(|e| e.descriptor.id.clone())
+    let demo = plugin::providers(dir.as_deref())?
+        .into_iter()
+        .find(|p| p.agent == "demo")
+        .map(|p| p.id)
         .ok_or_else(|| anyhow!("plugin.json has no provider with agent `demo`"))?;
-    let exe = std::env::current_exe()?;
     let cwd = std::env::temp_dir().to_string_lossy().into_owned();
     let progress = |what: &str| {
         if !args.json {
@@ -89,7 +94,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         }
     };
 
-    let mut b = Bridge::spawn(&exe, dir.as_deref())?;
+    let mut b = Bridge::spawn(&bridge, dir.as_deref())?;
     progress("initialize");
     let (initialize_first_ms, initialize_repeat) = phases::initialize(&mut b, 20)?;
     std::thread::sleep(SETTLE);
@@ -128,7 +133,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     phases::open_all(&mut b, &c2, &ids, &cwd)?;
     let total = args.sessions as u64 * u64::from(args.events);
     let limit = Duration::from_secs(60 + total / 2000);
-    let sampler = phases::RssSampler::start(b.pid)?;
+    let sampler = PeakSampler::process(b.pid)?;
     let concurrent = phases::stream(&mut b, &c2, &ids, args.events, limit);
     let peak = sampler.finish();
     let (concurrent, _) = concurrent?;

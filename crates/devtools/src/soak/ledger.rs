@@ -1,11 +1,12 @@
-//! The soak's accounting: every input sent and every line read goes through here. The protocol
-//! rules are the shared [`InvariantChecker`]'s; on top of them the ledger counts what the soak
+//! The soak's accounting: every input sent and every line read goes through here. Each event is
+//! checked as the conformance host checks it (both JSON Schemas and the strict typed round
+//! trip, `agent_bridge_conformance::validate`); the protocol rules are the shared
+//! [`InvariantChecker`]'s; on top of them the ledger counts what the soak
 //! did (kills, interrupts, permissions) and what came of it (recoveries, runtime failures),
 //! and the JSON-RPC requests of the host itself.
 
 use super::plan::Action;
 use agent_bridge_protocol::invariants::{InvariantChecker, Tally};
-use agent_bridge_protocol::ProviderEvent;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -135,8 +136,13 @@ impl Ledger {
             ));
             return None;
         };
-        if let Err(e) = serde_json::from_value::<ProviderEvent>(event.clone()) {
-            self.invalid_line(format!("not a ProviderEvent ({e}): {event}"));
+        let problems = agent_bridge_conformance::validate::validate_event(event);
+        if !problems.is_empty() {
+            let text: String = event.to_string().chars().take(400).collect();
+            self.invalid_line(format!(
+                "an invalid event ({}): {text}",
+                problems.join("; ")
+            ));
         }
         let before = self.checker.violations().len();
         self.checker.on_event(self.seq, conn, event);

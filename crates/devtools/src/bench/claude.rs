@@ -1,5 +1,5 @@
-//! `agent-bridge bench --claude`: the Claude Code section. The real `claude` (the pinned one in
-//! `.cache/clis`, hermetic env) talks to the `mock-llm` binary; the same CLI is driven through
+//! `agent-bridge-dev bench --claude`: the Claude Code section. The real `claude` (the pinned one
+//! in `.cache/clis`, hermetic env) talks to the mock model server; the same CLI is driven through
 //! the bridge and directly (stream-json over stdio, the bridge's own flags), interleaved, so
 //! the difference is what the bridge costs:
 //! - a turn (prompt written -> turn end / `result` read), paired bridge − direct;
@@ -26,7 +26,7 @@ use super::claude_cli::{cli_start_times, DirectCli};
 use super::compare::format_comparison;
 use super::stats::Dist;
 use super::turn_phases::TurnStamps;
-use crate::host::locate::{locate_mock, npm_package_version};
+use crate::host::locate::{cli_version, package_version};
 use crate::host::mock::{Hermetic, MockServer};
 use crate::host::proc_tree;
 use crate::host::table::{format_table, Verdict};
@@ -40,12 +40,12 @@ use agent_bridge_protocol::{
 };
 use anyhow::{anyhow, bail};
 use clap::Args;
+use claude_locate::locate_claude;
 use claude_locate::locate_claude_acp;
-pub(super) use claude_locate::{cli_version, locate_claude};
 use claude_report::{ClaudeReport, NOTES};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -58,8 +58,8 @@ pub(super) const PROMPT: &str = "say hi";
 
 #[derive(Debug, Args)]
 pub struct ClaudeArgs {
-    /// Run the Claude Code section (the real pinned claude and the mock-llm binary) instead
-    /// of the demo agent's.
+    /// Run the Claude Code section (the real pinned claude against the mock model server)
+    /// instead of the demo agent's.
     #[arg(long)]
     pub claude: bool,
     /// Turns through the bridge and directly (interleaved), each.
@@ -84,10 +84,6 @@ pub struct ClaudeArgs {
     /// The claude executable (default: the pinned one in `.cache/clis`).
     #[arg(long)]
     pub claude_bin: Option<PathBuf>,
-    /// The mock-llm executable (default: next to this binary; `cargo build --release -p
-    /// mock-llm`).
-    #[arg(long)]
-    pub mock_llm: Option<PathBuf>,
     /// Instead of the other figures: the bridge's memory over one long session, each turn
     /// running a shell tool with a few KB of output.
     #[arg(long, requires = "claude")]
@@ -210,6 +206,7 @@ pub fn run(
     args: &ClaudeArgs,
     json_out: bool,
     plugin_dir: Option<PathBuf>,
+    bridge: &Path,
 ) -> anyhow::Result<ExitCode> {
     let release = !cfg!(debug_assertions);
     if !release {
@@ -221,29 +218,25 @@ pub fn run(
         }
     };
     let dir = plugin::plugin_dir(plugin_dir);
-    let (_, providers) = plugin::load(dir.as_deref())?;
-    let provider = providers
-        .iter()
-        .find(|e| e.agent == "claude")
-        .map(|e| e.descriptor.id.clone())
+    let provider = plugin::providers(dir.as_deref())?
+        .into_iter()
+        .find(|p| p.agent == "claude")
+        .map(|p| p.id)
         .ok_or_else(|| anyhow!("plugin.json has no provider with agent `claude`"))?;
-    let exe = std::env::current_exe()?;
-    let claude = locate_claude(args, dir.as_deref(), &exe)?;
+    let claude = locate_claude(args)?;
     let version = cli_version(&claude);
-    let mock_bin = locate_mock(args.mock_llm.as_deref(), &exe)?;
     if args.long_session {
         let setup = claude_long::Setup {
-            exe: &exe,
+            bridge,
             plugin_dir: dir.as_deref(),
             provider: &provider,
             claude: &claude,
             version,
-            mock_bin: &mock_bin,
         };
         return claude_long::run(args, json_out, setup);
     }
-    let mock = MockServer::start(&mock_bin)?;
-    let herm = Hermetic::new(&mock_bin, &mock.url, &claude)?;
+    let mock = MockServer::start()?;
+    let herm = Hermetic::for_cli(&mock, "claude", &claude)?;
     let cwd = herm.workdir.display().to_string();
     // The bridge's launch: the hermetic env, plus any `--claude-bridge-arg` before its flags.
     let launch_value = json!({"command": claude.display().to_string(),
@@ -265,7 +258,7 @@ pub fn run(
         "cold opens, bridge (spares off) vs claude {version} direct"
     ));
     let log = herm.root.join("cold-bridge.log");
-    let launcher = herm.no_spare_launcher(&exe, Some(&log))?;
+    let launcher = herm.no_spare_launcher(bridge, Some(&log))?;
     let mut cold = Bridge::spawn(&launcher, dir.as_deref())?;
     let cold_conn = connect(&mut cold, &provider, &launch_value)?;
     let (mut open_bridge, mut to_init, mut to_system) = (Vec::new(), Vec::new(), Vec::new());
@@ -315,7 +308,7 @@ pub fn run(
         .collect();
 
     progress("warm opens (a spare ready each time)");
-    let mut warm = Bridge::spawn(&exe, dir.as_deref())?;
+    let mut warm = Bridge::spawn(bridge, dir.as_deref())?;
     let conn = connect(&mut warm, &provider, &launch_value)?;
     let first_open = open(&mut warm, &conn, "warm0", &cwd)?;
     let mut open_warm = Vec::new();
@@ -345,7 +338,7 @@ pub fn run(
         spec: &direct_spec,
         acp_program,
         acp_env,
-        bridge_exe: &herm.no_spare_launcher(&exe, None)?,
+        bridge_exe: &herm.no_spare_launcher(bridge, None)?,
         plugin_dir: dir.as_deref(),
         provider: &provider,
         launch: &launch_value,
@@ -363,7 +356,7 @@ pub fn run(
     let report = ClaudeReport {
         release_build: release,
         claude_version: version,
-        claude_agent_acp_version: npm_package_version(&turn_setup.acp_program),
+        claude_agent_acp_version: package_version(&turn_setup.acp_program),
         modes: samples.iter().map(|s| s.figures()).collect(),
         open_cold_bridge: Dist::from_nanos(open_bridge),
         cli_start_to_initialize: Dist::from_nanos(to_init),

@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 pub const PROMPT: &str = "say hi";
-/// The hermetic config's model (`mock-llm env codex`), named explicitly by every mode.
+/// The hermetic config's model (`mock_llm::hermetic::codex`), named explicitly by every mode.
 pub const MODEL: &str = "mock-model";
 const STEP: Duration = Duration::from_secs(60);
 

@@ -4,7 +4,7 @@
 //!   the bridge's other flags;
 //! - **claude-agent-acp**: Zed's ACP adapter (from `tests/clis`) pointed at that binary with
 //!   `CLAUDE_CODE_EXECUTABLE`, driven as an editor drives it;
-//! - **bridge**: `claude-bridge` through this binary's `serve` (spares off: one CLI per
+//! - **bridge**: `claude-bridge` through agent-bridge's `serve` (spares off: one CLI per
 //!   session, like the others).
 //!
 //! Each round starts all three afresh, discards its first turn, then runs `turns` turns of
@@ -37,7 +37,7 @@ pub struct Setup<'a> {
     pub acp_program: PathBuf,
     /// Its environment: the hermetic one plus `CLAUDE_CODE_EXECUTABLE`.
     pub acp_env: BTreeMap<String, String>,
-    /// A launcher of this binary with spares off.
+    /// A launcher of the agent-bridge under test with spares off.
     pub bridge_exe: &'a Path,
     pub plugin_dir: Option<&'a Path>,
     pub provider: &'a str,
@@ -122,7 +122,7 @@ fn measured_turn(round: &mut Round, mode: Mode, mock: &MockServer) -> anyhow::Re
     let stamps = round
         .turn(mode)
         .with_context(|| format!("a {} turn", mode.label()))?;
-    let log = mock.model_requests()?;
+    let log = mock.requests()?;
     Ok(phases(&clock, &stamps, &log, anthropic_generation))
 }
 

@@ -10,7 +10,7 @@ use super::plan::Action;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Profile {
     pub provider: String,
-    /// The pinned CLI (its `.cache/clis` bin and `mock-llm env` name); `None`: the demo.
+    /// The pinned CLI (its `.cache/clis` bin and `mock_llm::Cli` name); `None`: the demo.
     pub cli: Option<&'static str>,
     /// The mode the sessions open in: one that asks before a file-writing command.
     pub ask_mode: Option<&'static str>,

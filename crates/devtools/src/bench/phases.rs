@@ -11,8 +11,6 @@ use agent_bridge_protocol::{
 };
 use anyhow::{anyhow, bail};
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Lets the bridge settle (allocator, lazily started tasks) before memory is read.
@@ -207,35 +205,4 @@ pub fn small_turns(
         all.extend(samples);
     }
     Ok(Dist::from_nanos(all))
-}
-
-/// Samples the bridge's RSS every few milliseconds until stopped; returns the peak.
-pub struct RssSampler {
-    stop: Arc<AtomicBool>,
-    thread: std::thread::JoinHandle<u64>,
-}
-
-impl RssSampler {
-    pub fn start(pid: u32) -> anyhow::Result<RssSampler> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let thread = std::thread::Builder::new()
-            .name("bench-rss".into())
-            .spawn(move || {
-                let mut peak = 0;
-                while !flag.load(Ordering::Relaxed) {
-                    if let Some((rss, _)) = rss_bytes(pid) {
-                        peak = peak.max(rss);
-                    }
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                peak
-            })?;
-        Ok(RssSampler { stop, thread })
-    }
-
-    pub fn finish(self) -> u64 {
-        self.stop.store(true, Ordering::Relaxed);
-        self.thread.join().unwrap_or(0)
-    }
 }

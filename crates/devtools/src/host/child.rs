@@ -1,4 +1,4 @@
-//! Children the bench and the soak drive over their stdio: this binary's `serve` (the bridge
+//! Children the bench and the soak drive over their stdio: `agent-bridge serve` (the bridge
 //! under test) and any JSON-lines peer, whose stdout is read on a thread of its own.
 
 use serde_json::Value;
@@ -8,10 +8,10 @@ use std::process::{ChildStdout, Command};
 use std::sync::mpsc;
 use std::time::Instant;
 
-/// `<exe> serve [--plugin-dir DIR]`, run in DIR, logging at `warn` unless `AGENT_BRIDGE_LOG`
+/// `<bridge> serve [--plugin-dir DIR]`, run in DIR, logging at `warn` unless `AGENT_BRIDGE_LOG`
 /// says otherwise; stdio is the caller's to set.
-pub fn serve_command(exe: &Path, plugin_dir: Option<&Path>) -> Command {
-    let mut cmd = Command::new(exe);
+pub fn serve_command(bridge: &Path, plugin_dir: Option<&Path>) -> Command {
+    let mut cmd = Command::new(bridge);
     cmd.arg("serve");
     if let Some(dir) = plugin_dir {
         cmd.arg("--plugin-dir").arg(dir).current_dir(dir);

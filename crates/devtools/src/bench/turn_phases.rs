@@ -3,7 +3,7 @@
 //! a turn splits into "before the model" and "after the model" for every way of driving a CLI.
 
 use super::bridge::unix_nanos;
-use crate::host::mock::ModelRequest;
+use mock_llm::RecordedRequest;
 use std::time::Instant;
 
 /// Maps this process's `Instant`s onto the wall clock the mock stamps with (µs since the
@@ -59,12 +59,12 @@ pub struct Phases {
 pub fn phases(
     clock: &Clock,
     turn: &TurnStamps,
-    log: &[ModelRequest],
+    log: &[RecordedRequest],
     is_model: impl Fn(&str) -> bool,
 ) -> Phases {
     let sent = clock.unix_us(turn.sent);
     let end = clock.unix_us(turn.end);
-    let during: Vec<&ModelRequest> = log
+    let during: Vec<&RecordedRequest> = log
         .iter()
         .filter(|r| is_model(&r.path))
         .filter(|r| (r.at_unix_us as i64) >= sent && (r.at_unix_us as i64) <= end)
@@ -103,10 +103,13 @@ mod tests {
             first_output: Some(clock.instant + Duration::from_millis(40)),
             end: clock.instant + Duration::from_millis(50),
         };
-        let req = |path: &str, at_ms: u64, done_ms: Option<u64>| ModelRequest {
-            path: path.into(),
-            at_unix_us: base + at_ms * 1000,
-            done_unix_us: done_ms.map(|d| base + d * 1000),
+        let req = |path: &str, at_ms: u64, done_ms: Option<u64>| {
+            crate::host::mock::recorded(
+                mock_llm::Family::Anthropic,
+                path,
+                base + at_ms * 1000,
+                done_ms.map(|d| base + d * 1000),
+            )
         };
         let log = vec![
             req("/v1/messages", 5, Some(8)), // the previous turn's

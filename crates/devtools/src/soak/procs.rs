@@ -4,6 +4,7 @@
 //! every process of its CLI inherits.
 
 use crate::host::proc_tree::{alive, descendants, parent, ProcId};
+use agent_bridge_core::proc_info;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -26,24 +27,19 @@ pub enum KillTarget {
     Tree,
 }
 
-fn read(pid: u32, what: &str) -> Vec<String> {
-    std::fs::read(format!("/proc/{pid}/{what}"))
-        .map(|bytes| {
-            bytes
-                .split(|b| *b == 0)
-                .filter(|s| !s.is_empty())
-                .map(|s| String::from_utf8_lossy(s).into_owned())
-                .collect()
-        })
+/// The arguments of a process (empty when it is gone).
+fn cmdline(pid: u32) -> Vec<String> {
+    i32::try_from(pid)
+        .map(proc_info::cmdline)
         .unwrap_or_default()
 }
 
 fn is_guard(pid: u32) -> bool {
-    read(pid, "cmdline").get(1).map(String::as_str) == Some(agent_bridge_core::guard::GUARD_ARG)
+    cmdline(pid).get(1).map(String::as_str) == Some(agent_bridge_core::guard::GUARD_ARG)
 }
 
 fn command_line(pid: u32) -> String {
-    let mut line = read(pid, "cmdline").join(" ");
+    let mut line = cmdline(pid).join(" ");
     line.truncate(160);
     line
 }
@@ -132,7 +128,11 @@ pub fn session_targets(root: u32, session: &str, target: KillTarget) -> Vec<Proc
     let mark = format!("{SESSION_VAR}={session}");
     let mine: Vec<ProcId> = descendants(root)
         .into_iter()
-        .filter(|p| read(p.pid, "environ").contains(&mark))
+        .filter(|p| {
+            i32::try_from(p.pid)
+                .map(proc_info::environ)
+                .is_ok_and(|env| env.contains(&mark))
+        })
         .collect();
     let (guards, cli): (Vec<ProcId>, Vec<ProcId>) = mine.into_iter().partition(|p| is_guard(p.pid));
     match target {

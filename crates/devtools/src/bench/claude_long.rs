@@ -1,4 +1,4 @@
-//! `agent-bridge bench --claude --long-session`: the bridge's memory over one long Claude
+//! `agent-bridge-dev bench --claude --long-session`: the bridge's memory over one long Claude
 //! session. The real pinned claude (mock model, `bypassPermissions`) runs turn after turn;
 //! in each the model calls Bash with a few KB of output and answers with that output. The
 //! bridge's RSS (`VmRSS` of the `serve` process only, not of its CLIs) is read after turn 100
@@ -32,12 +32,11 @@ const SESSION: &str = "long";
 
 /// What the Claude section found out before choosing this figure.
 pub struct Setup<'a> {
-    pub exe: &'a Path,
+    pub bridge: &'a Path,
     pub plugin_dir: Option<&'a Path>,
     pub provider: &'a str,
     pub claude: &'a Path,
     pub version: String,
-    pub mock_bin: &'a Path,
 }
 
 #[derive(Debug, Serialize)]
@@ -115,11 +114,11 @@ pub fn run(args: &ClaudeArgs, json_out: bool, setup: Setup<'_>) -> anyhow::Resul
             eprintln!("bench claude long session: {what}");
         }
     };
-    let mock = MockServer::start(setup.mock_bin)?;
-    let herm = Hermetic::new(setup.mock_bin, &mock.url, setup.claude)?;
+    let mock = MockServer::start()?;
+    let herm = Hermetic::for_cli(&mock, "claude", setup.claude)?;
     let launch =
         json!({"command": setup.claude.display().to_string(), "args": [], "env": herm.env});
-    let mut b = Bridge::spawn(setup.exe, setup.plugin_dir)?;
+    let mut b = Bridge::spawn(setup.bridge, setup.plugin_dir)?;
     let conn = connect(&mut b, setup.provider, &launch)?;
     let config = ProviderSessionConfig {
         cwd: herm.workdir.display().to_string(),
@@ -134,7 +133,7 @@ pub fn run(args: &ClaudeArgs, json_out: bool, setup: Setup<'_>) -> anyhow::Resul
         let took = prompt_turn(&mut b, &conn, SESSION, PROMPT)?;
         times.push(took.end.saturating_duration_since(took.sent).as_nanos() as i64);
         if i == 1 {
-            let replies = mock.replies()?;
+            let replies: Vec<String> = mock.requests()?.into_iter().map(|r| r.reply).collect();
             if !replies.iter().any(|r| r == "tool-call:Bash") {
                 bail!("the first turn ran no shell tool (mock replies: {replies:?})");
             }
