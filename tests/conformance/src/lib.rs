@@ -78,6 +78,7 @@ pub mod procs;
 mod reader;
 pub mod rig;
 pub mod scenarios;
+pub mod suite;
 pub mod session;
 pub mod validate;
 

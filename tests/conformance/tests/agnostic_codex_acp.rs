@@ -5,7 +5,7 @@
 
 mod acp;
 
-use agent_bridge_conformance::{scenarios, AgentRig, RigSpec};
+use agent_bridge_conformance::{AgentRig, RigSpec};
 
 const SPEC: RigSpec = RigSpec {
     provider: "codex-acp-bridge",
@@ -34,10 +34,6 @@ async fn rig() -> Option<AgentRig> {
 }
 
 acp_tests! { rig;
-    open_prompt_completes => |r| scenarios::open_prompt_completes(&r);
-    interrupt_cancels_a_running_turn => |r| scenarios::interrupt_cancels_a_running_turn(&r);
-    close_during_a_turn => |r| scenarios::close_during_a_turn(&r);
-    close_during_open => |r| scenarios::close_during_open(&r, Some(&r.cli));
     unattended_mode_runs_without_asking => |r| acp::unattended_mode_runs_without_asking(&r, CASE);
     mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
     kill_9_mid_turn => |r| acp::kill::kill_9_mid_turn(&r, CASE);
@@ -75,3 +71,5 @@ acp_tests! { rig;
         acp::interrupt_with_a_pending_permission(&r, CASE).await
     };
 }
+
+agent_bridge_conformance::agnostic_scenarios!(cli rig, after acp::record_traffic);

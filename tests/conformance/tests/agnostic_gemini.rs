@@ -9,7 +9,7 @@
 
 mod acp;
 
-use agent_bridge_conformance::{scenarios, AgentRig, RigSpec};
+use agent_bridge_conformance::{AgentRig, RigSpec};
 use mock_llm::{HermeticEnv, HermeticError, MockLlm};
 use std::path::Path;
 
@@ -45,10 +45,6 @@ async fn rig() -> Option<AgentRig> {
 }
 
 acp_tests! { rig;
-    open_prompt_completes => |r| scenarios::open_prompt_completes(&r);
-    interrupt_cancels_a_running_turn => |r| scenarios::interrupt_cancels_a_running_turn(&r);
-    close_during_a_turn => |r| scenarios::close_during_a_turn(&r);
-    close_during_open => |r| scenarios::close_during_open(&r, Some(&r.cli));
     permission_allowed => |r| acp::permission_allowed(&r, CASE);
     permission_denied => |r| acp::permission_denied(&r, CASE);
     interrupt_with_a_pending_permission => |r| acp::interrupt_with_a_pending_permission(&r, CASE);
@@ -59,3 +55,5 @@ acp_tests! { rig;
     catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
     image_prompt_reaches_the_model => |r| acp::image_prompt_reaches_the_model(&r);
 }
+
+agent_bridge_conformance::agnostic_scenarios!(cli rig, after acp::record_traffic);
