@@ -3,7 +3,7 @@
 // Registers the providers declared in `plugin.json` (the demo agent only when
 // `AGENT_BRIDGE_DEMO=1`, see server/provider-selection.ts) and routes them all through ONE
 // `agent-bridge serve` child process, started on first need, speaking JSON-RPC lines over stdio
-// (see bridge-wire.md). Node built-ins only: Paseo compiles this file and evaluates the bundle in
+// (see docs/wire.md). Node built-ins only: Paseo compiles this file and evaluates the bundle in
 // its plugin subprocess. Inside Paseo, every event is checked with Paseo's own event schema
 // before it is emitted (server/event-guard.ts): one event Paseo refuses would close the
 // connection and fail every session on it.

@@ -1,4 +1,4 @@
-// JSON-RPC 2.0 over newline-delimited JSON (bridge-wire.md, "Transport").
+// JSON-RPC 2.0 over newline-delimited JSON (docs/wire.md, "Transport").
 //
 // One peer per bridge process: requests from the host are numbered 1, 2, 3, ... (the bridge
 // numbers its own direction separately); stdout is read line by line and a line that is not a

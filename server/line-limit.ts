@@ -1,4 +1,4 @@
-// The transport's line limit (bridge-wire.md, "Transport"): a line longer than 16 MiB is
+// The transport's line limit (docs/wire.md, "Transport"): a line longer than 16 MiB is
 // discarded by the bridge, which can then only answer `id: null` — the request it carried would
 // never be answered. The adapter measures every line it is about to write and refuses one over
 // the limit instead of sending it.

@@ -154,7 +154,7 @@ export function createProviderRegistration(
       options: ProviderCatalogOptions,
       context?: ProviderOperationContext,
     ): Promise<ProviderAvailability> {
-      // The bridge requires `options` (bridge-wire.md); a host that passes none means `{}`.
+      // The bridge requires `options` (docs/wire.md); a host that passes none means `{}`.
       return availability(options ?? {}, undefined, context?.timeoutMs);
     },
 

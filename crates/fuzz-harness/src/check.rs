@@ -17,7 +17,7 @@ use serde_json::Value;
 /// The session id the normalizer targets report under.
 pub const SESSION: &str = "s1";
 
-/// Every error code of the wire contract (`bridge-wire.md`).
+/// Every error code of the wire contract (`docs/wire.md`).
 pub const CONTRACT_CODES: [RpcErrorCode; 7] = [
     RpcErrorCode::ParseError,
     RpcErrorCode::InvalidRequest,

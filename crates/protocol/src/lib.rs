@@ -41,7 +41,7 @@ pub use timeline::*;
 
 /// `PROVIDER_PROTOCOL_VERSION` of Paseo's provider protocol.
 pub const PROVIDER_PROTOCOL_VERSION: u32 = 1;
-/// Version of the bridge wire contract (`bridge-wire.md`).
+/// Version of the bridge wire contract (`docs/wire.md`).
 pub const BRIDGE_API_VERSION: u32 = 1;
 
 /// A JSON value, as carried opaquely on the wire.

@@ -1,4 +1,4 @@
-//! Params and results of the bridge's JSON-RPC methods (`bridge-wire.md`).
+//! Params and results of the bridge's JSON-RPC methods (`docs/wire.md`).
 
 use crate::{
     Capability, ProviderAvailability, ProviderCatalogOptions, ProviderEvent, ProviderInput,
@@ -20,7 +20,7 @@ pub const METHOD_EVENT: &str = "provider/event";
 #[serde(rename_all = "camelCase")]
 pub struct InitializeParams {
     pub api_version: u32,
-    /// Required (bridge-wire.md): who is talking to the bridge, for its logs.
+    /// Required (docs/wire.md): who is talking to the bridge, for its logs.
     pub host: HostInfo,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plugin: Option<PluginInfo>,
@@ -72,7 +72,7 @@ pub struct ProviderInfo {
 #[serde(rename_all = "camelCase")]
 pub struct AvailabilityParams {
     pub provider_id: String,
-    /// Required (bridge-wire.md), `{}` at least.
+    /// Required (docs/wire.md), `{}` at least.
     pub options: ProviderCatalogOptions,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
@@ -87,7 +87,7 @@ pub type AvailabilityResponse = ProviderAvailability;
 #[serde(rename_all = "camelCase")]
 pub struct CatalogCacheKeyParams {
     pub provider_id: String,
-    /// Required (bridge-wire.md), `{}` at least.
+    /// Required (docs/wire.md), `{}` at least.
     pub options: ProviderCatalogOptions,
 }
 

@@ -204,7 +204,7 @@ fn prompt_previews_fit_paseo_in_utf16_code_units() {
     assert_eq!(prompt_preview(&"é".repeat(160)), "é".repeat(160));
 }
 
-/// bridge-wire.md makes `host` (name and version) and `options` required: a request without them
+/// docs/wire.md makes `host` (name and version) and `options` required: a request without them
 /// is a schema violation, and the error names the missing field.
 #[test]
 fn required_method_params_are_required() {
@@ -303,5 +303,16 @@ fn a_numeric_id_beyond_u64_is_echoed_as_the_same_number() {
         let echoed = serde_json::to_string(&id).expect("serializes");
         let back: Value = serde_json::from_str(&echoed).expect("parses");
         assert_eq!(back, v["id"], "{raw} echoed as {echoed}");
+    }
+}
+
+/// `docs/wire.md` lists every provider error code with the meaning the code gives it.
+#[test]
+fn the_wire_doc_lists_every_error_code() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/wire.md");
+    let doc = std::fs::read_to_string(path).expect("docs/wire.md");
+    for (code, meaning) in agent_bridge_protocol::ErrorCode::KNOWN {
+        let row = format!("| `{code}` | {} |", meaning.trim());
+        assert!(doc.contains(&row), "docs/wire.md lacks the row {row}");
     }
 }

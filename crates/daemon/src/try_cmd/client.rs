@@ -1,4 +1,4 @@
-//! The host side of the bridge wire (`bridge-wire.md`), over any byte stream: JSON-RPC requests
+//! The host side of the bridge wire (`docs/wire.md`), over any byte stream: JSON-RPC requests
 //! with numeric ids, responses matched to them, and `provider/event` notifications delivered in
 //! order on a channel. No rendering here.
 
