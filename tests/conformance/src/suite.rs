@@ -1,7 +1,7 @@
 //! The provider-agnostic scenarios ([`crate::scenarios`]) for every provider, from one macro:
 //! a provider's test file names its rig and gets the same tests as every other provider.
 //!
-//! ```ignore
+//! ```text
 //! async fn rig() -> Option<AgentRig> { AgentRig::start(SPEC).await }
 //! agent_bridge_conformance::agnostic_scenarios!(cli rig);
 //! // with a hook run after each scenario (the ACP traffic record):
