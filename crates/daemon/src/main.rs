@@ -1,6 +1,7 @@
 //! `agent-bridge`: native coding-agent CLIs as Paseo providers.
 
 mod agents;
+mod agentty_cmd;
 mod bench;
 mod doctor;
 mod doctor_json;
@@ -45,6 +46,8 @@ enum Command {
     /// Chaos soak: concurrent sessions x turns with seeded CLI kills, interrupts and
     /// permissions; counts lost, duplicated and unterminated work, orphans and memory.
     Soak(soak::SoakArgs),
+    /// Run as an Agentty panel plugin (Agentty's plugin protocol on stdin/stdout).
+    Agentty(agentty_cmd::AgenttyArgs),
 }
 
 /// Logs to stderr at `default_level` (or what `AGENT_BRIDGE_LOG` says); colors only on a TTY.
@@ -99,6 +102,8 @@ fn main() -> anyhow::Result<ExitCode> {
             init_logging("warn");
             soak::run(args)
         }
+        // Logs quietly and rate-limited: Agentty counts stderr lines toward its limit.
+        Command::Agentty(args) => agentty_cmd::run(args),
     }
 }
 
