@@ -23,8 +23,27 @@ pub enum RowKind {
 }
 
 impl RowKind {
-    /// "prompts", "replies", ... for the summary row.
-    pub fn plural(self) -> &'static str {
+    /// "1 prompt", "3 replies", ... for the summary row.
+    pub fn count(self, n: usize) -> String {
+        let one = match self {
+            RowKind::Prompt => "prompt",
+            RowKind::Reply => "reply",
+            RowKind::Reasoning => "reasoning",
+            RowKind::Tool => "tool call",
+            RowKind::Todo => "todo list",
+            RowKind::Error => "error",
+            RowKind::Note => "note",
+            RowKind::Usage => "usage report",
+            RowKind::Permission => "question",
+        };
+        if n == 1 {
+            format!("1 {one}")
+        } else {
+            format!("{n} {}", self.plural())
+        }
+    }
+
+    fn plural(self) -> &'static str {
         match self {
             RowKind::Prompt => "prompts",
             RowKind::Reply => "replies",
@@ -198,7 +217,10 @@ fn tool(id: String, call: &ToolCall) -> ListItem {
     r.subtitle = Some(format!("{} · {status}", call.name));
     let failure = match (&call.status, &call.error) {
         (ToolStatus::Failed, serde_json::Value::String(s)) => Some(s.clone()),
-        (ToolStatus::Failed, e) if !e.is_null() => Some(e.to_string()),
+        (ToolStatus::Failed, e) => match e.get("message").and_then(serde_json::Value::as_str) {
+            Some(m) => Some(m.to_string()),
+            None => Some(e.to_string()),
+        },
         _ => None,
     };
     let output = output.filter(|o| !o.trim().is_empty()).or(failure);

@@ -230,10 +230,7 @@ impl App {
         }
         if !earlier.is_empty() {
             let total: usize = earlier.values().sum();
-            let parts: Vec<String> = earlier
-                .iter()
-                .map(|(k, n)| format!("{n} {}", k.plural()))
-                .collect();
+            let parts: Vec<String> = earlier.iter().map(|(k, n)| k.count(*n)).collect();
             items.insert(
                 0,
                 ListItem {
