@@ -184,10 +184,20 @@ impl App {
         self.sessions.iter().filter(|s| s.is_running()).count()
     }
 
+    /// A new context: new sessions run in its workspace folder (an unopened current session
+    /// moves along), the sessions list shows that folder's.
     pub fn on_context(&mut self, context: Context) {
-        if context != self.context {
-            self.context = context;
-            self.dirty = true;
+        if context == self.context {
+            return;
+        }
+        self.context = context;
+        self.dirty = true;
+        let cwd = self.cwd();
+        if let Some(s) = self
+            .current_mut()
+            .filter(|s| s.phase == Phase::New && s.queued.is_empty())
+        {
+            s.cwd = cwd;
         }
     }
 

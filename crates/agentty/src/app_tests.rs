@@ -285,3 +285,29 @@ fn the_panel_reads_like_this() {
     let tree = app.render();
     insta::assert_snapshot!(crate::text_view::render(&tree));
 }
+
+#[test]
+fn a_new_workspace_moves_an_unopened_session_and_its_list() {
+    let mut app = demo_app();
+    app.on_availability("claude-bridge", Availability::Unavailable("missing".into()));
+    app.on_availability("demo", Availability::Available);
+    app.new_session();
+    assert_eq!(app.current().expect("session").cwd, "/work/api");
+    let mut moved = app.context.clone();
+    moved.workspace_cwd = Some("/work/web".into());
+    app.on_context(moved);
+    assert_eq!(app.current().expect("session").cwd, "/work/web");
+    let effects = app.on_ui_event(&UiEvent {
+        element: "prompt".into(),
+        event: "submit".into(),
+        value: Some(serde_json::json!("hi")),
+        ..Default::default()
+    });
+    match effects.as_slice() {
+        [Effect::Bridge {
+            input: ProviderInput::SessionOpen { config, .. },
+            ..
+        }] => assert_eq!(config.cwd, "/work/web"),
+        other => panic!("{other:?}"),
+    }
+}
