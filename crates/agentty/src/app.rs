@@ -138,6 +138,17 @@ impl App {
         self.next
     }
 
+    /// A key no other session of this folder's index has: the time in milliseconds, this
+    /// process and a counter (a restart within the same second must not reuse one).
+    pub(crate) fn new_key(&mut self) -> String {
+        let millis = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0);
+        let n = self.seq();
+        format!("ab-{millis}-{}-{n}", std::process::id())
+    }
+
     pub fn agent(&self, id: &str) -> Option<&Agent> {
         self.agents.iter().find(|a| a.id == id)
     }
@@ -299,7 +310,7 @@ impl App {
         let Some(provider) = self.selected.clone() else {
             return;
         };
-        let key = format!("ab-{}-{}", store::now(), self.seq());
+        let key = self.new_key();
         let session = PanelSession::new(key, &provider, &self.label(&provider), self.cwd());
         self.sessions.push(session);
         self.current = Some(self.sessions.len() - 1);

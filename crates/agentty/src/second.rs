@@ -128,7 +128,7 @@ impl App {
             question.clone()
         };
         let label = self.label(&provider);
-        let key = format!("ab-{}-{}", crate::store::now(), self.seq());
+        let key = self.new_key();
         let mut s = PanelSession::new(key, &provider, &label, cwd);
         s.title = cut(&format!("Second opinion on {name}: {asked}"), 100);
         s.second = Some(PaneRef {

@@ -190,6 +190,11 @@ impl AgenttyHost {
         self.stop_with(|h| h.close_stdin())
     }
 
+    /// SIGTERM first (what Agentty does when it quits, SIGKILL following).
+    pub fn terminate(&self) -> Shutdown {
+        self.stop_with(|h| h.signal(libc::SIGTERM))
+    }
+
     fn stop_with(&self, how: impl FnOnce(&AgenttyHost)) -> Shutdown {
         let recorded = descendants(self.pid);
         let start = Instant::now();

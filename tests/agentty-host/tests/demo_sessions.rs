@@ -105,16 +105,35 @@ fn without_session_read_the_second_opinion_says_which_permission_is_missing() {
         m["permissions"] = serde_json::json!(["workspace.read"]);
     });
     let host = setup.start(Some(pane_session(&setup.workspace, PANE)));
-    host.click("second_opinion");
+    // From the palette this time: the command also brings the panel up.
+    host.command("agent-bridge.secondOpinion");
     host.wait_panel("the missing permission named", STEP, |s| {
         panel_text(s).contains("needs the \\\"session.read\\\" permission")
     });
+    host.wait_for("ui/showPanel", STEP, |s| s.shown.then_some(()));
     assert!(
         host.with(|s| s.rows("timeline")).is_empty(),
         "no session was started"
     );
     host.assert_clean();
     stop(&host);
+}
+
+#[test]
+fn sigterm_stops_the_plugin_and_its_sessions() {
+    let setup = Setup::new(|_| {});
+    let host = setup.start(None);
+    host.choose("mode", "auto");
+    host.wait_panel("mode auto", STEP, |s| {
+        s.find("mode").is_some_and(|m| m["value"] == "auto")
+    });
+    send(&host, "run `sleep 30`");
+    wait_for_process(&host, "sleep 30");
+    let s = host.terminate();
+    assert_eq!(s.signals, Vec::<&str>::new(), "SIGTERM alone was enough");
+    assert!(s.elapsed < Duration::from_millis(1_500), "{:?}", s.elapsed);
+    assert!(s.survivors.is_empty(), "left behind: {:?}", s.survivors);
+    host.assert_clean();
 }
 
 #[test]
