@@ -1,8 +1,8 @@
 use super::*;
 use crate::wire::UiEvent;
 use agent_bridge_protocol::{
-    ItemBody, PermissionKind, PromptResult, ProviderConfigState, ProviderMode, ProviderModel,
-    ProviderPermissionRequest, ProviderPermissionResponse, TimelineItem,
+    ItemBody, PermissionKind, PromptResult, ProviderConfigState, ProviderEvent, ProviderMode,
+    ProviderModel, ProviderPermissionRequest, ProviderPermissionResponse, TimelineItem, TurnState,
 };
 use pretty_assertions::assert_eq;
 

@@ -18,6 +18,7 @@ pub mod actions;
 pub mod app;
 pub mod bridge;
 pub mod driver;
+pub mod events;
 pub mod limits;
 pub mod log;
 pub mod outbox;
