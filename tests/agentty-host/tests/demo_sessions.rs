@@ -120,6 +120,29 @@ fn without_session_read_the_second_opinion_says_which_permission_is_missing() {
 }
 
 #[test]
+fn without_prompt_inject_sending_the_reply_back_says_which_permission_is_missing() {
+    let setup = Setup::new(|m| {
+        m["permissions"] = serde_json::json!(["session.read", "workspace.read"]);
+    });
+    let host = setup.start(Some(pane_session(&setup.workspace, PANE)));
+    host.click("second_opinion");
+    let reply = host.wait_row("timeline", "the reply's `send_to_pane`", STEP, |r| {
+        r["icon"] == "bot" && has_action(r, "send_to_pane")
+    });
+    host.act(
+        "timeline",
+        reply["id"].as_str().expect("id"),
+        "send_to_pane",
+    );
+    host.wait_panel("the missing permission named", STEP, |s| {
+        panel_text(s).contains("needs the \\\"prompt.inject\\\" permission")
+    });
+    assert!(host.with(|s| s.injected.is_empty()), "Agentty refused it");
+    host.assert_clean();
+    stop(&host);
+}
+
+#[test]
 fn sigterm_stops_the_plugin_and_its_sessions() {
     let setup = Setup::new(|_| {});
     let host = setup.start(None);
