@@ -195,6 +195,16 @@ impl AgenttyHost {
         self.stop_with(|h| h.signal(libc::SIGTERM))
     }
 
+    /// What Agentty does when it quits (`PluginProcess::kill`): SIGTERM, and SIGKILL 150 ms
+    /// later, without waiting for the plugin to agree.
+    pub fn quit(&self) -> Shutdown {
+        self.stop_with(|h| {
+            h.signal(libc::SIGTERM);
+            std::thread::sleep(Duration::from_millis(150));
+            h.signal(libc::SIGKILL);
+        })
+    }
+
     fn stop_with(&self, how: impl FnOnce(&AgenttyHost)) -> Shutdown {
         let recorded = descendants(self.pid);
         let start = Instant::now();

@@ -216,6 +216,27 @@ fn a_running_tool_is_stopped_with_the_plugin_when_stdin_closes() {
     report("demo stdin closed during a tool", host.stats(), &s);
 }
 
+#[test]
+fn when_agentty_quits_nothing_the_plugin_started_survives_it() {
+    let setup = Setup::new(|_| {});
+    let host = setup.start(None);
+    host.choose("mode", "auto");
+    host.wait_panel("mode auto", STEP, |s| {
+        s.find("mode").is_some_and(|m| m["value"] == "auto")
+    });
+    send(&host, "run `sleep 30`");
+    wait_for_process(&host, "sleep 30");
+    // 150 ms is too short to close anything: the core's process guard sees its parent die.
+    let s = host.quit();
+    assert!(
+        s.recorded.iter().any(|p| p.cmdline.contains("sleep 30")),
+        "{:?}",
+        s.recorded
+    );
+    assert!(s.survivors.is_empty(), "left behind: {:?}", s.survivors);
+    host.assert_clean();
+}
+
 fn wait_for_process(host: &AgenttyHost, cmdline: &str) {
     let deadline = std::time::Instant::now() + STEP;
     while std::time::Instant::now() < deadline {

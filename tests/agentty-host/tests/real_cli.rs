@@ -80,7 +80,7 @@ fn real_turn(
     let version = mock_llm::cli_version(&path)
         .or_else(|| mock_llm::package_version(&path))
         .unwrap_or_else(|| "unknown".into());
-    mock_llm::report_ok(cli, &version, "agentty panel turn");
+    mock_llm::report_ok(cli, &version, "agentty-panel-turn");
 }
 
 #[test]
