@@ -31,34 +31,53 @@ function writeJson(file, value) {
   writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** The files of the Paseo plugin, as Paseo loads them (it compiles the TypeScript itself). */
+/**
+ * The files of the Paseo plugin, as Paseo loads them (it compiles the TypeScript itself), and
+ * of the Agentty plugin (its manifest and the launcher it names as `main`).
+ */
 const PLUGIN_FILES = [
   "paseo-plugin.json",
   "plugin.json",
   "index.server.ts",
   "server/",
   "scripts/prepare.sh",
+  "agentty-plugin.json",
+  "scripts/agentty.sh",
   "icon.svg",
   "README.md",
   "docs/install.md",
+  "docs/agentty.md",
 ];
 
 function stageMain(dir) {
-  const bridge = JSON.parse(read("plugin.json"));
-  if (bridge.version !== version) {
-    throw new Error(`plugin.json has version ${bridge.version}, the workspace ${version}: make them equal`);
+  for (const manifest of ["plugin.json", "agentty-plugin.json"]) {
+    const declared = JSON.parse(read(manifest)).version;
+    if (declared !== version) {
+      throw new Error(`${manifest} has version ${declared}, the workspace ${version}: make them equal`);
+    }
   }
   for (const file of PLUGIN_FILES) {
     const target = path.join(dir, file);
     mkdirSync(path.dirname(target), { recursive: true });
     cpSync(path.join(root, file), target, { recursive: true });
   }
+  // Agentty runs `main` itself: it must stay executable in the tarball.
+  chmodSync(path.join(dir, "scripts/agentty.sh"), 0o755);
   writeJson(path.join(dir, "package.json"), {
     name: main,
     version,
     description: JSON.parse(read("paseo-plugin.json")).description,
     license,
-    keywords: ["paseo", "paseo-plugin", "claude-code", "codex", "acp", "coding-agent"],
+    keywords: [
+      "paseo",
+      "paseo-plugin",
+      "agentty",
+      "agentty-plugin",
+      "claude-code",
+      "codex",
+      "acp",
+      "coding-agent",
+    ],
     files: PLUGIN_FILES,
     optionalDependencies: Object.fromEntries(platforms.map((p) => [p.package, version])),
   });

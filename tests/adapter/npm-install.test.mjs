@@ -239,4 +239,87 @@ test("npm install of the packed packages without cargo: build step, Paseo load, 
   await cleanup();
   cleanup = () => {};
   assert.equal(isAlive(pid), false, "the bridge stopped with the plugin");
+
+  // 6. The same package as an Agentty plugin (README "Use it in Agentty"): the tarball unpacked
+  // into a folder named after the manifest's id, its dependencies installed there, then the
+  // manifest's `main` started the way Agentty starts it (the folder as working directory, the
+  // AGENTTY_* variables), without AGENT_BRIDGE_BIN: it must find the platform package's binary.
+  const agentty = path.join(scratch, "agentty");
+  const folder = path.join(agentty, "plugins/agent-bridge");
+  mkdirSync(folder, { recursive: true });
+  run("tar", ["-xzf", path.join(dist, tarballOf(MAIN)), "--strip-components=1", "-C", folder], {
+    env,
+  });
+  const agenttyManifest = JSON.parse(readFileSync(path.join(folder, "agentty-plugin.json"), "utf8"));
+  assert.equal(agenttyManifest.id, path.basename(folder));
+  assert.equal(agenttyManifest.version, version);
+  await runAsync("npm", ["install", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund"], {
+    cwd: folder,
+    env,
+    timeout: 120_000,
+  });
+  const agenttyBinary = path.join(folder, "node_modules/@agent-bridge", HOST, "bin/agent-bridge");
+  assert.ok(existsSync(agenttyBinary), "the platform package is in the plugin folder");
+  await agenttyTurnOn(folder, agenttyManifest.main, agenttyBinary, {
+    ...env,
+    AGENTTY_PLUGIN_ID: agenttyManifest.id,
+    AGENTTY_PLUGIN_DIR: folder,
+    AGENTTY_PLUGIN_DATA: path.join(agentty, "plugin-data/agent-bridge"),
+    AGENTTY_VERSION: "2.0.0",
+    AGENTTY_LANGUAGE: "en",
+  });
 });
+
+/**
+ * Starts the Agentty plugin in `folder` by its `main`, says `initialize` and `panel/open`, waits
+ * for its first panel, checks that the process is `binary`, then `shutdown`: out within 1.5 s.
+ */
+function agenttyTurnOn(folder, main, binary, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(path.join(folder, main), [], { cwd: folder, env, stdio: "pipe" });
+    let stderr = "";
+    let buffered = "";
+    let stoppedAt = 0;
+    const fail = (why) => {
+      child.kill("SIGKILL");
+      reject(new Error(`${why}\nstderr: ${stderr}`));
+    };
+    const timer = setTimeout(() => fail("no panel within 30 s"), 30_000);
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.stdout.on("data", (chunk) => {
+      buffered += chunk;
+      const lines = buffered.split("\n");
+      buffered = lines.pop();
+      for (const line of lines) {
+        const message = JSON.parse(line);
+        if (message.method !== "ui/setPanel" || stoppedAt) continue;
+        try {
+          assert.equal(realpathSync(`/proc/${child.pid}/exe`), realpathSync(binary));
+          assert.equal(realpathSync(`/proc/${child.pid}/cwd`), realpathSync(folder));
+        } catch (error) {
+          fail(error.message);
+          return;
+        }
+        stoppedAt = Date.now();
+        child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "shutdown", params: {} })}\n`);
+      }
+    });
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      const took = Date.now() - stoppedAt;
+      if (!stoppedAt) return reject(new Error(`exited before its panel (${code}, ${signal}): ${stderr}`));
+      if (code !== 0 || took > 1500) return reject(new Error(`exit ${code} ${signal} after ${took} ms`));
+      resolve();
+    });
+    const context = { workspace: null, pane: null, language: "en" };
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { apiVersion: 2, plugin: { id: "agent-bridge", dir: folder }, language: "en", context },
+    };
+    const open = { jsonrpc: "2.0", method: "panel/open", params: { context } };
+    child.stdin.write(`${JSON.stringify(initialize)}\n${JSON.stringify(open)}\n`);
+  });
+}

@@ -1,6 +1,7 @@
 //! `agent-bridge`: native coding-agent CLIs as Paseo providers.
 
 mod agents;
+mod agentty_cmd;
 mod doctor;
 mod doctor_json;
 mod plugin;
@@ -37,6 +38,8 @@ enum Command {
     Try(try_cmd::TryArgs),
     /// Check every provider of plugin.json: its CLI, version and availability.
     Doctor(doctor::DoctorArgs),
+    /// Run as an Agentty panel plugin (Agentty's plugin protocol on stdin/stdout).
+    Agentty(agentty_cmd::AgenttyArgs),
 }
 
 /// Logs to stderr at `default_level` (or what `AGENT_BRIDGE_LOG` says); colors only on a TTY.
@@ -83,6 +86,8 @@ fn main() -> anyhow::Result<ExitCode> {
             init_logging("error");
             doctor::run(args)
         }
+        // Logs quietly and rate-limited: Agentty counts stderr lines toward its limit.
+        Command::Agentty(args) => agentty_cmd::run(args),
     }
 }
 

@@ -1,0 +1,87 @@
+//! agent-bridge as an [Agentty](https://agentty.app) panel plugin (`agent-bridge agentty`).
+//!
+//! Agentty starts the plugin (`agentty-plugin.json`'s launcher, which runs this mode) with the
+//! plugin folder as its working directory and speaks its executable-plugin protocol (API 2) on
+//! stdio ([`wire`]). The bridge core runs in this process ([`bridge`]): the panel drives
+//! sessions through the same wire contract Paseo uses, so the core's guarantees hold here too —
+//! one result per prompt, every turn ends, permissions are the user's to answer (the panel
+//! never answers one itself), no process left behind.
+//!
+//! - [`app`], [`actions`], [`second`]: the panel's state and what the user does with it (no IO);
+//! - [`session`], [`rows`], [`permission`]: a session's timeline as panel rows;
+//! - [`view`], [`ui`], [`text_view`]: the UI tree (and a text rendering of it);
+//! - [`driver`]: the loop, and a shutdown that closes every session within Agentty's 1.5 s;
+//! - [`outbox`], [`log`], [`limits`]: staying inside Agentty's limits (240 messages a second
+//!   counting stderr lines, one notification per 700 ms, 2,000 elements and 12 levels a tree).
+
+pub mod actions;
+pub mod app;
+pub mod bridge;
+pub mod driver;
+pub mod events;
+pub mod limits;
+pub mod log;
+pub mod outbox;
+pub mod permission;
+pub mod rows;
+pub mod second;
+pub mod session;
+pub mod store;
+pub mod text_view;
+pub mod ui;
+pub mod view;
+pub mod wire;
+
+use agent_bridge_core::registry::ProviderEntry;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+pub use driver::Ended;
+
+/// What the plugin runs with.
+pub struct Options {
+    /// The folder of `plugin.json` (the plugin folder).
+    pub plugin_dir: PathBuf,
+    /// The providers of `plugin.json` this build carries.
+    pub providers: Vec<Arc<ProviderEntry>>,
+    /// `AGENTTY_PLUGIN_DATA`: where sessions are remembered (and providers persist theirs).
+    pub data_dir: Option<PathBuf>,
+    /// `AGENT_BRIDGE_DEMO=1`: offer the built-in demo agent.
+    pub demo: bool,
+}
+
+/// Runs the plugin on stdin/stdout until Agentty says `shutdown`, closes stdin, or sends
+/// SIGTERM / SIGINT; returns within Agentty's 1.5 s with every session's processes gone.
+pub fn run(options: Options) -> std::io::Result<Ended> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let ended = runtime.block_on(async {
+        let stop = CancellationToken::new();
+        spawn_signal_handler(stop.clone());
+        driver::serve(options, tokio::io::stdin(), tokio::io::stdout(), stop).await
+    });
+    // Whatever did not close in time is dropped here, and its processes are killed with it.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(150));
+    Ok(ended)
+}
+
+fn spawn_signal_handler(stop: CancellationToken) {
+    tokio::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            tracing::warn!("cannot install signal handlers");
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+        stop.cancel();
+    });
+}

@@ -1,0 +1,34 @@
+//! `agent-bridge agentty`: the bridge as an Agentty panel plugin (the `agent-bridge-agentty`
+//! crate), with the core in this process. Started by `agentty-plugin.json`'s launcher.
+
+use crate::plugin;
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct AgenttyArgs {
+    /// Folder holding plugin.json (default: as `serve` finds it; Agentty starts the plugin in
+    /// its folder).
+    #[arg(long)]
+    pub plugin_dir: Option<PathBuf>,
+}
+
+pub fn run(args: AgenttyArgs) -> anyhow::Result<ExitCode> {
+    agent_bridge_agentty::log::init();
+    let dir = plugin::plugin_dir(args.plugin_dir);
+    let (_manifest, providers) = plugin::load(dir.as_deref())?;
+    let plugin_dir = match dir {
+        Some(d) => d,
+        None => std::env::current_dir()?,
+    };
+    let options = agent_bridge_agentty::Options {
+        plugin_dir,
+        providers,
+        data_dir: std::env::var_os("AGENTTY_PLUGIN_DATA").map(PathBuf::from),
+        demo: std::env::var("AGENT_BRIDGE_DEMO").is_ok_and(|v| v == "1"),
+    };
+    let ended = agent_bridge_agentty::run(options)?;
+    tracing::debug!(?ended, "agentty mode stopped");
+    Ok(ExitCode::SUCCESS)
+}

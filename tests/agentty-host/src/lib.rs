@@ -1,0 +1,98 @@
+//! An Agentty host emulator, for testing the bridge's Agentty mode without Agentty (as
+//! Agentty's protocol page advises: a plugin is a program reading stdin and writing stdout).
+//!
+//! It does what Agentty's host does (`crates/agentty-app/src/plugins/mod.rs`, `process.rs`,
+//! `crates/agentty-bridge/src/plugins/{manifest,store,ui}.rs`):
+//! - [`stage`] installs the plugin as a folder named by its id (a folder install copies the
+//!   manifest, `plugin.json` and the launcher); [`manifest::load`] checks the manifest;
+//! - [`AgenttyHost::start`] runs `main` with the folder as working directory and the
+//!   `AGENTTY_*` variables, and reads stdout and stderr on threads of their own;
+//! - every line counts toward 240 a second (stderr and stray stdout lines too); every
+//!   `ui/setPanel` tree is checked ([`tree::check`]: node types and fields, 2,000 elements,
+//!   12 levels); `ui/notify` closer than 700 ms apart is a violation; calls without their
+//!   permission are refused with -32001, as Agentty does;
+//! - `shutdown` is followed by SIGTERM after 1.5 s and SIGKILL 1.5 s later ([`Shutdown`]).
+//!
+//! Tests drive the panel by element ids ([`AgenttyHost::click`], [`AgenttyHost::act`], ...)
+//! and read what it shows ([`State::rows`], [`AgenttyHost::field`]).
+
+pub mod drive;
+pub mod host;
+pub mod manifest;
+pub mod state;
+pub mod tree;
+
+pub use drive::Shutdown;
+pub use host::{AgenttyHost, HostOptions};
+pub use state::{State, Stats};
+
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The Agentty version the emulator says it is.
+pub const AGENTTY_VERSION: &str = "2.0.0-emulator";
+
+/// The files of the plugin folder (besides the launcher `main` names).
+const FOLDER_FILES: &[&str] = &["agentty-plugin.json", "plugin.json"];
+
+/// Installs the repository's plugin as `<root>/plugins/agent-bridge` (a folder install: the
+/// manifest, `plugin.json` and the launcher, modes kept); `edit` may change the manifest first.
+pub fn stage(root: &Path, edit: impl FnOnce(&mut Value)) -> PathBuf {
+    let repo = agent_bridge_conformance::workspace_root();
+    let text = std::fs::read_to_string(repo.join("agentty-plugin.json")).expect("manifest");
+    let mut manifest: Value = serde_json::from_str(&text).expect("manifest JSON");
+    edit(&mut manifest);
+    let id = manifest["id"]
+        .as_str()
+        .unwrap_or("agent-bridge")
+        .to_string();
+    let dir = root.join("plugins").join(id);
+    let main = manifest["main"].as_str().unwrap_or_default().to_string();
+    for file in FOLDER_FILES.iter().copied().chain([main.as_str()]) {
+        let target = dir.join(file);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).expect("folder");
+        }
+        std::fs::copy(repo.join(file), &target).expect("copy");
+    }
+    let pretty = serde_json::to_string_pretty(&manifest).expect("manifest");
+    std::fs::write(dir.join("agentty-plugin.json"), pretty).expect("manifest");
+    dir
+}
+
+/// The environment Agentty would pass for the tests: a plain PATH (no agent CLIs), a home
+/// folder of the test's own, and `AGENT_BRIDGE_BIN` so the launcher runs this build.
+pub fn base_env(home: &Path) -> BTreeMap<String, String> {
+    let bin = agent_bridge_conformance::bridge_binary().expect("agent-bridge binary");
+    let mut env = BTreeMap::new();
+    env.insert("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into());
+    env.insert("HOME".into(), home.display().to_string());
+    env.insert("LANG".into(), "C.UTF-8".into());
+    env.insert("AGENT_BRIDGE_BIN".into(), bin.display().to_string());
+    env
+}
+
+/// A context as Agentty sends it to a plugin with `workspace.read`: the workspace in `cwd`, a
+/// focused Claude Code pane.
+pub fn context(cwd: &Path) -> Value {
+    let name = cwd
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("workspace");
+    json!({
+        "workspace": {"id": 1, "active": true, "name": name, "cwd": cwd},
+        "pane": {"id": 7, "kind": "claude", "tool": "claude", "status": "idle", "running": true,
+                 "title": "Fix the flaky test", "cwd": cwd},
+        "language": "en",
+    })
+}
+
+/// What `session/get` answers for a focused Claude Code pane with `turns` (`(role, text)`).
+pub fn pane_session(cwd: &Path, turns: &[(&str, &str)]) -> Value {
+    json!({
+        "paneId": 7, "agent": "claude", "sessionId": "0b5c6a1e-pane", "title": "Fix the flaky test",
+        "cwd": cwd, "status": "idle", "turnCount": turns.len(),
+        "turns": turns.iter().map(|(role, text)| json!({"role": role, "text": text})).collect::<Vec<_>>(),
+    })
+}

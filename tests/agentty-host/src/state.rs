@@ -1,0 +1,283 @@
+//! What the host knows: every message of the plugin, the panel it drew (and the text fields as
+//! the user sees them), the rules it broke, and the measures the tests report.
+
+use crate::host::HostOptions;
+use crate::manifest::Manifest;
+use crate::tree;
+use serde_json::{json, Value};
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+/// Agentty stops a plugin that sends more than this in one second (its window).
+pub const MAX_MESSAGES_PER_SECOND: u32 = 240;
+/// Agentty drops `ui/notify` calls closer together than this.
+pub const NOTIFY_INTERVAL: Duration = Duration::from_millis(700);
+
+/// One line of the plugin.
+#[derive(Debug, Clone)]
+pub enum Msg {
+    Json(Instant, Value),
+    Stray(String),
+}
+
+/// A text field as the user sees it: what it shows, and the value the plugin sent last
+/// (Agentty applies a value only when it differs from that).
+#[derive(Debug, Clone, Default)]
+pub struct Field {
+    pub shown: String,
+    pub sent: String,
+}
+
+/// Measures of a run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Stats {
+    /// Most lines (stdout and stderr) in any rolling second.
+    pub max_rate: usize,
+    /// Most lines in one of Agentty's own windows.
+    pub max_window: u32,
+    pub trees: usize,
+    pub max_elements: usize,
+    pub max_depth: usize,
+    pub max_tree_bytes: usize,
+    pub notifies: usize,
+    pub log_lines: usize,
+}
+
+pub struct State {
+    pub messages: Vec<Msg>,
+    pub panel: Option<Value>,
+    pub fields: HashMap<String, Field>,
+    pub violations: Vec<String>,
+    pub logs: Vec<String>,
+    pub notified: Vec<Value>,
+    pub injected: Vec<Value>,
+    pub badge: String,
+    pub shown: bool,
+    pub context: Value,
+    session_get: Option<Value>,
+    /// Answers to the host's own requests (`initialize`), by id.
+    pub answers: HashMap<u64, Value>,
+    pub exited: Option<(Instant, Option<i32>)>,
+    pub stats: Stats,
+    window: Option<(Instant, u32)>,
+    recent: VecDeque<Instant>,
+    notified_at: Option<Instant>,
+}
+
+impl State {
+    pub fn new(options: &HostOptions) -> State {
+        State {
+            messages: Vec::new(),
+            panel: None,
+            fields: HashMap::new(),
+            violations: Vec::new(),
+            logs: Vec::new(),
+            notified: Vec::new(),
+            injected: Vec::new(),
+            badge: String::new(),
+            shown: false,
+            context: options.context.clone(),
+            session_get: options.session_get.clone(),
+            answers: HashMap::new(),
+            exited: None,
+            stats: Stats::default(),
+            window: None,
+            recent: VecDeque::new(),
+            notified_at: None,
+        }
+    }
+
+    pub fn violation(&mut self, what: String) {
+        self.violations.push(what);
+    }
+
+    pub fn set_context(&mut self, context: Value) {
+        self.context = context;
+    }
+
+    /// Counts one line (stdout or stderr) as Agentty does, and in a rolling second.
+    pub fn count(&mut self, now: Instant) {
+        self.window = match self.window {
+            Some((start, n)) if now.duration_since(start) < Duration::from_secs(1) => {
+                Some((start, n + 1))
+            }
+            _ => Some((now, 1)),
+        };
+        let n = self.window.map_or(0, |w| w.1);
+        self.stats.max_window = self.stats.max_window.max(n);
+        if n == MAX_MESSAGES_PER_SECOND + 1 {
+            self.violation(format!(
+                "more than {MAX_MESSAGES_PER_SECOND} messages a second: Agentty stops the plugin"
+            ));
+        }
+        while self
+            .recent
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(1))
+        {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(now);
+        self.stats.max_rate = self.stats.max_rate.max(self.recent.len());
+        self.stats.log_lines = self.logs.len();
+    }
+
+    /// Handles one JSON message of the plugin; returns the answer to write back, if any.
+    pub fn message(&mut self, v: Value, manifest: &Manifest) -> Option<Value> {
+        self.messages.push(Msg::Json(Instant::now(), v.clone()));
+        let id = v.get("id").filter(|id| !id.is_null()).cloned();
+        let Some(method) = v.get("method").and_then(Value::as_str) else {
+            // An answer to one of the host's requests.
+            if let Some(n) = id.as_ref().and_then(Value::as_u64) {
+                self.answers.insert(n, v.clone());
+            }
+            return None;
+        };
+        let params = v.get("params").cloned().unwrap_or(Value::Null);
+        let result = self.call(method, params, manifest);
+        let id = id?;
+        Some(match result {
+            Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
+            Err((code, message)) => {
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+            }
+        })
+    }
+
+    fn call(
+        &mut self,
+        method: &str,
+        params: Value,
+        manifest: &Manifest,
+    ) -> Result<Value, (i64, String)> {
+        let needs = match method {
+            "host/revealPath" | "workspace/list" => Some("workspace.read"),
+            "prompt/inject" => Some("prompt.inject"),
+            "terminal/send" => Some("terminal.write"),
+            "session/get" => Some("session.read"),
+            "net/fetch" => Some("net.request"),
+            _ => None,
+        };
+        if let Some(p) = needs.filter(|p| !manifest.has(p)) {
+            return Err((
+                -32001,
+                format!("{method} needs the \"{p}\" permission in agentty-plugin.json"),
+            ));
+        }
+        match method {
+            "ui/setPanel" => self.set_panel(params.get("tree").cloned().unwrap_or(Value::Null)),
+            "ui/showPanel" => {
+                self.shown = true;
+                Ok(Value::Null)
+            }
+            "ui/notify" => {
+                let now = Instant::now();
+                if self
+                    .notified_at
+                    .is_some_and(|t| now.duration_since(t) < NOTIFY_INTERVAL)
+                {
+                    self.violation(format!(
+                        "ui/notify within 700 ms of the last: Agentty drops it ({params})"
+                    ));
+                } else {
+                    self.notified_at = Some(now);
+                    self.stats.notifies += 1;
+                    self.notified.push(params);
+                }
+                Ok(Value::Null)
+            }
+            "ui/setBadge" => {
+                let text = params.get("text").and_then(Value::as_str).unwrap_or("");
+                if text.chars().count() > 8 {
+                    self.violation(format!("a badge over 8 characters: {text}"));
+                }
+                self.badge = text.chars().take(8).collect();
+                Ok(Value::Null)
+            }
+            "context/get" => Ok(self.context.clone()),
+            "host/info" => {
+                Ok(json!({"version": crate::AGENTTY_VERSION, "apiVersion": 2, "language": "en"}))
+            }
+            "session/get" => self
+                .session_get
+                .clone()
+                .ok_or((-32002, "no session yet".to_string())),
+            "prompt/inject" => {
+                if params
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .is_none_or(|t| t.trim().is_empty())
+                {
+                    return Err((-32602, "the prompt is empty".into()));
+                }
+                let ask = params
+                    .get("target")
+                    .and_then(Value::as_str)
+                    .is_none_or(|t| t == "ask");
+                self.injected.push(params);
+                Ok(if ask {
+                    json!({"status": "asked"})
+                } else {
+                    json!({"status": "sent", "paneId": 1})
+                })
+            }
+            "workspace/list" => Ok(json!([])),
+            other => Err((-32601, format!("unknown method {other}"))),
+        }
+    }
+
+    fn set_panel(&mut self, tree: Value) -> Result<Value, (i64, String)> {
+        let bytes = tree.to_string().len();
+        match tree::check(&tree) {
+            Ok(m) => {
+                self.stats.trees += 1;
+                self.stats.max_elements = self.stats.max_elements.max(m.elements);
+                self.stats.max_depth = self.stats.max_depth.max(m.depth);
+                self.stats.max_tree_bytes = self.stats.max_tree_bytes.max(bytes);
+                let mut inputs = Vec::new();
+                tree::inputs(&tree, &mut inputs);
+                for (id, value) in inputs {
+                    let field = self.fields.entry(id).or_default();
+                    let value = value.unwrap_or_default();
+                    if value != field.sent {
+                        field.shown = value.clone();
+                        field.sent = value;
+                    }
+                }
+                self.panel = Some(tree);
+                Ok(Value::Null)
+            }
+            Err(e) => {
+                self.violation(format!("invalid UI tree: {e}"));
+                Err((-32602, format!("invalid UI tree: {e}")))
+            }
+        }
+    }
+
+    /// The node of the current panel with element id `id`.
+    pub fn find(&self, id: &str) -> Option<&Value> {
+        tree::find(self.panel.as_ref()?, id)
+    }
+
+    /// The rows of list `id` (empty when there is no such list).
+    pub fn rows(&self, id: &str) -> Vec<Value> {
+        self.find(id)
+            .and_then(|l| l.get("items"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The JSON messages the plugin sent with method `method`.
+    pub fn sent(&self, method: &str) -> Vec<Value> {
+        self.messages
+            .iter()
+            .filter_map(|m| match m {
+                Msg::Json(_, v) if v.get("method").and_then(Value::as_str) == Some(method) => {
+                    Some(v.clone())
+                }
+                _ => None,
+            })
+            .collect()
+    }
+}
