@@ -1,4 +1,4 @@
-//! Conformance host for the agent-bridge wire contract (`shared/spec/bridge-wire.md`).
+//! Conformance host for the agent-bridge wire contract (`docs/wire.md`).
 //!
 //! [`BridgeHost`] runs the real `agent-bridge serve` binary the way Paseo's adapter does and
 //! checks everything it prints. Test suites (this crate's own, the Claude and Codex end-to-end

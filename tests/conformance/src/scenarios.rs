@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 /// A prompt whose reply streams slowly on every provider of the suite.
 pub const SLOW_PROMPT: &str = "SLOW please tell a long story";
 
-/// How long `provider/close` may take with a turn running: the stop path of bridge-wire.md
+/// How long `provider/close` may take with a turn running: the stop path of docs/wire.md
 /// (stdin closed, SIGTERM after 1.5 s, SIGKILL after 1.5 s more) and some slack.
 pub const CLOSE_LIMIT: Duration = Duration::from_millis(4500);
 

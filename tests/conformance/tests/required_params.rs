@@ -1,4 +1,4 @@
-//! Params bridge-wire.md makes required are required: `initialize` needs `host: { name,
+//! Params docs/wire.md makes required are required: `initialize` needs `host: { name,
 //! version }`, `provider/availability` and `provider/catalogCacheKey` need `options`. A request
 //! without them is invalid params (-32602) naming the missing field, and changes nothing.
 

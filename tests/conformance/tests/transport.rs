@@ -1,4 +1,4 @@
-//! Transport and error codes: JSON-RPC framing, every error code of bridge-wire.md, and that
+//! Transport and error codes: JSON-RPC framing, every error code of docs/wire.md, and that
 //! the bridge keeps serving after each of them.
 
 mod common;

@@ -23,7 +23,7 @@ pub const DEMO_CAPS: [&str; 8] = [
 ];
 /// Default wait for anything that should happen promptly.
 pub const T: Duration = Duration::from_secs(5);
-/// How long the bridge may take to exit after stdin closes (bridge-wire.md).
+/// How long the bridge may take to exit after stdin closes (docs/wire.md).
 pub const EXIT_LIMIT: Duration = Duration::from_millis(3500);
 
 /// A bridge, initialized, with one demo connection holding every capability, and a scratch cwd.
