@@ -33,6 +33,37 @@ pub trait Translator: Send + Sync + 'static {
     /// The runtime ended unexpectedly: forget what only it could answer (its waiting
     /// requests, its running turn). Called before the failure is reported.
     fn ended(&self) {}
+
+    /// On a shared process: the native session `native` (not one the session claimed: a
+    /// sub-agent's thread it found) is this session's.
+    fn owns(&self, native: &str) -> bool {
+        let _ = native;
+        false
+    }
+}
+
+#[async_trait::async_trait]
+impl<T: Translator + ?Sized> Translator for Arc<T> {
+    async fn notification(
+        &self,
+        peer: &PeerHandle,
+        method: String,
+        params: Value,
+    ) -> Vec<AgentEvent> {
+        (**self).notification(peer, method, params).await
+    }
+
+    async fn request(&self, peer: &PeerHandle, request: IncomingRequest) -> Vec<AgentEvent> {
+        (**self).request(peer, request).await
+    }
+
+    fn ended(&self) {
+        (**self).ended()
+    }
+
+    fn owns(&self, native: &str) -> bool {
+        (**self).owns(native)
+    }
 }
 
 /// Where a runtime's events go: the session's sink, or nowhere while the runtime belongs to

@@ -14,6 +14,9 @@
 //! - [`RefuseAll`]: the inbound of a runtime without a session (a catalog probe, a spare).
 //! - [`PendingRequests`]: the agent's requests waiting for the user, bound to their turn.
 //! - [`Relaunch`]: how a session's runtime was started, so a restart starts it the same way.
+//! - [`SessionRuntime`]: a session's runtime, its own process or its place on a shared one.
+//! - [`shared`]: one process for several sessions ([`SharedProcesses`], routing by native
+//!   session id, per-session bounded queues, idle stop).
 //! - [`SharedState`] and [`lock`]: state shared by a session's methods and its inbound, with
 //!   one policy on a poisoned lock.
 
@@ -24,6 +27,8 @@ mod liveness;
 mod pending;
 mod refuse;
 mod relaunch;
+mod session_runtime;
+pub mod shared;
 mod state;
 
 pub use agent_runtime::{AgentRuntime, RuntimeLaunch, START_EXIT_WAIT};
@@ -32,4 +37,6 @@ pub use liveness::Liveness;
 pub use pending::{Pending, PendingRequests};
 pub use refuse::RefuseAll;
 pub use relaunch::Relaunch;
+pub use session_runtime::SessionRuntime;
+pub use shared::{SharedKey, SharedMember, SharedProcesses};
 pub use state::{lock, shared, SharedState};

@@ -1,0 +1,180 @@
+//! The shared processes of a provider, one per launch key, started once and stopped when idle.
+
+use super::process::{SharedMember, SharedProcess};
+use super::Route;
+use crate::lifecycle::{lock, AgentRuntime, EventTarget, Translator};
+use crate::rpc::Inbound;
+use crate::supervisor::SpawnSpec;
+use agent_bridge_protocol::ProviderError;
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// What sessions must have in common to share a process: the launch (program, arguments,
+/// effective environment). Not the folder: each native session has its own.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SharedKey {
+    program: String,
+    args: Vec<String>,
+    base_env: Option<BTreeMap<String, String>>,
+    env: BTreeMap<String, String>,
+    env_remove: Vec<String>,
+}
+
+impl SharedKey {
+    pub fn of(spec: &SpawnSpec) -> Self {
+        SharedKey {
+            program: spec.program.clone(),
+            args: spec.args.clone(),
+            base_env: spec.base_env.clone(),
+            env: spec.env.clone(),
+            env_remove: spec.env_remove.clone(),
+        }
+    }
+}
+
+/// The process of one key, behind an async lock held while it starts (one start at a time).
+type Cell = Arc<tokio::sync::Mutex<Option<Arc<SharedProcess>>>>;
+
+struct Inner {
+    cells: Mutex<HashMap<SharedKey, Cell>>,
+    idle_grace: Duration,
+    stop_limit: Duration,
+}
+
+/// A provider's shared processes.
+#[derive(Clone)]
+pub struct SharedProcesses {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for SharedProcesses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedProcesses")
+            .field("idle_grace", &self.inner.idle_grace)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SharedProcesses {
+    /// A pool whose idle processes stop `idle_grace` after their last member left, each stop
+    /// bounded by `stop_limit` (then killed).
+    pub fn new(idle_grace: Duration, stop_limit: Duration) -> Self {
+        SharedProcesses {
+            inner: Arc::new(Inner {
+                cells: Mutex::new(HashMap::new()),
+                idle_grace,
+                stop_limit,
+            }),
+        }
+    }
+
+    pub fn idle_grace(&self) -> Duration {
+        self.inner.idle_grace
+    }
+
+    fn cell(&self, key: &SharedKey) -> Cell {
+        lock(&self.inner.cells)
+            .entry(key.clone())
+            .or_default()
+            .clone()
+    }
+
+    /// The running process of `key`, if any (for tests and reports).
+    pub async fn running(&self, key: &SharedKey) -> Option<Arc<SharedProcess>> {
+        let cell = self.cell(key);
+        let slot = cell.lock().await;
+        slot.as_ref().filter(|p| p.usable()).cloned()
+    }
+
+    /// A place for a session on the running process of `key`, or on one started with `start`
+    /// (given the process's inbound, it spawns the agent and completes its handshake). The
+    /// session's messages (those `route` gives it) go through `translator` into `events`.
+    /// Concurrent joins of one key start one process.
+    pub async fn join<F, Fut>(
+        &self,
+        key: SharedKey,
+        route: Arc<dyn Route>,
+        start: F,
+        translator: Arc<dyn Translator>,
+        events: EventTarget,
+    ) -> Result<SharedMember, ProviderError>
+    where
+        F: FnOnce(Arc<dyn Inbound>) -> Fut,
+        Fut: Future<Output = Result<AgentRuntime, ProviderError>>,
+    {
+        let cell = self.cell(&key);
+        let mut slot = cell.lock().await;
+        if let Some(process) = slot.as_ref().filter(|p| p.usable()) {
+            if let Some((id, liveness)) = process.add(translator.clone(), events.clone()) {
+                return Ok(SharedMember::new(
+                    process.clone(),
+                    id,
+                    liveness,
+                    self.clone(),
+                    key,
+                ));
+            }
+        }
+        let (members, inbound) = SharedProcess::demux(route);
+        let runtime = start(inbound).await?;
+        let process = Arc::new(SharedProcess::new(runtime, members));
+        let Some((id, liveness)) = process.add(translator, events) else {
+            return Err(ProviderError::new(
+                "the shared agent process stopped as it started",
+            ));
+        };
+        if let Some(stale) = slot.replace(process.clone()) {
+            tracing::debug!(?stale, "a dead shared process replaced");
+        }
+        tracing::info!(
+            pid = ?process.pid(),
+            label = process.runtime().label(),
+            "shared agent process started"
+        );
+        Ok(SharedMember::new(process, id, liveness, self.clone(), key))
+    }
+
+    /// The last member of `process` left at `epoch`: it stops after the idle grace (with
+    /// none, now, and this waits until it is gone).
+    pub(super) async fn idle(&self, key: SharedKey, process: Arc<SharedProcess>, epoch: u64) {
+        if self.inner.idle_grace.is_zero() {
+            self.stop_idle(key, process, epoch).await;
+        } else {
+            self.idle_later(key, process, epoch);
+        }
+    }
+
+    /// [`SharedProcesses::idle`] in a task of its own (from a destructor).
+    pub(super) fn idle_later(&self, key: SharedKey, process: Arc<SharedProcess>, epoch: u64) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            if process.stop_if_idle(epoch) {
+                process.runtime().kill_now();
+            }
+            return;
+        };
+        let pool = self.clone();
+        let grace = self.inner.idle_grace;
+        rt.spawn(async move {
+            tokio::time::sleep(grace).await;
+            pool.stop_idle(key, process, epoch).await;
+        });
+    }
+
+    /// Stops `process` unless a member joined since it became idle at `epoch`.
+    async fn stop_idle(&self, key: SharedKey, process: Arc<SharedProcess>, epoch: u64) {
+        let cell = self.cell(&key);
+        {
+            let mut slot = cell.lock().await;
+            if !process.stop_if_idle(epoch) {
+                return;
+            }
+            if slot.as_ref().is_some_and(|p| Arc::ptr_eq(p, &process)) {
+                *slot = None;
+            }
+        }
+        tracing::info!(pid = ?process.pid(), "idle shared agent process stopped");
+        process.runtime().shutdown(self.inner.stop_limit).await;
+    }
+}

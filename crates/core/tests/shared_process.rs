@@ -1,0 +1,352 @@
+//! One agent process for several sessions, against a real process: an echo agent (`sh`: it
+//! answers `initialize`, then writes back every line it reads). What the test sends as a
+//! notification comes back as the agent's notification; a call comes back as the agent's
+//! request, whose answer (by the member it was routed to) comes back as the call's answer.
+
+use agent_bridge_core::lifecycle::shared::{ByParam, SharedKey, SharedProcesses};
+use agent_bridge_core::lifecycle::{
+    AgentRuntime, EventTarget, Liveness, RuntimeLaunch, SharedMember, Translator,
+};
+use agent_bridge_core::rpc::{IncomingRequest, JsonRpc, PeerError, PeerHandle};
+use agent_bridge_core::supervisor::SpawnSpec;
+use agent_bridge_core::{AgentEvent, SessionSink};
+use agent_bridge_protocol::{ErrorCode, ProviderError, ProviderNotice, Severity};
+use pretty_assertions::assert_eq;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+const ECHO: &str = r#"read line; echo '{"jsonrpc":"2.0","id":1,"result":{}}'; exec cat"#;
+const STOP: Duration = Duration::from_secs(3);
+const WAIT: Duration = Duration::from_secs(10);
+
+fn spec(env: &[(&str, &str)]) -> SpawnSpec {
+    SpawnSpec {
+        program: "sh".into(),
+        args: vec!["-c".into(), ECHO.into()],
+        env: env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<BTreeMap<_, _>>(),
+        ..SpawnSpec::default()
+    }
+}
+
+/// A notification becomes a notice `<member>:<n>`; a request is answered `{"by": member}`.
+struct Echo {
+    name: &'static str,
+    /// A thread it found (a sub-agent's), routed to it without a claim.
+    owns: Option<&'static str>,
+}
+
+#[async_trait::async_trait]
+impl Translator for Echo {
+    async fn notification(&self, _: &PeerHandle, method: String, params: Value) -> Vec<AgentEvent> {
+        vec![AgentEvent::Notice(ProviderNotice {
+            id: format!("{}:{}:{}", self.name, method, params["n"]),
+            severity: Severity::Info,
+            title: String::new(),
+            description: None,
+            dismissed: None,
+        })]
+    }
+
+    async fn request(&self, _: &PeerHandle, request: IncomingRequest) -> Vec<AgentEvent> {
+        request
+            .responder
+            .respond(Ok(json!({"by": self.name})))
+            .await;
+        Vec::new()
+    }
+
+    fn owns(&self, native: &str) -> bool {
+        self.owns == Some(native)
+    }
+}
+
+async fn start(
+    spec: SpawnSpec,
+    inbound: Arc<dyn agent_bridge_core::rpc::Inbound>,
+) -> Result<AgentRuntime, ProviderError> {
+    let launch = RuntimeLaunch {
+        spec: &spec,
+        label: "echo agent",
+        install: "",
+        dialect: Arc::new(JsonRpc::v2()),
+        call_timeout: WAIT,
+        scope: None,
+    };
+    let runtime = AgentRuntime::spawn(launch, inbound, Liveness::default())?;
+    if let Err(e) = runtime.rpc.call("initialize", json!({})).await {
+        return Err(runtime.failed_start(e).await);
+    }
+    Ok(runtime)
+}
+
+struct Session {
+    member: SharedMember,
+    rx: mpsc::Receiver<AgentEvent>,
+}
+
+async fn join(pool: &SharedProcesses, env: &[(&str, &str)], echo: Echo, native: &str) -> Session {
+    let (sink, rx) = SessionSink::channel();
+    let spec = spec(env);
+    let member = pool
+        .join(
+            SharedKey::of(&spec),
+            Arc::new(ByParam("sessionId")),
+            |inbound| start(spec.clone(), inbound),
+            Arc::new(echo),
+            EventTarget::new(Some(sink)),
+        )
+        .await
+        .expect("joined");
+    member.claim(native);
+    member.liveness().go_live();
+    Session { member, rx }
+}
+
+fn echo(name: &'static str) -> Echo {
+    Echo { name, owns: None }
+}
+
+async fn next(rx: &mut mpsc::Receiver<AgentEvent>) -> AgentEvent {
+    tokio::time::timeout(WAIT, rx.recv())
+        .await
+        .expect("an event in time")
+        .expect("the sink is open")
+}
+
+async fn notice(rx: &mut mpsc::Receiver<AgentEvent>) -> String {
+    match next(rx).await {
+        AgentEvent::Notice(n) => n.id,
+        other => panic!("not a notice: {other:?}"),
+    }
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z'))
+    })
+}
+
+async fn wait_gone(pid: u32) {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while alive(pid) {
+        assert!(tokio::time::Instant::now() < deadline, "{pid} still alive");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn pid(s: &Session) -> u32 {
+    s.member.process().pid().expect("a pid")
+}
+
+#[tokio::test]
+async fn messages_go_to_their_session_and_process_wide_ones_to_every_session() {
+    let pool = SharedProcesses::new(Duration::ZERO, STOP);
+    let mut a = join(&pool, &[], echo("a"), "thread-a").await;
+    let mut b = join(&pool, &[], echo("b"), "thread-b").await;
+    assert_eq!(pid(&a), pid(&b), "one process");
+    assert_eq!(a.member.process().members(), 2);
+    let rpc = a.member.rpc().clone();
+    for (session, n) in [("thread-b", 1), ("thread-a", 2), ("thread-b", 3)] {
+        rpc.notify("said", Some(&json!({"sessionId": session, "n": n})))
+            .await
+            .expect("sent");
+    }
+    rpc.notify("warned", Some(&json!({"n": 4})))
+        .await
+        .expect("sent");
+    assert_eq!(notice(&mut a.rx).await, "a:said:2");
+    assert_eq!(notice(&mut a.rx).await, "a:warned:4");
+    assert_eq!(notice(&mut b.rx).await, "b:said:1");
+    assert_eq!(notice(&mut b.rx).await, "b:said:3");
+    assert_eq!(notice(&mut b.rx).await, "b:warned:4");
+
+    // Requests are answered by their session; one of no session is refused.
+    let by = |s: &str| json!({"sessionId": s});
+    assert_eq!(
+        rpc.call("ask", by("thread-b")).await,
+        Ok(json!({"by": "b"}))
+    );
+    assert_eq!(
+        rpc.call("ask", by("thread-a")).await,
+        Ok(json!({"by": "a"}))
+    );
+    match rpc.call("ask", by("thread-z")).await {
+        Err(PeerError::Rpc { error, .. }) => assert_eq!(error.code, -32601),
+        other => panic!("refused: {other:?}"),
+    }
+    a.member.leave().await;
+    b.member.leave().await;
+}
+
+#[tokio::test]
+async fn a_session_nobody_drains_does_not_hold_up_another() {
+    let pool = SharedProcesses::new(Duration::ZERO, STOP);
+    let a = join(&pool, &[], echo("a"), "thread-a").await;
+    let mut b = join(&pool, &[], echo("b"), "thread-b").await;
+    let rpc = a.member.rpc().clone();
+    // More than a's sink holds, less than its sink and queue: a's task waits, the reader not.
+    for n in 0..200 {
+        rpc.notify("said", Some(&json!({"sessionId": "thread-a", "n": n})))
+            .await
+            .expect("sent");
+    }
+    rpc.notify("said", Some(&json!({"sessionId": "thread-b", "n": 0})))
+        .await
+        .expect("sent");
+    assert_eq!(notice(&mut b.rx).await, "b:said:0");
+    // And a call of b is answered meanwhile.
+    let answer = rpc.call("ask", json!({"sessionId": "thread-b"})).await;
+    assert_eq!(answer, Ok(json!({"by": "b"})));
+    let mut a = a;
+    for n in 0..200 {
+        assert_eq!(notice(&mut a.rx).await, format!("a:said:{n}"));
+    }
+    a.member.leave().await;
+    b.member.leave().await;
+}
+
+#[tokio::test]
+async fn a_sub_agent_thread_goes_to_the_session_that_owns_it() {
+    let pool = SharedProcesses::new(Duration::ZERO, STOP);
+    let a = Echo {
+        name: "a",
+        owns: Some("child-of-a"),
+    };
+    let mut a = join(&pool, &[], a, "thread-a").await;
+    let mut b = join(&pool, &[], echo("b"), "thread-b").await;
+    let rpc = b.member.rpc().clone();
+    rpc.notify("said", Some(&json!({"sessionId": "child-of-a", "n": 1})))
+        .await
+        .expect("sent");
+    rpc.notify("said", Some(&json!({"sessionId": "thread-b", "n": 2})))
+        .await
+        .expect("sent");
+    assert_eq!(notice(&mut a.rx).await, "a:said:1");
+    assert_eq!(notice(&mut b.rx).await, "b:said:2");
+    // A released thread is nobody's.
+    b.member.release("thread-b");
+    rpc.notify("said", Some(&json!({"sessionId": "thread-b", "n": 3})))
+        .await
+        .expect("sent");
+    rpc.notify("said", Some(&json!({"n": 4})))
+        .await
+        .expect("sent");
+    assert_eq!(notice(&mut b.rx).await, "b:said:4");
+    a.member.leave().await;
+    b.member.leave().await;
+}
+
+#[tokio::test]
+async fn another_environment_gets_another_process() {
+    let pool = SharedProcesses::new(Duration::ZERO, STOP);
+    let a = join(&pool, &[("X", "1")], echo("a"), "thread-a").await;
+    let b = join(&pool, &[("X", "2")], echo("b"), "thread-b").await;
+    let c = join(&pool, &[("X", "1")], echo("c"), "thread-c").await;
+    assert_ne!(pid(&a), pid(&b));
+    assert_eq!(pid(&a), pid(&c));
+    for s in [a, b, c] {
+        s.member.leave().await;
+    }
+}
+
+#[tokio::test]
+async fn the_last_session_leaving_stops_the_process_and_a_left_one_hears_nothing() {
+    let pool = SharedProcesses::new(Duration::ZERO, STOP);
+    let mut a = join(&pool, &[], echo("a"), "thread-a").await;
+    let b = join(&pool, &[], echo("b"), "thread-b").await;
+    let process = pid(&a);
+    b.member.leave().await;
+    assert!(alive(process), "a session is left");
+    let rpc = a.member.rpc().clone();
+    rpc.notify("said", Some(&json!({"n": 1})))
+        .await
+        .expect("sent");
+    assert_eq!(notice(&mut a.rx).await, "a:said:1");
+    a.member.leave().await;
+    assert!(
+        !alive(process),
+        "the close of the last session waits for the process"
+    );
+    assert!(
+        next_or_closed(&mut a.rx).await.is_none(),
+        "nothing after leaving"
+    );
+}
+
+/// The next event, or `None` once every sender is gone.
+async fn next_or_closed(rx: &mut mpsc::Receiver<AgentEvent>) -> Option<AgentEvent> {
+    tokio::time::timeout(WAIT, rx.recv())
+        .await
+        .expect("in time")
+}
+
+#[tokio::test]
+async fn an_idle_process_waits_out_its_grace_for_a_new_session() {
+    let pool = SharedProcesses::new(Duration::from_secs(600), STOP);
+    let a = join(&pool, &[], echo("a"), "thread-a").await;
+    let first = pid(&a);
+    a.member.leave().await;
+    assert!(alive(first), "kept for the grace");
+    let b = join(&pool, &[], echo("b"), "thread-b").await;
+    assert_eq!(pid(&b), first, "the idle process takes the next session");
+    drop(b);
+}
+
+#[tokio::test]
+async fn a_dead_process_fails_every_live_session_once_and_restarts_once() {
+    let pool = SharedProcesses::new(Duration::ZERO, STOP);
+    let mut a = join(&pool, &[], echo("a"), "thread-a").await;
+    let mut b = join(&pool, &[], echo("b"), "thread-b").await;
+    let c = join(&pool, &[], echo("c"), "thread-c").await;
+    // c is closing: the death is not its failure.
+    c.member.liveness().close();
+    let dead = pid(&a);
+    // SAFETY: kill(2) on the pid of a process this test started.
+    unsafe {
+        libc::kill(dead as i32, libc::SIGKILL);
+    }
+    for s in [&mut a, &mut b] {
+        match next(&mut s.rx).await {
+            AgentEvent::RuntimeFailed(e) => {
+                assert_eq!(e.code, Some(ErrorCode::RuntimeExited));
+                assert!(
+                    e.message.contains("echo agent exited unexpectedly"),
+                    "{e:?}"
+                );
+            }
+            other => panic!("a runtime failure: {other:?}"),
+        }
+    }
+    wait_gone(dead).await;
+    // Both restart at once: one new process for both.
+    let (a2, b2) = tokio::join!(
+        async {
+            a.member.leave().await;
+            join(&pool, &[], echo("a"), "thread-a").await
+        },
+        async {
+            b.member.leave().await;
+            join(&pool, &[], echo("b"), "thread-b").await
+        }
+    );
+    assert_ne!(pid(&a2), dead);
+    assert_eq!(pid(&a2), pid(&b2), "restarted once");
+    let answer = a2
+        .member
+        .rpc()
+        .call("ask", json!({"sessionId": "thread-b"}))
+        .await;
+    assert_eq!(answer, Ok(json!({"by": "b"})));
+    c.member.leave().await;
+    a2.member.leave().await;
+    b2.member.leave().await;
+}
