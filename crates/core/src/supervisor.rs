@@ -169,7 +169,7 @@ pub struct ManagedChild {
 }
 
 /// Checks a spawn's working folder, so a missing one is not reported as the program failing.
-fn check_cwd(cwd: &Path) -> Result<(), SpawnError> {
+pub fn check_cwd(cwd: &Path) -> Result<(), SpawnError> {
     match std::fs::metadata(cwd) {
         Ok(meta) if meta.is_dir() => Ok(()),
         Ok(_) => Err(SpawnError::CwdNotAFolder {

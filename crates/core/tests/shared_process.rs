@@ -246,6 +246,45 @@ async fn a_sub_agent_thread_goes_to_the_session_that_owns_it() {
 }
 
 #[tokio::test]
+async fn a_session_still_opening_hears_what_nobody_claimed() {
+    let pool = SharedProcesses::new(Duration::ZERO, STOP);
+    let mut a = join(&pool, &[], echo("a"), "thread-a").await;
+    let (sink, mut opening_rx) = SessionSink::channel();
+    let spec = spec(&[]);
+    let opening = pool
+        .join(
+            SharedKey::of(&spec),
+            Arc::new(ByParam("sessionId")),
+            |inbound| start(spec.clone(), inbound),
+            Arc::new(echo("o")),
+            EventTarget::new(Some(sink)),
+        )
+        .await
+        .expect("joined");
+    let rpc = a.member.rpc().clone();
+    let say = |session: &str, n: u32| json!({"sessionId": session, "n": n});
+    rpc.notify("said", Some(&say("thread-new", 1)))
+        .await
+        .expect("sent");
+    rpc.notify("said", Some(&say("thread-a", 2)))
+        .await
+        .expect("sent");
+    assert_eq!(notice(&mut opening_rx).await, "o:said:1");
+    assert_eq!(notice(&mut a.rx).await, "a:said:2");
+    // Once it knows its own, it hears only that.
+    opening.claim("thread-new");
+    rpc.notify("said", Some(&say("thread-other", 3)))
+        .await
+        .expect("sent");
+    rpc.notify("said", Some(&say("thread-new", 4)))
+        .await
+        .expect("sent");
+    assert_eq!(notice(&mut opening_rx).await, "o:said:4");
+    opening.leave().await;
+    a.member.leave().await;
+}
+
+#[tokio::test]
 async fn another_environment_gets_another_process() {
     let pool = SharedProcesses::new(Duration::ZERO, STOP);
     let a = join(&pool, &[("X", "1")], echo("a"), "thread-a").await;

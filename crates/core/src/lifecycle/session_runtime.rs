@@ -52,6 +52,14 @@ impl SessionRuntime {
         matches!(self, SessionRuntime::Shared(_))
     }
 
+    /// On a shared process, messages about the native session `native` are this session's
+    /// (its own process's are all its own).
+    pub fn claim(&self, native: &str) {
+        if let SessionRuntime::Shared(m) = self {
+            m.claim(native);
+        }
+    }
+
     /// The process's pid.
     pub fn pid(&self) -> Option<u32> {
         self.runtime().process.pid()

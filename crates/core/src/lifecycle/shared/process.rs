@@ -31,6 +31,10 @@ struct Slot {
     translator: Arc<dyn Translator>,
     /// The native sessions (threads, ACP sessions) of the member.
     claims: HashSet<String>,
+    /// No claim yet: the member is opening its native session, whose id it learns from the
+    /// answer; until then it takes the messages of native sessions nobody claimed (what the
+    /// agent says about the new session before answering).
+    opening: bool,
 }
 
 #[derive(Default)]
@@ -127,6 +131,7 @@ impl SharedProcess {
                     tx,
                     translator: translator.clone(),
                     claims: HashSet::new(),
+                    opening: true,
                 },
             );
             id
@@ -167,6 +172,7 @@ impl SharedProcess {
     pub(super) fn claim(&self, id: u64, native: &str) {
         if let Some(slot) = lock(&self.members).slots.get_mut(&id) {
             slot.claims.insert(native.to_string());
+            slot.opening = false;
         }
     }
 
@@ -190,13 +196,22 @@ impl Demux {
         match key {
             RouteKey::All => m.slots.values().map(|s| s.tx.clone()).collect(),
             RouteKey::Nobody => Vec::new(),
-            RouteKey::Session(native) => m
-                .slots
-                .values()
-                .find(|s| s.claims.contains(native))
-                .or_else(|| m.slots.values().find(|s| s.translator.owns(native)))
-                .map(|s| vec![s.tx.clone()])
-                .unwrap_or_default(),
+            RouteKey::Session(native) => {
+                let owner = m
+                    .slots
+                    .values()
+                    .find(|s| s.claims.contains(native))
+                    .or_else(|| m.slots.values().find(|s| s.translator.owns(native)));
+                match owner {
+                    Some(s) => vec![s.tx.clone()],
+                    None => m
+                        .slots
+                        .values()
+                        .filter(|s| s.opening)
+                        .map(|s| s.tx.clone())
+                        .collect(),
+                }
+            }
         }
     }
 }
