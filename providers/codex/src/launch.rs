@@ -2,12 +2,19 @@
 //! `launch` and plugin.json's `command`), the `initialize` handshake, and the availability
 //! probes (`codex --version`, `codex sandbox -- true`).
 
+use crate::route::CodexRoute;
+use crate::state::SharedState;
+use crate::translate::CodexTranslator;
 use crate::wire::notify::method;
-use agent_bridge_core::lifecycle::{errors, AgentRuntime, Liveness, RefuseAll, RuntimeLaunch};
+use agent_bridge_core::lifecycle::{
+    errors, AgentRuntime, EventTarget, Liveness, RefuseAll, RuntimeLaunch, SessionRuntime,
+    SharedKey, SharedProcesses,
+};
 use agent_bridge_core::probe;
 use agent_bridge_core::rpc::{Inbound, JsonRpc};
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnError, SpawnSpec};
 use agent_bridge_core::ProcessScope;
+use agent_bridge_core::SessionSink;
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
 use serde_json::json;
@@ -81,6 +88,49 @@ pub async fn start(
         return Err(server.failed_start(e).await);
     }
     Ok(server)
+}
+
+/// How long a shared app-server nobody uses any more is kept: none (the last session's close
+/// stops it and waits for it, as a close of a session with its own app-server does).
+pub const SHARED_IDLE_GRACE: Duration = Duration::ZERO;
+
+/// The shared app-servers of a provider.
+pub fn shared_processes() -> SharedProcesses {
+    SharedProcesses::new(SHARED_IDLE_GRACE, CLOSE_LIMIT)
+}
+
+/// The runtime of a session whose state is `shared` and whose events go to `sink`: an
+/// app-server of its own (in the session's process `scope`), or, with `processes`, its place on
+/// the app-server of its launch (started when there is none). Not live yet.
+pub async fn session_runtime(
+    spec: &SpawnSpec,
+    processes: Option<&SharedProcesses>,
+    shared: SharedState,
+    sink: SessionSink,
+    scope: &ProcessScope,
+) -> Result<SessionRuntime, ProviderError> {
+    let Some(processes) = processes else {
+        let liveness = Liveness::default();
+        let inbound = CodexTranslator::inbound(shared, sink, liveness.clone());
+        return Ok(SessionRuntime::Own(
+            start(spec, inbound, liveness, Some(scope)).await?,
+        ));
+    };
+    // The process may run in another session's folder: this one's is checked here.
+    if let Some(cwd) = &spec.cwd {
+        agent_bridge_core::supervisor::check_cwd(cwd).map_err(spawn_error)?;
+    }
+    let translator = Arc::new(CodexTranslator::new(shared, sink.clone()));
+    let member = processes
+        .join(
+            SharedKey::of(spec),
+            Arc::new(CodexRoute::default()),
+            |inbound| async move { start(spec, inbound, Liveness::default(), None).await },
+            translator,
+            EventTarget::new(Some(sink)),
+        )
+        .await?;
+    Ok(SessionRuntime::Shared(member))
 }
 
 /// An app-server for one query (catalog, session list, archive, login): no session, its

@@ -1,9 +1,9 @@
 //! The Codex provider (agent `codex`): drives `codex app-server` over JSON-RPC lines.
 //!
-//! One app-server process per session. The protocol can multiplex threads over one process, but
-//! a process per session keeps each session's environment (`config.env`, `CODEX_HOME`), crash
-//! and kill semantics (a crash or `kill -9` fails exactly one session) and shutdown independent,
-//! and needs no routing of approvals and notifications between sessions. Catalog and session
+//! Sessions whose launch (program, arguments, environment with `config.env` and `CODEX_HOME`)
+//! is the same share one app-server (the default; see `route` and the core's
+//! `lifecycle::shared`): each has its own thread, folder, model, mode and MCP servers. With
+//! `"processPerSession": true` each session has an app-server of its own. Catalog and session
 //! list use a short-lived app-server of their own.
 
 pub mod archive;
@@ -19,6 +19,7 @@ pub mod permissions;
 mod provider;
 mod queries;
 pub mod questions;
+pub mod route;
 pub mod sandbox_cache;
 pub mod session;
 pub mod state;

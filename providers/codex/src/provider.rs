@@ -14,11 +14,10 @@ use crate::session::{Applied, CodexSession, PendingProbe, ThreadRelaunch};
 use crate::state;
 use crate::threads::{self, ThreadAnswer};
 use crate::tool_denial;
-use crate::translate::CodexTranslator;
 use crate::wire::notify::method;
 use crate::wire::params::{ThreadListParams, ThreadStartParams};
 use crate::wire::thread::{Page, Thread, ThreadOpened};
-use agent_bridge_core::lifecycle::{Liveness, Relaunch};
+use agent_bridge_core::lifecycle::{Relaunch, SharedProcesses};
 use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::{
@@ -33,11 +32,25 @@ use agent_bridge_protocol::{
 use async_trait::async_trait;
 use serde_json::json;
 
+/// The plugin.json option that gives every session an app-server of its own (`true`) or lets
+/// sessions with the same launch share one (`false`).
+pub const PROCESS_PER_SESSION: &str = "processPerSession";
+/// Without the option: sessions share app-servers (see docs/providers/codex.md for why).
+pub const DEFAULT_PROCESS_PER_SESSION: bool = false;
+
 /// The Codex provider (`codex app-server`).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct CodexProvider {
     sandbox: SandboxCache,
     auth: AuthCache,
+    /// The shared app-servers, unless every session has its own.
+    processes: Option<SharedProcesses>,
+}
+
+impl Default for CodexProvider {
+    fn default() -> Self {
+        Self::with_shared_processes(!DEFAULT_PROCESS_PER_SESSION)
+    }
 }
 
 impl CodexProvider {
@@ -45,12 +58,30 @@ impl CodexProvider {
         Self::default()
     }
 
-    /// The provider of one plugin.json entry (Codex takes no `options` yet: each is logged).
-    pub fn from_entry(entry: &ProviderManifest) -> Self {
-        for key in entry.options.keys() {
-            tracing::warn!(provider = %entry.id, "unknown option `{key}` ignored");
+    /// A provider whose sessions share app-servers (`shared`) or each have one.
+    pub fn with_shared_processes(shared: bool) -> Self {
+        CodexProvider {
+            sandbox: SandboxCache::default(),
+            auth: AuthCache::default(),
+            processes: shared.then(launch::shared_processes),
         }
-        Self::new()
+    }
+
+    /// The provider of one plugin.json entry: its `options` may hold `"processPerSession"`
+    /// (a boolean); anything else is logged and ignored.
+    pub fn from_entry(entry: &ProviderManifest) -> Self {
+        let mut per_session = DEFAULT_PROCESS_PER_SESSION;
+        for (key, value) in &entry.options {
+            match (key.as_str(), value.as_bool()) {
+                (PROCESS_PER_SESSION, Some(v)) => per_session = v,
+                (PROCESS_PER_SESSION, None) => tracing::warn!(
+                    provider = %entry.id,
+                    "option `{PROCESS_PER_SESSION}` must be true or false; {value} ignored"
+                ),
+                _ => tracing::warn!(provider = %entry.id, "unknown option `{key}` ignored"),
+            }
+        }
+        Self::with_shared_processes(!per_session)
     }
 
     async fn sandbox_problem(&self, launch: &LaunchOverride) -> Option<String> {
@@ -202,15 +233,20 @@ impl Provider for CodexProvider {
         let shared = state::shared(Normalizer::unbound(&request.session_id, &cfg.cwd));
         state::lock(&shared).commands =
             commands::Commands::new(&cfg.cwd, commands::prompts_dir_of(&spec));
-        let liveness = Liveness::default();
-        let inbound = CodexTranslator::inbound(shared.clone(), sink.clone(), liveness.clone());
-        let server = launch::start(&spec, inbound, liveness, Some(&request.scope)).await?;
-        let stderr = || server.process.stderr_tail();
+        let server = launch::session_runtime(
+            &spec,
+            self.processes.as_ref(),
+            shared.clone(),
+            sink.clone(),
+            &request.scope,
+        )
+        .await?;
+        let stderr = || server.stderr();
         let denied = cfg.denied_tools.as_deref().unwrap_or_default();
         // `config/read` must precede the thread only when a denied name may be a configured
         // MCP server's; otherwise it and `model/list` travel with `thread/start`.
         let early = if tool_denial::needs_configured_servers(denied, &cfg.mcp_servers) {
-            Some(read_defaults(&server.rpc, Some(&cfg.cwd)).await)
+            Some(read_defaults(server.rpc(), Some(&cfg.cwd)).await)
         } else {
             None
         };
@@ -245,17 +281,22 @@ impl Provider for CodexProvider {
         let relaunch = ThreadRelaunch {
             runtime: Relaunch::new(spec.clone(), request.scope.clone()),
             thread: overrides.clone(),
+            processes: self.processes.clone(),
         };
-        let thread = threads::resume_or_start(&server, resume.as_deref(), overrides);
+        if let Some(resume) = &resume {
+            // On a shared app-server, what Codex says about the resumed thread is ours.
+            server.claim(resume);
+        }
+        let thread = threads::resume_or_start(server.runtime(), resume.as_deref(), overrides);
         // Skills (and prompts) are listed next to `thread/start`; the open never waits for them.
-        commands::refresh(&shared, &server.rpc, &sink);
+        commands::refresh(&shared, server.rpc(), &sink);
         let defaults = async {
             match early {
                 Some(d) => d,
-                None => read_defaults(&server.rpc, Some(&cfg.cwd)).await,
+                None => read_defaults(server.rpc(), Some(&cfg.cwd)).await,
             }
         };
-        let (thread, listed, defaults) = tokio::join!(thread, fetch_models(&server.rpc), defaults);
+        let (thread, listed, defaults) = tokio::join!(thread, fetch_models(server.rpc()), defaults);
         let ThreadAnswer {
             answer: opened,
             resumed,
@@ -272,15 +313,16 @@ impl Provider for CodexProvider {
         let opened: ThreadOpened = serde_json::from_value(opened)
             .map_err(|e| ProviderError::new(format!("unreadable thread answer: {e}")))?;
         let thread = &opened.thread;
+        server.claim(&thread.id);
         let mut sub_agents = Vec::new();
         let mut children = Vec::new();
         let replay = if resumed && request.history == HistoryMode::Replay {
-            let turns = match load_turns(&server.rpc, &thread.id).await {
+            let turns = match load_turns(server.rpc(), &thread.id).await {
                 Ok(t) => t,
                 Err(e) => {
                     tracing::warn!("thread/turns/list failed ({e}); reading the whole thread");
                     let v = server
-                        .rpc
+                        .rpc()
                         .call(
                             method::THREAD_READ,
                             json!({ "threadId": thread.id, "includeTurns": true }),
@@ -304,7 +346,7 @@ impl Provider for CodexProvider {
                     .then(|| crate::sub_agents::child_id(&sid, t))
             };
             children = crate::sub_agents::restore(
-                &server.rpc,
+                server.rpc(),
                 &request.session_id,
                 thread.cwd.as_deref().unwrap_or(&request.config.cwd),
                 &sub_agents,

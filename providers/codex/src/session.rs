@@ -1,5 +1,5 @@
-//! A live Codex session: one app-server process (started again after it died, see
-//! `restart`), one thread.
+//! A live Codex session: one thread on an app-server of its own or shared with other sessions
+//! (started again after it died, see `restart`).
 //!
 //! Methods write to the app-server and await the answers of `turn/start`, `turn/steer` and
 //! `turn/interrupt`, which the reader task hands over directly. Meanwhile the reader sends the
@@ -14,7 +14,7 @@ use crate::state::{lock, SharedState};
 use crate::wire::notify::method;
 use crate::wire::params::{InputItem, TurnInterruptParams, TurnStartParams, TurnSteerParams};
 use crate::wire::thread::TurnStarted;
-use agent_bridge_core::lifecycle::AgentRuntime;
+use agent_bridge_core::lifecycle::SessionRuntime;
 use agent_bridge_core::rpc::PeerError;
 use agent_bridge_core::{AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnRequest};
 use agent_bridge_protocol::ErrorCode;
@@ -37,8 +37,10 @@ pub use restart::ThreadRelaunch;
 
 /// Longest a turn request (`turn/start`, `turn/steer`, `turn/interrupt`) may take to answer.
 const TURN_CALL_TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest each call of a session leaving a shared app-server may take.
+const LEAVE_CALL_TIMEOUT: Duration = Duration::from_secs(2);
 pub struct CodexSession {
-    server: AgentRuntime,
+    server: SessionRuntime,
     shared: SharedState,
     thread_id: String,
     config: SessionConfig,
@@ -61,7 +63,7 @@ impl CodexSession {
     /// The session over a started app-server whose reader already feeds `shared`'s
     /// normalizer (bound to the thread) into the sink.
     pub fn start(
-        server: AgentRuntime,
+        server: SessionRuntime,
         shared: SharedState,
         config: SessionConfig,
         applied: Applied,
@@ -69,7 +71,7 @@ impl CodexSession {
         relaunch: ThreadRelaunch,
         sink: SessionSink,
     ) -> CodexSession {
-        server.liveness.go_live();
+        server.liveness().go_live();
         let thread_id = lock(&shared).normalizer.thread_id().to_string();
         CodexSession {
             server,
@@ -160,14 +162,40 @@ impl CodexSession {
 
     async fn call(&self, method: &str, params: Value) -> Result<Value, PeerError> {
         self.server
-            .rpc
+            .rpc()
             .call_within(method, params, TURN_CALL_TIMEOUT)
             .await
     }
 
+    /// On a shared app-server the thread outlives the session unless told: its running turn
+    /// is interrupted (its approvals cancelled) and the thread unloaded, each within
+    /// [`LEAVE_CALL_TIMEOUT`] (a close must not wait on a wedged app-server).
+    async fn leave_thread(&mut self) {
+        let running = lock(&self.shared)
+            .normalizer
+            .active_turn()
+            .map(|(core, _)| core.to_string());
+        if let Some(turn) = running {
+            let interrupt = self.interrupt(&turn);
+            match tokio::time::timeout(LEAVE_CALL_TIMEOUT, interrupt).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::warn!("interrupting a closing codex session's turn: {e}"),
+                Err(_) => tracing::warn!("codex did not interrupt a closing session's turn"),
+            }
+        }
+        let params = serde_json::json!({ "threadId": self.thread_id });
+        let unsubscribe =
+            self.server
+                .rpc()
+                .call_within(method::THREAD_UNSUBSCRIBE, params, LEAVE_CALL_TIMEOUT);
+        if let Err(e) = unsubscribe.await {
+            tracing::info!("unloading the thread of a closing codex session: {e}");
+        }
+    }
+
     async fn answer(&self, approval: &PendingApproval, result: Value) {
         self.server
-            .rpc
+            .rpc()
             .respond_to(&approval.rpc_id, Ok(result))
             .await;
     }
@@ -322,13 +350,17 @@ impl AgentSession for CodexSession {
     }
 
     async fn close(&mut self) {
-        launch::stop(&self.server).await;
+        if self.server.is_shared() {
+            self.leave_thread().await;
+        }
+        self.server.close(launch::CLOSE_LIMIT).await;
     }
 }
 
 impl Drop for CodexSession {
     fn drop(&mut self) {
-        // Dropping the session kills the CLI; that exit is no failure to report.
+        // Dropping the session kills its CLI (or leaves a shared one); that exit is no failure
+        // to report.
         self.server.kill_now();
     }
 }

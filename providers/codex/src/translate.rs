@@ -27,6 +27,10 @@ pub struct CodexTranslator {
 }
 
 impl CodexTranslator {
+    pub fn new(shared: SharedState, sink: SessionSink) -> Self {
+        CodexTranslator { shared, sink }
+    }
+
     /// The session's inbound: this translator in the core's driver.
     pub fn inbound(
         shared: SharedState,
@@ -67,6 +71,11 @@ impl Translator for CodexTranslator {
         // The dead app-server's requests can no longer be answered.
         lock(&self.shared).approvals.clear();
     }
+
+    /// A sub-agent thread restored at open (a shared app-server routes its messages here).
+    fn owns(&self, native: &str) -> bool {
+        lock(&self.shared).normalizer.has_child(native)
+    }
 }
 
 fn notification(shared: &SharedState, method: &str, params: Value) -> Vec<AgentEvent> {
@@ -75,8 +84,11 @@ fn notification(shared: &SharedState, method: &str, params: Value) -> Vec<AgentE
     if method == "serverRequest/resolved" {
         if let Notification::RequestResolved(r) = Notification::parse(method, params) {
             let id = permissions::permission_id(s.runtime, &r.request_id);
-            s.approvals.take(&id);
-            return vec![AgentEvent::PermissionResolved { permission_id: id }];
+            let pending = s.approvals.take(&id).is_some();
+            // Without a thread it may be another session's (on a shared app-server).
+            if pending || r.thread_id.is_some() {
+                return vec![AgentEvent::PermissionResolved { permission_id: id }];
+            }
         }
         return Vec::new();
     }

@@ -107,10 +107,11 @@ fn session(
             developer_instructions: Some("be brief".into()),
             ..ThreadStartParams::default()
         },
+        processes: None,
     };
     let applied = Applied::default();
     let session = CodexSession::start(
-        server,
+        agent_bridge_core::lifecycle::SessionRuntime::Own(server),
         shared.clone(),
         config,
         applied,

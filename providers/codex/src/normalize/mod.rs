@@ -139,6 +139,11 @@ impl Normalizer {
             .count()
     }
 
+    /// `thread_id` is one of the session's sub-agents.
+    pub fn has_child(&self, thread_id: &str) -> bool {
+        self.children.contains_key(thread_id)
+    }
+
     fn child_of(&self, thread_id: &str) -> Option<String> {
         self.children.get(thread_id).cloned()
     }

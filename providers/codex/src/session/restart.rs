@@ -1,7 +1,8 @@
 //! Restarting a session's app-server after it died (the core calls
 //! [`AgentSession::restart`](agent_bridge_core::AgentSession::restart) before the next prompt,
 //! command or configure): a new `codex app-server` from the open's launch spec, in the
-//! session's process scope, `initialize`, then `thread/resume` of the session's thread with
+//! session's process scope, `initialize` (on a shared app-server: the first of its sessions to
+//! restart starts it, the others join it), then `thread/resume` of the session's thread with
 //! its committed config. The resume answer leaves history out and nothing of it becomes a
 //! timeline row: the rows are in the host's timeline already. A thread Codex cannot resume
 //! (killed before it wrote a rollout) is replaced by a new thread with the same settings, a
@@ -14,10 +15,9 @@ use crate::history;
 use crate::launch;
 use crate::state::lock;
 use crate::threads::{self, ThreadAnswer};
-use crate::translate::CodexTranslator;
 use crate::wire::params::ThreadStartParams;
 use crate::wire::thread::ThreadOpened;
-use agent_bridge_core::lifecycle::{Liveness, Relaunch};
+use agent_bridge_core::lifecycle::{Relaunch, SharedProcesses};
 use agent_bridge_core::{AgentEvent, Restarted, SessionSink};
 use agent_bridge_protocol::ProviderError;
 
@@ -30,6 +30,9 @@ pub struct ThreadRelaunch {
     /// The open's thread settings (folder, instructions, MCP servers, denied tools); model,
     /// approval policy and sandbox are replaced by the committed config's.
     pub thread: ThreadStartParams,
+    /// The provider's shared app-servers, when the session runs on one (it joins the one of its
+    /// launch again: the first session to restart starts it, the others join it).
+    pub processes: Option<SharedProcesses>,
 }
 
 impl ThreadRelaunch {
@@ -64,9 +67,10 @@ impl CodexSession {
         sink: SessionSink,
     ) -> Result<Restarted, ProviderError> {
         let began = std::time::Instant::now();
-        // The dead app-server's group goes for good (a guard or launcher may linger).
-        self.server.liveness.close();
-        self.server.process.kill().await;
+        // The dead app-server's group goes for good (a guard or launcher may linger); a shared
+        // one is left (the other sessions on it leave it too, and it goes with the last).
+        self.server.liveness().close();
+        self.server.discard().await;
         {
             let mut s = lock(&self.shared);
             // Requests of the dead app-server can no longer be answered; the core resolved them.
@@ -76,21 +80,22 @@ impl CodexSession {
             s.runtime += 1;
         }
         // Until the thread is back an exit is the restart's error, not a new failure.
-        let liveness = Liveness::default();
-        let inbound = CodexTranslator::inbound(self.shared.clone(), sink.clone(), liveness.clone());
-        let server = launch::start(
+        let server = launch::session_runtime(
             &self.relaunch.runtime.spec,
-            inbound,
-            liveness,
-            Some(&self.relaunch.runtime.scope),
+            self.relaunch.processes.as_ref(),
+            self.shared.clone(),
+            sink.clone(),
+            &self.relaunch.runtime.scope,
         )
         .await?;
+        // On a shared app-server, what Codex says about the thread is this session's.
+        server.claim(&self.thread_id);
         let params = self.relaunch.thread_params(&self.config);
         let ThreadAnswer {
             answer,
             resumed,
             resume_refused,
-        } = threads::resume_or_start(&server, Some(&self.thread_id), params).await?;
+        } = threads::resume_or_start(server.runtime(), Some(&self.thread_id), params).await?;
         let opened: ThreadOpened = serde_json::from_value(answer)
             .map_err(|e| ProviderError::new(format!("unreadable thread answer: {e}")))?;
         let thread_id = opened.thread.id.clone();
@@ -120,6 +125,7 @@ impl CodexSession {
                 )))
                 .await;
             lock(&self.shared).normalizer.bind_thread(&thread_id, &cwd);
+            server.claim(&thread_id);
         }
         // A thread started anew (no rollout to resume) runs with `config.toml`'s summary.
         let summary = (!resumed).then_some(self.config.default_controls.reasoning_summary.as_str());
@@ -127,7 +133,7 @@ impl CodexSession {
         self.thread_id = thread_id;
         // The dead app-server's handle goes (its process is gone already).
         self.server = server;
-        self.server.liveness.go_live();
+        self.server.liveness().go_live();
         self.sink = sink;
         tracing::info!(
             thread = %self.thread_id,
@@ -158,6 +164,7 @@ mod tests {
                 ProcessScope::default(),
             ),
             thread,
+            processes: None,
         }
     }
 

@@ -61,7 +61,7 @@ impl CodexSession {
         let params = json!({ "threadId": self.thread_id, "beforeTurnId": before });
         let answer = self
             .server
-            .rpc
+            .rpc()
             .call_within(method::THREAD_REVERT, params, super::TURN_CALL_TIMEOUT)
             .await;
         let answer = match answer {
