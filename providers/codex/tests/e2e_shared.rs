@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// A plugin folder whose codex-bridge entry shares app-servers.
-fn shared_plugin_dir() -> tempfile::TempDir {
+/// A plugin folder whose codex-bridge entry has `"processPerSession": per_session`.
+fn plugin_dir(per_session: bool) -> tempfile::TempDir {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plugin.json");
     let text = std::fs::read_to_string(&root).expect("the repository's plugin.json");
     let mut manifest: Value = serde_json::from_str(&text).expect("plugin.json parses");
@@ -24,7 +24,7 @@ fn shared_plugin_dir() -> tempfile::TempDir {
         .iter_mut()
         .find(|p| p["id"] == PROVIDER)
         .expect("a codex-bridge entry");
-    codex["options"] = json!({"processPerSession": false});
+    codex["options"] = json!({ "processPerSession": per_session });
     let dir = tempfile::tempdir().expect("plugin dir");
     std::fs::write(dir.path().join("plugin.json"), manifest.to_string()).expect("write");
     dir
@@ -32,7 +32,11 @@ fn shared_plugin_dir() -> tempfile::TempDir {
 
 /// The rig with shared app-servers (and the plugin folder, kept alive with it).
 async fn shared_rig() -> Option<(Rig, tempfile::TempDir)> {
-    let plugin = shared_plugin_dir();
+    rig_with(false).await
+}
+
+async fn rig_with(per_session: bool) -> Option<(Rig, tempfile::TempDir)> {
+    let plugin = plugin_dir(per_session);
     let options = HostOptions::default().env(
         "AGENT_BRIDGE_PLUGIN_DIR",
         plugin.path().display().to_string(),
@@ -281,4 +285,29 @@ async fn a_session_with_another_environment_gets_its_own_app_server() {
         assert_all_gone(group).await;
     }
     rig.report("shared-app-server-own-env");
+}
+
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn process_per_session_gives_each_session_its_own_app_server() {
+    let Some((rig, _plugin)) = rig_with(true).await else {
+        return;
+    };
+    rig.open("s-1", json!({})).await;
+    let first = one_app_server(&rig);
+    rig.open("s-2", json!({})).await;
+    let servers = app_servers(&rig);
+    assert_eq!(servers.len(), 2, "{servers:#?}");
+    let second = servers
+        .into_iter()
+        .find(|g| *g != first)
+        .expect("s-2's app-server");
+    rig.finish("s-1").await;
+    assert_all_gone(&first).await;
+    assert!(second.iter().all(ProcInfo::is_alive));
+    let run = rig.run_turn("s-2", "say hi").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    rig.finish("s-2").await;
+    assert_all_gone(&second).await;
+    rig.report("app-server-per-session");
 }
