@@ -9,7 +9,7 @@ use agent_bridge_core::lifecycle::{
 };
 use agent_bridge_core::rpc::{IncomingRequest, JsonRpc, PeerError, PeerHandle};
 use agent_bridge_core::supervisor::SpawnSpec;
-use agent_bridge_core::{AgentEvent, SessionSink};
+use agent_bridge_core::{AgentEvent, SessionSink, SESSION_QUEUE};
 use agent_bridge_protocol::{ErrorCode, ProviderError, ProviderNotice, Severity};
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
@@ -388,4 +388,37 @@ async fn a_dead_process_fails_every_live_session_once_and_restarts_once() {
     c.member.leave().await;
     a2.member.leave().await;
     b2.member.leave().await;
+}
+
+#[tokio::test]
+async fn settling_waits_for_what_the_session_was_told_before_an_answer() {
+    let pool = SharedProcesses::new(Duration::ZERO, STOP);
+    let mut a = join(&pool, &[], echo("a"), "thread-a").await;
+    let b = join(&pool, &[], echo("b"), "thread-b").await;
+    let rpc = a.member.rpc().clone();
+    // More than a's sink holds: a's task waits for room.
+    for n in 0..100 {
+        rpc.notify("said", Some(&json!({"sessionId": "thread-a", "n": n})))
+            .await
+            .expect("sent");
+    }
+    // An answer overtakes them (it is not a's to translate) ...
+    let answer = rpc.call("ask", json!({"sessionId": "thread-b"})).await;
+    assert_eq!(answer, Ok(json!({"by": "b"})));
+    // ... but a's settle does not: it waits until every one is in a's sink (which holds
+    // SESSION_QUEUE of them).
+    let settle = a.member.settle();
+    let settled = tokio::spawn(async move { settle.wait().await });
+    for n in 0..100 {
+        if 100 - n > SESSION_QUEUE {
+            assert!(!settled.is_finished(), "settled with {n} events taken");
+        }
+        assert_eq!(notice(&mut a.rx).await, format!("a:said:{n}"));
+    }
+    tokio::time::timeout(WAIT, settled)
+        .await
+        .expect("settled in time")
+        .expect("the task");
+    a.member.leave().await;
+    b.member.leave().await;
 }

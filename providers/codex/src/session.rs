@@ -276,7 +276,9 @@ impl AgentSession for CodexSession {
             // Codex never started it; the core ends the turn after its grace period.
             None => Ok(()),
         };
-        // A pending approval is cancelled with the turn.
+        // A pending approval is cancelled with the turn (on a shared app-server, once the
+        // approvals Codex asked for before answering are in).
+        self.server.settle().wait().await;
         let pending: Vec<PendingApproval> = lock(&self.shared)
             .approvals
             .take_turn(None)

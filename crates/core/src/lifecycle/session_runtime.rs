@@ -3,7 +3,7 @@
 //! for both; only what "stop" means differs (a shared process stops when its last session
 //! leaves).
 
-use super::shared::SharedMember;
+use super::shared::{Settle, SharedMember};
 use super::{AgentRuntime, Liveness};
 use crate::rpc::{PeerError, PeerHandle};
 use agent_bridge_protocol::ProviderError;
@@ -57,6 +57,15 @@ impl SessionRuntime {
     pub fn claim(&self, native: &str) {
         if let SessionRuntime::Shared(m) = self {
             m.claim(native);
+        }
+    }
+
+    /// Waits until what the agent said for this session so far is translated (see
+    /// [`Settle`]); nothing to wait for on a process of its own.
+    pub fn settle(&self) -> Settle {
+        match self {
+            SessionRuntime::Own(_) => Settle::default(),
+            SessionRuntime::Shared(m) => m.settle(),
         }
     }
 

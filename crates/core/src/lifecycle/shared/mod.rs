@@ -22,12 +22,14 @@
 //!
 //! Ordering: a member's messages reach its translator in the agent's order, but an answer to a
 //! call is not queued: it may overtake notifications of the same session still in its queue.
+//! Where that matters (a replay before its answer, a turn's last updates before the answer that
+//! ends it) the session waits on its [`Settle`] after the answer.
 
 mod pool;
 mod process;
 
 pub use pool::{SharedKey, SharedProcesses};
-pub use process::{SharedMember, SharedProcess};
+pub use process::{Settle, SharedMember, SharedProcess};
 
 use serde_json::Value;
 

@@ -107,11 +107,10 @@ impl SharedProcesses {
         let cell = self.cell(&key);
         let mut slot = cell.lock().await;
         if let Some(process) = slot.as_ref().filter(|p| p.usable()) {
-            if let Some((id, liveness)) = process.add(translator.clone(), events.clone()) {
+            if let Some(member) = process.add(translator.clone(), events.clone()) {
                 return Ok(SharedMember::new(
                     process.clone(),
-                    id,
-                    liveness,
+                    member,
                     self.clone(),
                     key,
                 ));
@@ -120,7 +119,7 @@ impl SharedProcesses {
         let (members, inbound) = SharedProcess::demux(route);
         let runtime = start(inbound).await?;
         let process = Arc::new(SharedProcess::new(runtime, members));
-        let Some((id, liveness)) = process.add(translator, events) else {
+        let Some(member) = process.add(translator, events) else {
             return Err(ProviderError::new(
                 "the shared agent process stopped as it started",
             ));
@@ -133,7 +132,7 @@ impl SharedProcesses {
             label = process.runtime().label(),
             "shared agent process started"
         );
-        Ok(SharedMember::new(process, id, liveness, self.clone(), key))
+        Ok(SharedMember::new(process, member, self.clone(), key))
     }
 
     /// The last member of `process` left at `epoch`: it stops after the idle grace (with

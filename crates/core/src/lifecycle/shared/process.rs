@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 /// Most messages waiting for one member's translator.
 pub const MEMBER_QUEUE: usize = 256;
@@ -24,6 +24,8 @@ enum Message {
     Request(IncomingRequest),
     /// The process's output ended (after everything it said before).
     Closed(Option<ExitInfo>),
+    /// Answered once everything queued before it is translated and in the sink.
+    Settle(oneshot::Sender<()>),
 }
 
 struct Slot {
@@ -115,7 +117,7 @@ impl SharedProcess {
         &self,
         translator: Arc<dyn Translator>,
         events: EventTarget,
-    ) -> Option<(u64, Liveness)> {
+    ) -> Option<(u64, Liveness, Settle)> {
         let (tx, rx) = mpsc::channel(MEMBER_QUEUE);
         let liveness = Liveness::default();
         let id = {
@@ -128,7 +130,7 @@ impl SharedProcess {
             m.slots.insert(
                 id,
                 Slot {
-                    tx,
+                    tx: tx.clone(),
                     translator: translator.clone(),
                     claims: HashSet::new(),
                     opening: true,
@@ -143,7 +145,7 @@ impl SharedProcess {
             liveness.clone(),
             self.runtime.rpc.clone(),
         ));
-        Some((id, liveness))
+        Some((id, liveness, Settle(Some(tx))))
     }
 
     /// The member `id` leaves. `Some(epoch)` when it was the last (the process is idle since
@@ -289,6 +291,40 @@ async fn serve(
                 driver.closed(&peer, exit).await;
                 return;
             }
+            Message::Settle(done) => {
+                let _ = done.send(());
+            }
+        }
+    }
+}
+
+/// Waits until everything the agent said for a session before now has been translated and
+/// sent into its sink: what an answer must not overtake (a `session/load` replay before its
+/// answer, a turn's last updates before the `session/prompt` answer that ends it). On a
+/// process of the session's own, messages are translated in order before any answer: there is
+/// nothing to wait for.
+#[derive(Debug, Clone, Default)]
+pub struct Settle(Option<mpsc::Sender<Message>>);
+
+impl std::fmt::Debug for Message {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Message::Notification { .. } => "Notification",
+            Message::Request(_) => "Request",
+            Message::Closed(_) => "Closed",
+            Message::Settle(_) => "Settle",
+        })
+    }
+}
+
+impl Settle {
+    /// Resolves once the member's queue is translated up to now (at once when the member left
+    /// or the process is gone).
+    pub async fn wait(&self) {
+        let Some(tx) = &self.0 else { return };
+        let (done, settled) = oneshot::channel();
+        if tx.send(Message::Settle(done)).await.is_ok() {
+            let _ = settled.await;
         }
     }
 }
@@ -300,6 +336,7 @@ pub struct SharedMember {
     process: Arc<SharedProcess>,
     id: u64,
     liveness: Liveness,
+    settle: Settle,
     pool: SharedProcesses,
     key: SharedKey,
     left: AtomicBool,
@@ -317,8 +354,7 @@ impl std::fmt::Debug for SharedMember {
 impl SharedMember {
     pub(super) fn new(
         process: Arc<SharedProcess>,
-        id: u64,
-        liveness: Liveness,
+        (id, liveness, settle): (u64, Liveness, Settle),
         pool: SharedProcesses,
         key: SharedKey,
     ) -> Self {
@@ -326,6 +362,7 @@ impl SharedMember {
             process,
             id,
             liveness,
+            settle,
             pool,
             key,
             left: AtomicBool::new(false),
@@ -343,6 +380,11 @@ impl SharedMember {
     /// The member's own liveness: the process's death is its failure only while it is live.
     pub fn liveness(&self) -> &Liveness {
         &self.liveness
+    }
+
+    /// A handle that waits until the member's messages so far are translated.
+    pub fn settle(&self) -> Settle {
+        self.settle.clone()
     }
 
     /// Messages about the native session `native` (a thread, an ACP session) are this
