@@ -39,6 +39,14 @@ impl ProcessScope {
         }
     }
 
+    /// Forgets a process (it no longer belongs to the session alone: a shared process once
+    /// started).
+    pub fn forget(&self, pid: u32) {
+        if let Ok(mut pids) = self.pids.lock() {
+            pids.retain(|p| *p != pid);
+        }
+    }
+
     /// The registered processes still alive.
     pub fn live(&self) -> Vec<u32> {
         match self.pids.lock() {

@@ -9,7 +9,7 @@ use agent_bridge_core::lifecycle::{
 };
 use agent_bridge_core::rpc::{IncomingRequest, JsonRpc, PeerError, PeerHandle};
 use agent_bridge_core::supervisor::SpawnSpec;
-use agent_bridge_core::{AgentEvent, SessionSink, SESSION_QUEUE};
+use agent_bridge_core::{AgentEvent, ProcessScope, SessionSink, SESSION_QUEUE};
 use agent_bridge_protocol::{ErrorCode, ProviderError, ProviderNotice, Severity};
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
@@ -66,10 +66,10 @@ impl Translator for Echo {
     }
 }
 
-async fn start(
+async fn start_echo(
     spec: SpawnSpec,
     inbound: Arc<dyn agent_bridge_core::rpc::Inbound>,
-) -> Result<AgentRuntime, ProviderError> {
+) -> Result<(AgentRuntime, Value), ProviderError> {
     let launch = RuntimeLaunch {
         spec: &spec,
         label: "echo agent",
@@ -79,10 +79,10 @@ async fn start(
         scope: None,
     };
     let runtime = AgentRuntime::spawn(launch, inbound, Liveness::default())?;
-    if let Err(e) = runtime.rpc.call("initialize", json!({})).await {
-        return Err(runtime.failed_start(e).await);
+    match runtime.rpc.call("initialize", json!({})).await {
+        Ok(answer) => Ok((runtime, answer)),
+        Err(e) => Err(runtime.failed_start(e).await),
     }
-    Ok(runtime)
 }
 
 struct Session {
@@ -91,15 +91,26 @@ struct Session {
 }
 
 async fn join(pool: &SharedProcesses, env: &[(&str, &str)], echo: Echo, native: &str) -> Session {
+    join_in(pool, env, echo, native, &ProcessScope::default()).await
+}
+
+async fn join_in(
+    pool: &SharedProcesses,
+    env: &[(&str, &str)],
+    echo: Echo,
+    native: &str,
+    scope: &ProcessScope,
+) -> Session {
     let (sink, rx) = SessionSink::channel();
     let spec = spec(env);
     let member = pool
         .join(
             SharedKey::of(&spec),
             Arc::new(ByParam("sessionId")),
-            |inbound| start(spec.clone(), inbound),
+            |inbound| start_echo(spec.clone(), inbound),
             Arc::new(echo),
             EventTarget::new(Some(sink)),
+            scope,
         )
         .await
         .expect("joined");
@@ -255,9 +266,10 @@ async fn a_session_still_opening_hears_what_nobody_claimed() {
         .join(
             SharedKey::of(&spec),
             Arc::new(ByParam("sessionId")),
-            |inbound| start(spec.clone(), inbound),
+            |inbound| start_echo(spec.clone(), inbound),
             Arc::new(echo("o")),
             EventTarget::new(Some(sink)),
+            &ProcessScope::default(),
         )
         .await
         .expect("joined");
@@ -421,4 +433,24 @@ async fn settling_waits_for_what_the_session_was_told_before_an_answer() {
         .expect("the task");
     a.member.leave().await;
     b.member.leave().await;
+}
+
+#[tokio::test]
+async fn the_session_leaving_last_holds_the_process_in_its_scope_until_it_is_gone() {
+    let pool = SharedProcesses::new(Duration::ZERO, STOP);
+    let (scope_a, scope_b) = (ProcessScope::default(), ProcessScope::default());
+    let a = join_in(&pool, &[], echo("a"), "thread-a", &scope_a).await;
+    let b = join_in(&pool, &[], echo("b"), "thread-b", &scope_b).await;
+    let process = pid(&a);
+    assert!(
+        scope_a.live().is_empty(),
+        "started, the process is the pool's"
+    );
+    b.member.leave().await;
+    assert!(scope_b.live().is_empty(), "not b's: a is still on it");
+    // a is dropped (its open cancelled, say): a close of it waits for the process.
+    drop(a);
+    assert_eq!(scope_a.live(), vec![process]);
+    assert!(scope_a.wait_gone(WAIT).await);
+    assert!(!alive(process));
 }

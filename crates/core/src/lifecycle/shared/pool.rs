@@ -4,8 +4,10 @@ use super::process::{SharedMember, SharedProcess};
 use super::Route;
 use crate::lifecycle::{lock, AgentRuntime, EventTarget, Translator};
 use crate::rpc::Inbound;
+use crate::scope::ProcessScope;
 use crate::supervisor::SpawnSpec;
 use agent_bridge_protocol::ProviderError;
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -89,9 +91,14 @@ impl SharedProcesses {
     }
 
     /// A place for a session on the running process of `key`, or on one started with `start`
-    /// (given the process's inbound, it spawns the agent and completes its handshake). The
-    /// session's messages (those `route` gives it) go through `translator` into `events`.
-    /// Concurrent joins of one key start one process.
+    /// (given the process's inbound, it spawns the agent in the session's process `scope` and
+    /// completes its handshake, whose answer every session of the process reads:
+    /// [`SharedProcess::handshake`]). The session's messages (those `route` gives it) go
+    /// through `translator` into `events`. Concurrent joins of one key start one process.
+    ///
+    /// The session's scope holds the process while it starts (a close meanwhile waits for it)
+    /// and again when the session is the last to leave it with no idle grace; in between the
+    /// process is the pool's.
     pub async fn join<F, Fut>(
         &self,
         key: SharedKey,
@@ -99,26 +106,26 @@ impl SharedProcesses {
         start: F,
         translator: Arc<dyn Translator>,
         events: EventTarget,
+        scope: &ProcessScope,
     ) -> Result<SharedMember, ProviderError>
     where
         F: FnOnce(Arc<dyn Inbound>) -> Fut,
-        Fut: Future<Output = Result<AgentRuntime, ProviderError>>,
+        Fut: Future<Output = Result<(AgentRuntime, Value), ProviderError>>,
     {
         let cell = self.cell(&key);
         let mut slot = cell.lock().await;
         if let Some(process) = slot.as_ref().filter(|p| p.usable()) {
             if let Some(member) = process.add(translator.clone(), events.clone()) {
-                return Ok(SharedMember::new(
-                    process.clone(),
-                    member,
-                    self.clone(),
-                    key,
-                ));
+                let pool = (self.clone(), key, scope.clone());
+                return Ok(SharedMember::new(process.clone(), member, pool));
             }
         }
         let (members, inbound) = SharedProcess::demux(route);
-        let runtime = start(inbound).await?;
-        let process = Arc::new(SharedProcess::new(runtime, members));
+        let (runtime, handshake) = start(inbound).await?;
+        if let Some(pid) = runtime.process.pid() {
+            scope.forget(pid);
+        }
+        let process = Arc::new(SharedProcess::new(runtime, handshake, members));
         let Some(member) = process.add(translator, events) else {
             return Err(ProviderError::new(
                 "the shared agent process stopped as it started",
@@ -132,7 +139,11 @@ impl SharedProcesses {
             label = process.runtime().label(),
             "shared agent process started"
         );
-        Ok(SharedMember::new(process, member, self.clone(), key))
+        Ok(SharedMember::new(
+            process,
+            member,
+            (self.clone(), key, scope.clone()),
+        ))
     }
 
     /// The last member of `process` left at `epoch`: it stops after the idle grace (with
@@ -145,14 +156,17 @@ impl SharedProcesses {
         }
     }
 
-    /// [`SharedProcesses::idle`] in a task of its own (from a destructor).
+    /// [`SharedProcesses::idle`] from a destructor: with no grace the process is killed at once
+    /// (as a dropped session's own process is), else a task waits out the grace.
     pub(super) fn idle_later(&self, key: SharedKey, process: Arc<SharedProcess>, epoch: u64) {
-        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+        let rt = tokio::runtime::Handle::try_current();
+        if self.inner.idle_grace.is_zero() || rt.is_err() {
             if process.stop_if_idle(epoch) {
                 process.runtime().kill_now();
             }
             return;
-        };
+        }
+        let Ok(rt) = rt else { return };
         let pool = self.clone();
         let grace = self.inner.idle_grace;
         rt.spawn(async move {

@@ -6,6 +6,7 @@ use super::{Route, RouteKey, SharedKey};
 use crate::agent_process::ExitInfo;
 use crate::lifecycle::{lock, AgentRuntime, EventTarget, InboundDriver, Liveness, Translator};
 use crate::rpc::{rpc_error, Inbound, IncomingRequest, PeerHandle, METHOD_NOT_FOUND};
+use crate::scope::ProcessScope;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,6 +55,7 @@ type MemberTable = Arc<Mutex<Members>>;
 /// One agent process shared by sessions.
 pub struct SharedProcess {
     runtime: AgentRuntime,
+    handshake: Value,
     members: MemberTable,
     label: String,
 }
@@ -78,12 +80,13 @@ impl SharedProcess {
         (members, inbound)
     }
 
-    pub(super) fn new(runtime: AgentRuntime, members: MemberTable) -> Self {
+    pub(super) fn new(runtime: AgentRuntime, handshake: Value, members: MemberTable) -> Self {
         // The process itself is live from the start: its members decide what its exit means.
         runtime.liveness.go_live();
         let label = runtime.label().to_string();
         SharedProcess {
             runtime,
+            handshake,
             members,
             label,
         }
@@ -95,6 +98,12 @@ impl SharedProcess {
 
     pub fn rpc(&self) -> &PeerHandle {
         &self.runtime.rpc
+    }
+
+    /// What the agent answered to the handshake (`initialize`): its capabilities, for every
+    /// session of the process.
+    pub fn handshake(&self) -> &Value {
+        &self.handshake
     }
 
     pub fn pid(&self) -> Option<u32> {
@@ -339,6 +348,8 @@ pub struct SharedMember {
     settle: Settle,
     pool: SharedProcesses,
     key: SharedKey,
+    /// The session's process scope: it holds the process when the session leaves it last.
+    scope: ProcessScope,
     left: AtomicBool,
 }
 
@@ -355,8 +366,7 @@ impl SharedMember {
     pub(super) fn new(
         process: Arc<SharedProcess>,
         (id, liveness, settle): (u64, Liveness, Settle),
-        pool: SharedProcesses,
-        key: SharedKey,
+        (pool, key, scope): (SharedProcesses, SharedKey, ProcessScope),
     ) -> Self {
         SharedMember {
             process,
@@ -365,6 +375,7 @@ impl SharedMember {
             settle,
             pool,
             key,
+            scope,
             left: AtomicBool::new(false),
         }
     }
@@ -405,8 +416,15 @@ impl SharedMember {
             return None;
         }
         self.liveness.close();
-        self.process
-            .remove(self.id, self.pool.idle_grace().is_zero())
+        let stop = self.pool.idle_grace().is_zero();
+        let epoch = self.process.remove(self.id, stop)?;
+        if stop {
+            // The last session's close waits for the process, as for one of its own.
+            if let Some(pid) = self.process.pid() {
+                self.scope.register(pid);
+            }
+        }
+        Some(epoch)
     }
 
     /// Leaves the process. When it was the last member the process stops after the idle grace;
