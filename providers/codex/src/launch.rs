@@ -125,9 +125,14 @@ pub async fn session_runtime(
         .join(
             SharedKey::of(spec),
             Arc::new(CodexRoute::default()),
-            |inbound| async move { start(spec, inbound, Liveness::default(), None).await },
+            // Its `initialize` answer says nothing a session needs.
+            |inbound| async move {
+                let server = start(spec, inbound, Liveness::default(), Some(scope)).await?;
+                Ok((server, serde_json::Value::Null))
+            },
             translator,
             EventTarget::new(Some(sink)),
+            scope,
         )
         .await?;
     Ok(SessionRuntime::Shared(member))
