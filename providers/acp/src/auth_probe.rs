@@ -55,7 +55,7 @@ async fn probe(profile: Profile, launch: LaunchOverride, hint: String) -> Login 
         };
         let answer = agent
             .runtime
-            .rpc
+            .rpc()
             .call(method::SESSION_NEW, json!({"cwd": cwd, "mcpServers": []}))
             .await;
         match answer {

@@ -2,11 +2,18 @@
 //! `launch` and plugin.json's `command`), the `initialize` negotiation, and stopping it.
 
 use crate::profile::Profile;
+use crate::state::SharedState;
+use crate::translate::AcpTranslator;
 use crate::wire::{method, InitializeResult, PROTOCOL_VERSION};
-use agent_bridge_core::lifecycle::{errors, AgentRuntime, Liveness, RefuseAll, RuntimeLaunch};
+use agent_bridge_core::lifecycle::shared::ByParam;
+use agent_bridge_core::lifecycle::{
+    errors, AgentRuntime, EventTarget, Liveness, RefuseAll, RuntimeLaunch, SessionRuntime,
+    SharedKey, SharedProcesses,
+};
 use agent_bridge_core::rpc::{Inbound, JsonRpc, PeerError};
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnSpec};
 use agent_bridge_core::ProcessScope;
+use agent_bridge_core::SessionSink;
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
 use serde_json::json;
@@ -19,6 +26,15 @@ use std::time::Duration;
 pub const SETUP_TIMEOUT: Duration = Duration::from_secs(50);
 /// Longest a stop waits for the process group to go after `session/close` and stdin close.
 pub const CLOSE_LIMIT: Duration = Duration::from_millis(3000);
+/// How long a shared agent process nobody uses any more is kept: none (the last session's
+/// close stops it and waits for it, as a close of a session with its own process does).
+pub const SHARED_IDLE_GRACE: Duration = Duration::ZERO;
+
+/// The shared agent processes of a provider.
+pub fn shared_processes() -> SharedProcesses {
+    SharedProcesses::new(SHARED_IDLE_GRACE, CLOSE_LIMIT)
+}
+
 /// Longest `session/close` may take at shutdown.
 const SESSION_CLOSE_LIMIT: Duration = Duration::from_millis(1500);
 
@@ -60,9 +76,10 @@ pub fn call_error(e: PeerError, stderr: &str) -> ProviderError {
     }
 }
 
-/// A started agent: its runtime (process and JSON-RPC 2.0 peer) and what it advertised.
+/// A started agent: its runtime (a process and JSON-RPC 2.0 peer of its own, or a place on a
+/// process shared with other sessions) and what it advertised.
 pub struct Agent {
-    pub runtime: AgentRuntime,
+    pub runtime: SessionRuntime,
     pub init: InitializeResult,
 }
 
@@ -76,15 +93,16 @@ impl Agent {
     }
 
     /// Closes `session` where the agent has `session/close` (claude-agent-acp only exits once
-    /// its session is closed), then stops the agent (stdin closed, TERM, KILL).
+    /// its session is closed), then stops the agent (stdin closed, TERM, KILL), or leaves a
+    /// shared one (stopped with its last session).
     pub async fn shutdown(&self, session: Option<&str>) {
-        self.runtime.liveness.close();
+        self.runtime.liveness().close();
         if let Some(id) = session {
-            if self.init.agent_capabilities.session("close") && !self.runtime.rpc.is_closed() {
+            if self.init.agent_capabilities.session("close") && !self.runtime.rpc().is_closed() {
                 let params = json!({ "sessionId": id });
                 if let Err(e) = self
                     .runtime
-                    .rpc
+                    .rpc()
                     .call_within(method::SESSION_CLOSE, params, SESSION_CLOSE_LIMIT)
                     .await
                 {
@@ -92,7 +110,7 @@ impl Agent {
                 }
             }
         }
-        self.runtime.shutdown(CLOSE_LIMIT).await;
+        self.runtime.close(CLOSE_LIMIT).await;
     }
 }
 
@@ -107,6 +125,28 @@ pub async fn start(
     liveness: Liveness,
     scope: Option<&ProcessScope>,
 ) -> Result<Agent, ProviderError> {
+    let (runtime, answer) = spawn(profile, spec, inbound, liveness, scope).await?;
+    let init = match advertised(profile, answer) {
+        Ok(init) => init,
+        Err(e) => {
+            runtime.kill_now();
+            return Err(e);
+        }
+    };
+    Ok(Agent {
+        runtime: SessionRuntime::Own(runtime),
+        init,
+    })
+}
+
+/// Spawns the agent and negotiates `initialize`; returns the runtime and the raw answer.
+async fn spawn(
+    profile: &Profile,
+    spec: &SpawnSpec,
+    inbound: Arc<dyn Inbound>,
+    liveness: Liveness,
+    scope: Option<&ProcessScope>,
+) -> Result<(AgentRuntime, serde_json::Value), ProviderError> {
     let install = install_hint(profile);
     let launch = RuntimeLaunch {
         spec,
@@ -137,6 +177,15 @@ pub async fn start(
             });
         }
     };
+    Ok((runtime, answer))
+}
+
+/// What the agent advertised in its `initialize` answer, minus the profile's
+/// `unusableMethods`; an answer this bridge cannot work with is an error.
+fn advertised(
+    profile: &Profile,
+    answer: serde_json::Value,
+) -> Result<InitializeResult, ProviderError> {
     let mut init: InitializeResult = serde_json::from_value(answer).map_err(|e| {
         ProviderError::new(format!(
             "unreadable `initialize` answer from {}: {e}",
@@ -145,7 +194,6 @@ pub async fn start(
         .with_code(ErrorCode::AgentError)
     })?;
     if let Some(v) = init.protocol_version.filter(|v| *v != PROTOCOL_VERSION) {
-        runtime.kill_now();
         return Err(ProviderError::new(format!(
             "{} speaks ACP protocol version {v}; this bridge speaks version {PROTOCOL_VERSION}",
             profile.label
@@ -164,7 +212,51 @@ pub async fn start(
         session = ?init.agent_capabilities.session_capabilities.keys().collect::<Vec<_>>(),
         "ACP agent initialized"
     );
-    Ok(Agent { runtime, init })
+    Ok(init)
+}
+
+/// The agent of a session whose state is `shared` and whose events go to `sink`: a process of
+/// its own (in the session's process `scope`), or, with `processes`, its place on the agent
+/// process of its launch (started when there is none; routed by `sessionId`). Not live yet.
+pub async fn session_agent(
+    profile: &Profile,
+    spec: &SpawnSpec,
+    processes: Option<&SharedProcesses>,
+    shared: SharedState,
+    sink: SessionSink,
+    scope: &ProcessScope,
+) -> Result<Agent, ProviderError> {
+    let Some(processes) = processes else {
+        let liveness = Liveness::default();
+        let inbound = AcpTranslator::inbound(shared, sink, liveness.clone(), &profile.label);
+        return start(profile, spec, inbound, liveness, Some(scope)).await;
+    };
+    // The process may run in another session's folder: this one's is checked here.
+    if let Some(cwd) = &spec.cwd {
+        agent_bridge_core::supervisor::check_cwd(cwd)
+            .map_err(|e| errors::spawn_error(e, &install_hint(profile)))?;
+    }
+    let start = |inbound: Arc<dyn Inbound>| async move {
+        let (runtime, answer) =
+            spawn(profile, spec, inbound, Liveness::default(), Some(scope)).await?;
+        advertised(profile, answer.clone())?;
+        Ok((runtime, answer))
+    };
+    let member = processes
+        .join(
+            SharedKey::of(spec),
+            Arc::new(ByParam("sessionId")),
+            start,
+            Arc::new(AcpTranslator::new(shared)),
+            EventTarget::new(Some(sink)),
+            scope,
+        )
+        .await?;
+    let init = advertised(profile, member.process().handshake().clone())?;
+    Ok(Agent {
+        runtime: SessionRuntime::Shared(member),
+        init,
+    })
 }
 
 /// An agent for one query (availability, catalog, session list): no session, its messages

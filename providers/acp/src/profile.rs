@@ -118,6 +118,10 @@ fn strings(v: &Value) -> Option<Vec<String>> {
     })
 }
 
+/// The option that gives every session an agent process of its own (`true`) or lets sessions
+/// with the same launch share one (`false`).
+pub const PROCESS_PER_SESSION: &str = "processPerSession";
+
 /// The profile of a plugin.json entry.
 pub fn for_entry(entry: &ProviderManifest) -> Profile {
     let named = entry.options.get("profile").and_then(Value::as_str);
@@ -145,7 +149,8 @@ pub fn for_entry(entry: &ProviderManifest) -> Profile {
         });
     for (key, value) in &entry.options {
         match key.as_str() {
-            "profile" => {}
+            // Read by the provider (`AcpProvider::from_entry`).
+            "profile" | PROCESS_PER_SESSION => {}
             "args" => match strings(value) {
                 Some(args) => profile.args = args,
                 None => {

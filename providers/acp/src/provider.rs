@@ -8,9 +8,8 @@ use crate::profile::{self, Profile};
 use crate::restart::SessionLaunch;
 use crate::session::AcpSession;
 use crate::state::{lock, SessionState};
-use crate::translate::AcpTranslator;
 use crate::wire::{method, SessionAnswer, SessionList};
-use agent_bridge_core::lifecycle::{Liveness, Relaunch};
+use agent_bridge_core::lifecycle::{Relaunch, SharedProcesses};
 use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_core::{
     CatalogQuery, CliSpec, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink,
@@ -24,24 +23,46 @@ use agent_bridge_protocol::{
 use async_trait::async_trait;
 use serde_json::json;
 
+/// Without `processPerSession`: sessions share agent processes (see docs/providers/acp.md).
+pub const DEFAULT_PROCESS_PER_SESSION: bool = false;
+
 /// One ACP agent as a provider.
 #[derive(Debug)]
 pub struct AcpProvider {
     profile: Profile,
     auth: AuthCheck,
+    /// The shared agent processes, unless every session has its own.
+    processes: Option<SharedProcesses>,
 }
 
 impl AcpProvider {
     pub fn new(profile: Profile) -> Self {
+        Self::with_shared_processes(profile, !DEFAULT_PROCESS_PER_SESSION)
+    }
+
+    /// A provider whose sessions share agent processes (`shared`) or each have one.
+    pub fn with_shared_processes(profile: Profile, shared: bool) -> Self {
         AcpProvider {
             profile,
             auth: AuthCheck::default(),
+            processes: shared.then(launch::shared_processes),
         }
     }
 
-    /// The provider of one plugin.json entry (`"agent": "acp"`).
+    /// The provider of one plugin.json entry (`"agent": "acp"`); `options.processPerSession`
+    /// (a boolean) is read here, the rest by the profile.
     pub fn from_entry(entry: &ProviderManifest) -> Self {
-        Self::new(profile::for_entry(entry))
+        let per_session = match entry.options.get(profile::PROCESS_PER_SESSION) {
+            None => DEFAULT_PROCESS_PER_SESSION,
+            Some(v) => v.as_bool().unwrap_or_else(|| {
+                tracing::warn!(
+                    provider = %entry.id,
+                    "option `processPerSession` must be true or false; {v} ignored"
+                );
+                DEFAULT_PROCESS_PER_SESSION
+            }),
+        };
+        Self::with_shared_processes(profile::for_entry(entry), !per_session)
     }
 
     pub fn profile(&self) -> &Profile {
@@ -138,7 +159,7 @@ impl Provider for AcpProvider {
         let agent = self.probe_agent(ctx, &cwd).await?;
         let answer = agent
             .runtime
-            .rpc
+            .rpc()
             .call(method::SESSION_NEW, json!({"cwd": cwd, "mcpServers": []}))
             .await;
         let answer = answer.map_err(|e| auth_error(&agent, agent.error(e)));
@@ -178,11 +199,11 @@ impl Provider for AcpProvider {
             if let Some(c) = &cursor {
                 params["cursor"] = json!(c);
             }
-            let page: SessionList = match agent.runtime.rpc.call(method::SESSION_LIST, params).await
-            {
-                Ok(v) => serde_json::from_value(v).unwrap_or_default(),
-                Err(e) => break Err(agent.error(e)),
-            };
+            let page: SessionList =
+                match agent.runtime.rpc().call(method::SESSION_LIST, params).await {
+                    Ok(v) => serde_json::from_value(v).unwrap_or_default(),
+                    Err(e) => break Err(agent.error(e)),
+                };
             out.extend(
                 page.sessions
                     .iter()
@@ -223,19 +244,13 @@ impl Provider for AcpProvider {
         }
         let spec = launch::spec(&self.profile, &ctx.launch, Some(&cfg.cwd), &cfg.env);
         let shared = agent_bridge_core::lifecycle::shared(SessionState::default());
-        let liveness = Liveness::default();
-        let inbound = AcpTranslator::inbound(
-            shared.clone(),
-            sink.clone(),
-            liveness.clone(),
-            &self.profile.label,
-        );
-        let mut agent = launch::start(
+        let mut agent = launch::session_agent(
             &self.profile,
             &spec,
-            inbound,
-            liveness,
-            Some(&request.scope),
+            self.processes.as_ref(),
+            shared.clone(),
+            sink.clone(),
+            &request.scope,
         )
         .await?;
         match open_session(&self.profile, &mut agent, &request, &shared).await {
@@ -249,6 +264,7 @@ impl Provider for AcpProvider {
                 let launch = SessionLaunch {
                     profile: self.profile.clone(),
                     runtime: Relaunch::new(spec, request.scope.clone()),
+                    processes: self.processes.clone(),
                     cwd: cwd.clone(),
                     mcp_servers: cfg.mcp_servers.clone(),
                 };
@@ -292,20 +308,24 @@ async fn open_session(
                     .with_code(ErrorCode::Unsupported)
                 })?;
             lock(shared).replaying = how == method::SESSION_LOAD;
+            // On a shared process, what the agent says about the session is ours.
+            agent.runtime.claim(&id);
             let params = json!({"sessionId": id, "cwd": cwd, "mcpServers": mcp});
             let answer = agent
                 .runtime
-                .rpc
+                .rpc()
                 .call(how, params)
                 .await
                 .map_err(|e| auth_error(agent, agent.error(e)))?;
+            // The replay came before the answer: all of it is in before it ends.
+            agent.runtime.settle().wait().await;
             (id, cwd, answer)
         }
         None => {
             let params = json!({"cwd": cfg.cwd, "mcpServers": mcp});
             let answer = agent
                 .runtime
-                .rpc
+                .rpc()
                 .call(method::SESSION_NEW, params)
                 .await
                 .map_err(|e| auth_error(agent, agent.error(e)))?;
@@ -316,6 +336,7 @@ async fn open_session(
                         .with_code(ErrorCode::AgentError)
                 })?
                 .to_string();
+            agent.runtime.claim(&id);
             (id, cfg.cwd.clone(), answer)
         }
     };
@@ -332,7 +353,7 @@ async fn open_session(
     for call in plan {
         let answer = agent
             .runtime
-            .rpc
+            .rpc()
             .call(call.method, call.params.clone())
             .await
             .map_err(|e| agent.error(e))?;

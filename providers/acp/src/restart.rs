@@ -1,6 +1,7 @@
 //! Restarting a session's agent after its process died ([`AgentSession::restart`]): the agent
 //! is spawned again as the open spawned it (same launch, environment and process scope),
-//! initialized, and its native session brought back:
+//! initialized (a shared process: the first of its sessions to restart starts it, the others
+//! join it), and its native session brought back:
 //!
 //! - `session/resume` where the agent advertises it (the history stays in the agent, nothing
 //!   is replayed);
@@ -25,9 +26,8 @@ use crate::launch::{self, auth_error, Agent};
 use crate::persistence;
 use crate::profile::Profile;
 use crate::state::{lock, SharedState};
-use crate::translate::AcpTranslator;
 use crate::wire::{method, AgentCapabilities, SessionAnswer};
-use agent_bridge_core::lifecycle::{Liveness, Relaunch};
+use agent_bridge_core::lifecycle::{Relaunch, SharedProcesses};
 use agent_bridge_core::{AgentEvent, SessionSink};
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
@@ -46,6 +46,9 @@ pub struct SessionLaunch {
     pub runtime: Relaunch,
     /// The native session's cwd.
     pub cwd: String,
+    /// The provider's shared agent processes, when the session runs on one (it joins the one
+    /// of its launch again: the first session to restart starts it, the others join it).
+    pub processes: Option<SharedProcesses>,
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
 }
 
@@ -101,7 +104,7 @@ pub async fn restart(
     let mut s = lock(shared);
     s.restoring = false;
     let restarted = restarted?;
-    if restarted.agent.runtime.rpc.is_closed() {
+    if restarted.agent.runtime.rpc().is_closed() {
         return Err(ProviderError::new(format!(
             "{} exited while it was restarted",
             launch.profile.label
@@ -109,7 +112,7 @@ pub async fn restart(
         .with_code(ErrorCode::RuntimeExited)
         .with_diagnostic(restarted.agent.stderr()));
     }
-    restarted.agent.runtime.liveness.go_live();
+    restarted.agent.runtime.liveness().go_live();
     tracing::info!(
         agent = %launch.profile.label,
         restore = ?restarted.restore,
@@ -125,19 +128,13 @@ async fn spawn(
     sink: &SessionSink,
 ) -> Result<Agent, ProviderError> {
     // Until the session is back an exit is the restart's error, not a new failure.
-    let liveness = Liveness::default();
-    let inbound = AcpTranslator::inbound(
-        shared.clone(),
-        sink.clone(),
-        liveness.clone(),
-        &launch.profile.label,
-    );
-    launch::start(
+    launch::session_agent(
         &launch.profile,
         &launch.runtime.spec,
-        inbound,
-        liveness,
-        Some(&launch.runtime.scope),
+        launch.processes.as_ref(),
+        shared.clone(),
+        sink.clone(),
+        &launch.runtime.scope,
     )
     .await
 }
@@ -159,7 +156,10 @@ async fn bring_back(
         None => format!("{label} can neither resume nor load a session"),
         Some(how) => {
             lock(shared).restoring = true;
-            let answer = agent.runtime.rpc.call(how, params).await;
+            agent.runtime.claim(session_id);
+            let answer = agent.runtime.rpc().call(how, params).await;
+            // What it replayed before answering is dropped too.
+            agent.runtime.settle().wait().await;
             lock(shared).restoring = false;
             match answer {
                 Ok(answer) => {
@@ -174,7 +174,7 @@ async fn bring_back(
                 Err(e) => {
                     let error = agent.error(e);
                     tracing::warn!(agent = %label, "{how} of the restarted agent failed: {error}");
-                    if agent.runtime.rpc.is_closed() {
+                    if agent.runtime.rpc().is_closed() {
                         // It died of it: a new process for the new session.
                         agent.shutdown(None).await;
                         agent = spawn(launch, shared, sink).await?;
@@ -190,7 +190,7 @@ async fn bring_back(
             let params = json!({"cwd": launch.cwd, "mcpServers": mcp});
             let answer = agent
                 .runtime
-                .rpc
+                .rpc()
                 .call(method::SESSION_NEW, params)
                 .await
                 .map_err(|e| auth_error(&agent, agent.error(e)))?;
@@ -201,6 +201,7 @@ async fn bring_back(
                         .with_code(ErrorCode::AgentError)
                 })?
                 .to_string();
+            agent.runtime.claim(&id);
             sink.send(AgentEvent::Persistence(persistence::persistence(
                 &id,
                 &launch.cwd,
@@ -270,7 +271,7 @@ async fn reapply(
         for call in calls {
             match agent
                 .runtime
-                .rpc
+                .rpc()
                 .call(call.method, call.params.clone())
                 .await
             {
@@ -280,7 +281,7 @@ async fn reapply(
                     s.config.replace_options(&answer);
                 }
                 Err(e) => {
-                    let closed = agent.runtime.rpc.is_closed();
+                    let closed = agent.runtime.rpc().is_closed();
                     let error = agent.error(e);
                     if closed {
                         return Err(error);

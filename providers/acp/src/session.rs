@@ -1,4 +1,5 @@
-//! A live ACP session: one agent process, one ACP session.
+//! A live ACP session: one ACP session on an agent process of its own or shared with other
+//! sessions.
 //!
 //! A turn is one `session/prompt` request: `start_turn` sends it and returns; a task of the
 //! turn awaits its answer (the turn end) and reports it. Meanwhile the reader sends the
@@ -42,7 +43,7 @@ impl AcpSession {
         session_id: String,
         launch: SessionLaunch,
     ) -> Self {
-        agent.runtime.liveness.go_live();
+        agent.runtime.liveness().go_live();
         AcpSession {
             agent,
             shared,
@@ -59,7 +60,7 @@ impl AcpSession {
         for (id, p) in pending {
             self.agent
                 .runtime
-                .rpc
+                .rpc()
                 .respond_to(&p.native.rpc_id, Ok(permissions::outcome(None)))
                 .await;
             ids.push(id);
@@ -74,7 +75,7 @@ impl AcpSession {
         let rx = match self
             .agent
             .runtime
-            .rpc
+            .rpc()
             .start_call(method::SESSION_PROMPT, &params)
             .await
         {
@@ -86,8 +87,12 @@ impl AcpSession {
         };
         let shared = self.shared.clone();
         let sink = self.sink.clone();
+        let settle = self.agent.runtime.settle();
         tokio::spawn(async move {
             let answer = rx.await;
+            // The turn's last updates came before the answer that ends it (on a shared
+            // process they may still be queued).
+            settle.wait().await;
             let (outcome, usage) = match answer {
                 Ok(Ok(v)) => {
                     let result: PromptResult = serde_json::from_value(v).unwrap_or_default();
@@ -138,7 +143,7 @@ impl AcpSession {
         let params = json!({ "sessionId": self.session_id });
         self.agent
             .runtime
-            .rpc
+            .rpc()
             .notify(method::SESSION_CANCEL, Some(&params))
             .await
             .map_err(|e| self.agent.error(e))
@@ -231,7 +236,7 @@ impl AgentSession for AcpSession {
         let _ = self
             .agent
             .runtime
-            .rpc
+            .rpc()
             .notify(method::SESSION_CANCEL, Some(&params))
             .await;
         let mut s = lock(&self.shared);
@@ -256,7 +261,7 @@ impl AgentSession for AcpSession {
         tracing::debug!(permission_id, ?option, "answering ACP permission");
         self.agent
             .runtime
-            .rpc
+            .rpc()
             .respond_to(&pending.rpc_id, Ok(permissions::outcome(option.as_deref())))
             .await;
         Ok(())
@@ -272,7 +277,7 @@ impl AgentSession for AcpSession {
             match self
                 .agent
                 .runtime
-                .rpc
+                .rpc()
                 .call_within(call.method, call.params.clone(), CONFIG_CALL_TIMEOUT)
                 .await
             {
@@ -298,7 +303,7 @@ impl AgentSession for AcpSession {
                             if self
                                 .agent
                                 .runtime
-                                .rpc
+                                .rpc()
                                 .call_within(back.method, back.params, CONFIG_CALL_TIMEOUT)
                                 .await
                                 .is_ok()
@@ -331,8 +336,8 @@ impl AgentSession for AcpSession {
         sink: SessionSink,
     ) -> Result<agent_bridge_core::Restarted, ProviderError> {
         // The old process is gone or going: make sure of it (it is no failure to report).
-        self.agent.runtime.liveness.close();
-        self.agent.runtime.process.kill().await;
+        self.agent.runtime.liveness().close();
+        self.agent.runtime.discard().await;
         let restarted =
             restart::restart(&self.launch, &self.shared, &sink, &self.session_id).await?;
         self.agent = restarted.agent;
@@ -351,16 +356,31 @@ impl AgentSession for AcpSession {
             let s = lock(&self.shared);
             s.seen.iter().cloned().collect::<Vec<_>>().join(", ")
         };
-        tracing::info!(agent = %self.agent.runtime.process.label(), "ACP traffic seen: {seen}");
+        tracing::info!(agent = %self.agent.runtime.runtime().label(), "ACP traffic seen: {seen}");
         self.cancel_pending(None).await;
         let id = self.session_id.clone();
+        // A shared process outlives the session: its running turn is cancelled.
+        let running = lock(&self.shared).normalizer.active_turn().is_some();
+        if running && self.agent.runtime.is_shared() {
+            let params = json!({ "sessionId": id });
+            if let Err(e) = self
+                .agent
+                .runtime
+                .rpc()
+                .notify(method::SESSION_CANCEL, Some(&params))
+                .await
+            {
+                tracing::debug!("session/cancel at close: {e}");
+            }
+        }
         self.agent.shutdown(Some(&id)).await;
     }
 }
 
 impl Drop for AcpSession {
     fn drop(&mut self) {
-        // Dropping the session kills the agent; that exit is no failure to report.
+        // Dropping the session kills its agent (or leaves a shared one); that exit is no
+        // failure to report.
         self.agent.runtime.kill_now();
     }
 }

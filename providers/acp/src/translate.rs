@@ -23,6 +23,10 @@ pub struct AcpTranslator {
 }
 
 impl AcpTranslator {
+    pub fn new(shared: SharedState) -> Self {
+        AcpTranslator { shared }
+    }
+
     /// The session's inbound: this translator in the core's driver.
     pub fn inbound(
         shared: SharedState,

@@ -89,13 +89,19 @@ async fn restarting_turn(rig: &AgentRig, sid: &str, text: &str) -> Event {
 const REMEMBER: &str = "KIWI-RESTART-7";
 
 /// `kill -9` of the agent mid-turn: the turn fails with the exit status, no process of the
-/// agent survives, another session is untouched, and the session goes on: its next prompt
+/// agent survives, a session on another process is untouched, and the session goes on: its next prompt
 /// restarts the agent (a warning notice says so), in the session's mode, and completes,
 /// without any earlier timeline item again. An agent that resumes its native session sends
 /// the earlier conversation to the model; one that cannot says that it lost it.
 pub async fn kill_9_mid_turn(rig: &AgentRig, case: Case) {
     let sid = "acp-kill";
-    rig.open("acp-other", json!({})).await;
+    // Another environment: another agent process (sessions with the same launch share one,
+    // and a kill of it is every one's; see `shared_kill_9`).
+    rig.open(
+        "acp-other",
+        json!({"env": {"AGENT_BRIDGE_TEST_OTHER": "1"}}),
+    )
+    .await;
     let before = rig.host.descendants();
     rig.open(sid, json!({ "mode": case.unattended_mode })).await;
     let first = rig

@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 pub mod kill;
+pub mod shared;
 
 use agent_bridge_conformance::rig::{last_assistant_text, of_type};
 use agent_bridge_conformance::{input, AgentRig, Event, HostOptions, RigSpec};

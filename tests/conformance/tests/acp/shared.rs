@@ -1,0 +1,241 @@
+//! Sessions sharing one ACP agent process (the default for sessions with the same launch): two
+//! run turns at once (one waits on a permission while the other completes a turn); a `kill -9`
+//! of the process fails both running turns and each next prompt brings its own native session
+//! back on one new process; a close leaves the other session and the process running.
+
+use super::{mode_patch, Case};
+use agent_bridge_conformance::{AgentRig, Event, ProcInfo};
+use serde_json::json;
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+/// The processes of each running agent (by process group: each runs in its own, under its
+/// guard) started from the pinned CLI.
+fn agents(rig: &AgentRig) -> Vec<Vec<ProcInfo>> {
+    let all = rig.procs_where(|_| true);
+    let groups: BTreeSet<i32> = all
+        .iter()
+        .filter(|p| p.cmdline.contains("__guard") && p.cmdline.contains(rig.spec.cli))
+        .map(|p| p.pgid)
+        .collect();
+    groups
+        .into_iter()
+        .map(|g| all.iter().filter(|p| p.pgid == g).cloned().collect())
+        .collect()
+}
+
+fn one_agent(rig: &AgentRig) -> Vec<ProcInfo> {
+    let mut found = agents(rig);
+    assert_eq!(found.len(), 1, "one shared agent process: {found:#?}");
+    found.remove(0)
+}
+
+/// The process group of an agent (its processes come and go: an agent runs `ps`, say).
+fn group(procs: &[ProcInfo]) -> i32 {
+    procs.first().map(|p| p.pgid).unwrap_or_default()
+}
+
+/// The agent's guard, the leader of its group, is running.
+fn leader_alive(procs: &[ProcInfo]) -> bool {
+    procs.iter().any(|p| p.pid == p.pgid && p.is_alive())
+}
+
+/// SIGKILLs the agent itself (the newest process of its group that is not its guard).
+fn kill_9(group: &[ProcInfo]) {
+    let target = group
+        .iter()
+        .filter(|p| !p.cmdline.contains("__guard"))
+        .min_by_key(|p| (p.start_time, p.pid))
+        .expect("the agent in its group");
+    // SAFETY: kill(2) on a pid just read from /proc.
+    unsafe {
+        libc::kill(target.pid, libc::SIGKILL);
+    }
+}
+
+async fn assert_gone(procs: &[ProcInfo]) {
+    let left = agent_bridge_conformance::procs::wait_gone(procs, Duration::from_secs(10)).await;
+    assert!(left.is_empty(), "orphans: {left:?}");
+}
+
+/// Longest a prompt that restarts the agent may wait for its result (see `kill.rs`).
+const RESTART_LIMIT: Duration = Duration::from_secs(90);
+
+async fn restarting_turn(rig: &AgentRig, sid: &str, text: &str) -> Event {
+    let cmid = rig
+        .host
+        .prompt(&rig.conn, sid, text)
+        .await
+        .expect("prompt admitted");
+    let result = rig
+        .host
+        .prompt_result(sid, &cmid, RESTART_LIMIT)
+        .await
+        .unwrap_or_else(|e| panic!("the restarting prompt's result: {e:#}"));
+    assert_eq!(result["type"], "turn", "{result}");
+    rig.turn_end(sid, result["turnId"].as_str().unwrap_or_default())
+        .await
+}
+
+/// Two sessions on one agent process: one waits on a permission (as long as it takes) while
+/// the other completes a turn; the permission is the first's only.
+pub async fn shared_two_sessions_at_once(rig: &AgentRig, case: Case) {
+    rig.open("sh-ask", mode_patch(case.ask_mode)).await;
+    rig.open("sh-other", json!({ "mode": case.unattended_mode }))
+        .await;
+    let agent = one_agent(rig);
+    let (_, asking) = rig
+        .start_turn("sh-ask", "please run `touch shared.txt`")
+        .await;
+    let (_, pid) = rig.wait_permission("sh-ask", None).await;
+    let other = rig.run_turn("sh-other", "say hi").await;
+    assert_eq!(other.state(), "completed", "{:?}", other.end);
+    assert!(
+        !rig.host
+            .session_events("sh-other")
+            .iter()
+            .any(|e| e.is("session.permission")),
+        "the permission is sh-ask's only"
+    );
+    assert!(!rig.cwd().join("shared.txt").exists());
+    rig.answer_permission("sh-ask", &pid, json!({"behavior": "allow"}))
+        .await;
+    let end = rig.turn_end("sh-ask", &asking).await;
+    assert_eq!(end.turn_state(), Some("completed"), "{end}");
+    assert!(rig.cwd().join("shared.txt").exists());
+    assert_eq!(
+        group(&one_agent(rig)),
+        group(&agent),
+        "still the one process"
+    );
+    rig.finish("sh-ask").await;
+    rig.finish("sh-other").await;
+    assert_gone(&agent).await;
+}
+
+/// `kill -9` of the shared process with a turn running in each session: both fail with the
+/// exit status; each next prompt restarts the agent (once, for both) and brings its own
+/// native session back, with one warning notice each.
+pub async fn shared_kill_9(rig: &AgentRig, case: Case) {
+    let sessions = [("sh-a", "APPLE-SHARED-3"), ("sh-b", "BANANA-SHARED-4")];
+    for (sid, _) in sessions {
+        rig.open(sid, json!({ "mode": case.unattended_mode })).await;
+    }
+    for (sid, word) in sessions {
+        let run = rig
+            .run_turn(sid, &format!("say hi, and remember the word {word}"))
+            .await;
+        assert_eq!(run.state(), "completed", "{:?}", run.end);
+    }
+    let mut turns = Vec::new();
+    for (sid, _) in sessions {
+        let (_, turn) = rig.start_turn(sid, "SLOW please write a long text").await;
+        rig.wait(sid, "timeline.item", |e| {
+            e.item_type() == Some("assistant_message")
+                && e.string_at("/item/text").contains("slow chunk")
+        })
+        .await;
+        turns.push((sid, turn));
+    }
+    let agent = one_agent(rig);
+    let shown: Vec<usize> = sessions
+        .iter()
+        .map(|(sid, _)| rig.host.session_events(sid).len())
+        .collect();
+    kill_9(&agent);
+    for (sid, turn) in &turns {
+        let end = rig.turn_end(sid, turn).await;
+        assert_eq!(end.turn_state(), Some("failed"), "{end}");
+        assert!(
+            end.string_at("/error/message")
+                .contains("exited unexpectedly"),
+            "{end}"
+        );
+    }
+    assert_gone(&agent).await;
+
+    rig.mock.clear_requests();
+    let (a, b) = tokio::join!(
+        restarting_turn(rig, "sh-a", "which word did I ask you to remember, a?"),
+        restarting_turn(rig, "sh-b", "which word did I ask you to remember, b?"),
+    );
+    for end in [&a, &b] {
+        assert_eq!(end.turn_state(), Some("completed"), "{end}");
+    }
+    let again = one_agent(rig);
+    assert_ne!(group(&again), group(&agent), "a new process, one for both");
+    let kind = if case.keeps_context_on_restart {
+        "agent-restarted"
+    } else {
+        "agent-conversation-lost"
+    };
+    let requests: Vec<String> = rig
+        .mock
+        .model_requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    for (i, (sid, word)) in sessions.iter().enumerate() {
+        let events = rig.host.session_events(sid);
+        let after = &events[shown[i]..];
+        let notices: Vec<String> = after
+            .iter()
+            .filter(|e| e.is("session.notice"))
+            .map(|e| e.string_at("/notice/id"))
+            .collect();
+        assert_eq!(notices.len(), 1, "{sid}: {notices:?}");
+        assert!(notices[0].starts_with(kind), "{sid}: {notices:?}");
+        assert!(!events.iter().any(|e| e.is("session.runtime_failed")));
+        let results = events
+            .iter()
+            .filter(|e| e.is("session.prompt_result"))
+            .count();
+        assert_eq!(results, 3, "{sid}: one result per prompt");
+        let other = sessions.iter().find(|(s, _)| s != sid).map(|(_, w)| *w);
+        let letter = &sid[3..];
+        let mine = requests
+            .iter()
+            .filter(|b| b.contains(&format!("remember, {letter}?")))
+            .collect::<Vec<_>>();
+        assert!(!mine.is_empty(), "{sid}'s request: {requests:#?}");
+        assert!(
+            mine.iter().any(|b| b.contains(word)),
+            "{sid}: its conversation reaches the model"
+        );
+        assert!(
+            other.is_none_or(|w| !mine.iter().any(|b| b.contains(w))),
+            "{sid}: not the other session's"
+        );
+    }
+    for (sid, _) in sessions {
+        rig.finish(sid).await;
+    }
+    assert_gone(&again).await;
+}
+
+/// Closing one session (with a turn running) leaves the other and the process running; the
+/// last close stops the process.
+pub async fn shared_close_one(rig: &AgentRig, case: Case) {
+    rig.open("sh-stay", json!({ "mode": case.unattended_mode }))
+        .await;
+    rig.open("sh-go", json!({ "mode": case.unattended_mode }))
+        .await;
+    let agent = one_agent(rig);
+    let (_, turn) = rig
+        .start_turn("sh-go", "SLOW please write a long text")
+        .await;
+    rig.wait("sh-go", "timeline.item", |e| {
+        e.item_type() == Some("assistant_message")
+    })
+    .await;
+    rig.finish("sh-go").await;
+    let end = rig.turn_end("sh-go", &turn).await;
+    assert!(end.turn_state().is_some(), "{end}");
+    assert!(leader_alive(&agent), "{agent:#?}");
+    let run = rig.run_turn("sh-stay", "say hi").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    assert_eq!(group(&one_agent(rig)), group(&agent));
+    rig.finish("sh-stay").await;
+    assert_gone(&agent).await;
+    assert!(agents(rig).is_empty());
+}
