@@ -363,3 +363,30 @@ async fn open_session(
     }
     Ok((session_id, cwd))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn provider(options: &str) -> AcpProvider {
+        let entry = format!(
+            r#"{{"id":"qwen-bridge","label":"Qwen","agent":"acp","command":["qwen"],"options":{options}}}"#
+        );
+        AcpProvider::from_entry(&serde_json::from_str(&entry).expect("entry"))
+    }
+
+    #[test]
+    fn sessions_share_agent_processes_unless_the_entry_says_otherwise() {
+        assert!(provider("{}").processes.is_some(), "shared by default");
+        let own = provider(r#"{"processPerSession":true,"args":["--acp"]}"#);
+        assert!(own.processes.is_none());
+        assert_eq!(
+            own.profile.args,
+            vec!["--acp".to_string()],
+            "the profile's options apply"
+        );
+        assert!(provider(r#"{"processPerSession":false}"#)
+            .processes
+            .is_some());
+    }
+}

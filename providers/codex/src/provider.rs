@@ -458,3 +458,32 @@ impl Provider for CodexProvider {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn provider(options: &str) -> CodexProvider {
+        let entry = format!(
+            r#"{{"id":"codex-bridge","label":"Codex","agent":"codex","options":{options}}}"#
+        );
+        CodexProvider::from_entry(&serde_json::from_str(&entry).expect("entry"))
+    }
+
+    #[test]
+    fn sessions_share_app_servers_unless_the_entry_says_otherwise() {
+        assert!(provider("{}").processes.is_some(), "shared by default");
+        assert!(provider(r#"{"processPerSession":true}"#)
+            .processes
+            .is_none());
+        assert!(provider(r#"{"processPerSession":false}"#)
+            .processes
+            .is_some());
+        assert!(
+            provider(r#"{"processPerSession":"yes"}"#)
+                .processes
+                .is_some(),
+            "a value that is no boolean is ignored"
+        );
+    }
+}
