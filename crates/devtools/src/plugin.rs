@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 /// The manifest this binary was built with, used when no plugin folder is found (the bridge
 /// falls back to its own copy then).
-const EMBEDDED_MANIFEST: &str = include_str!("../../../plugin.json");
+pub(crate) const EMBEDDED_MANIFEST: &str = include_str!("../../../plugin.json");
 
 /// The plugin folder: `--plugin-dir`, else as the bridge finds it.
 pub fn plugin_dir(explicit: Option<PathBuf>) -> Option<PathBuf> {

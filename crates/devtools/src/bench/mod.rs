@@ -12,6 +12,7 @@ mod codex_report;
 mod compare;
 mod phases;
 mod report;
+mod sharing;
 pub(crate) mod stats;
 mod turn_phases;
 
@@ -67,10 +68,15 @@ pub struct BenchArgs {
     pub claude: claude::ClaudeArgs,
     #[command(flatten)]
     pub codex: codex::CodexArgs,
+    #[command(flatten)]
+    pub sharing: sharing::SharingArgs,
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let bridge = bridge_binary(args.bridge_bin.as_deref())?;
+    if args.sharing.sharing {
+        return sharing::run(&args.sharing, args.json, args.plugin_dir, bridge);
+    }
     if args.codex.codex {
         return codex::run(&args.codex, args.json, args.plugin_dir, bridge);
     }
