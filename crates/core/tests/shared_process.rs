@@ -454,3 +454,50 @@ async fn the_session_leaving_last_holds_the_process_in_its_scope_until_it_is_gon
     assert!(scope_a.wait_gone(WAIT).await);
     assert!(!alive(process));
 }
+
+#[tokio::test]
+async fn sessions_open_one_at_a_time_on_a_process() {
+    let pool = SharedProcesses::new(Duration::ZERO, STOP);
+    let spec = spec(&[]);
+    let join_unclaimed = |name: &'static str| {
+        let (pool, spec) = (pool.clone(), spec.clone());
+        async move {
+            let (sink, rx) = SessionSink::channel();
+            let member = pool
+                .join(
+                    SharedKey::of(&spec),
+                    Arc::new(ByParam("sessionId")),
+                    |inbound| start_echo(spec.clone(), inbound),
+                    Arc::new(echo(name)),
+                    EventTarget::new(Some(sink)),
+                    &ProcessScope::default(),
+                )
+                .await
+                .expect("joined");
+            Session { member, rx }
+        }
+    };
+    let mut first = join_unclaimed("first").await;
+    let second = tokio::spawn(join_unclaimed("second"));
+    // What the agent says about the session being opened is the first's alone.
+    let rpc = first.member.rpc().clone();
+    rpc.notify("said", Some(&json!({"sessionId": "thread-1", "n": 1})))
+        .await
+        .expect("sent");
+    assert_eq!(notice(&mut first.rx).await, "first:said:1");
+    assert!(
+        !second.is_finished(),
+        "the second opens once the first knows its own"
+    );
+    first.member.claim("thread-1");
+    let mut second = tokio::time::timeout(WAIT, second)
+        .await
+        .expect("in time")
+        .expect("the task");
+    rpc.notify("said", Some(&json!({"sessionId": "thread-2", "n": 2})))
+        .await
+        .expect("sent");
+    assert_eq!(notice(&mut second.rx).await, "second:said:2");
+    second.member.leave().await;
+    first.member.leave().await;
+}

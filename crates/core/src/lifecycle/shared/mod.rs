@@ -11,9 +11,10 @@
 //!   member has its own bounded queue and its own task running its [`Translator`] and sending
 //!   into its session's sink. A slow session fills its own queue; the reader waits only when the
 //!   queue of the session a message is for is full (backpressure on the agent, nothing
-//!   dropped), never for another session's. A member that has not claimed its native session
-//!   yet (it is opening: the id comes with the answer) also takes the messages of native
-//!   sessions nobody claimed, as a process of its own would have given it.
+//!   dropped), never for another session's. Sessions open one at a time on a process: the
+//!   member that has not claimed its native session yet (it is opening: the id comes with the
+//!   answer) takes the messages of native sessions nobody claimed, as a process of its own
+//!   would have given it; the next opens once it claimed.
 //! - A member has its own [`Liveness`]: the process's death is a runtime failure of every live
 //!   member (each gets `RuntimeFailed` after the messages queued before it); a member that
 //!   leaves (close, restart) stops receiving at once.

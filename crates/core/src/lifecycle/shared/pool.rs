@@ -6,7 +6,7 @@ use crate::lifecycle::{lock, AgentRuntime, EventTarget, Translator};
 use crate::rpc::Inbound;
 use crate::scope::ProcessScope;
 use crate::supervisor::SpawnSpec;
-use agent_bridge_protocol::ProviderError;
+use agent_bridge_protocol::{ErrorCode, ProviderError};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
@@ -109,28 +109,51 @@ impl SharedProcesses {
         scope: &ProcessScope,
     ) -> Result<SharedMember, ProviderError>
     where
-        F: FnOnce(Arc<dyn Inbound>) -> Fut,
+        F: Fn(Arc<dyn Inbound>) -> Fut,
         Fut: Future<Output = Result<(AgentRuntime, Value), ProviderError>>,
     {
-        let cell = self.cell(&key);
-        let mut slot = cell.lock().await;
-        if let Some(process) = slot.as_ref().filter(|p| p.usable()) {
+        // A process whose last session left while this one waited to open is stopping: the
+        // next attempt starts another.
+        for _ in 0..2 {
+            let process = self.process_of(&key, &route, &start, scope).await?;
+            // One session opens at a time on a process: until it claims its native session it
+            // takes what nobody claimed (see `SharedMember::claim`).
+            let opening = process.opening().lock_owned().await;
             if let Some(member) = process.add(translator.clone(), events.clone()) {
                 let pool = (self.clone(), key, scope.clone());
-                return Ok(SharedMember::new(process.clone(), member, pool));
+                return Ok(SharedMember::new(process, member, pool, opening));
             }
         }
-        let (members, inbound) = SharedProcess::demux(route);
+        Err(
+            ProviderError::new("the shared agent process stopped while the session joined it")
+                .with_code(ErrorCode::RuntimeExited),
+        )
+    }
+
+    /// The running process of `key`, or one started now with `start` (in `scope` while it
+    /// starts).
+    async fn process_of<F, Fut>(
+        &self,
+        key: &SharedKey,
+        route: &Arc<dyn Route>,
+        start: &F,
+        scope: &ProcessScope,
+    ) -> Result<Arc<SharedProcess>, ProviderError>
+    where
+        F: Fn(Arc<dyn Inbound>) -> Fut,
+        Fut: Future<Output = Result<(AgentRuntime, Value), ProviderError>>,
+    {
+        let cell = self.cell(key);
+        let mut slot = cell.lock().await;
+        if let Some(process) = slot.as_ref().filter(|p| p.usable()) {
+            return Ok(process.clone());
+        }
+        let (members, inbound) = SharedProcess::demux(route.clone());
         let (runtime, handshake) = start(inbound).await?;
         if let Some(pid) = runtime.process.pid() {
             scope.forget(pid);
         }
         let process = Arc::new(SharedProcess::new(runtime, handshake, members));
-        let Some(member) = process.add(translator, events) else {
-            return Err(ProviderError::new(
-                "the shared agent process stopped as it started",
-            ));
-        };
         if let Some(stale) = slot.replace(process.clone()) {
             tracing::debug!(?stale, "a dead shared process replaced");
         }
@@ -139,11 +162,7 @@ impl SharedProcesses {
             label = process.runtime().label(),
             "shared agent process started"
         );
-        Ok(SharedMember::new(
-            process,
-            member,
-            (self.clone(), key, scope.clone()),
-        ))
+        Ok(process)
     }
 
     /// The last member of `process` left at `epoch`: it stops after the idle grace (with

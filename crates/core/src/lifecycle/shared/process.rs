@@ -11,7 +11,7 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, OwnedMutexGuard};
 
 /// Most messages waiting for one member's translator.
 pub const MEMBER_QUEUE: usize = 256;
@@ -58,6 +58,8 @@ pub struct SharedProcess {
     handshake: Value,
     members: MemberTable,
     label: String,
+    /// Held by the session opening on the process until it claims its native session.
+    opening: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl std::fmt::Debug for SharedProcess {
@@ -89,6 +91,7 @@ impl SharedProcess {
             handshake,
             members,
             label,
+            opening: Arc::default(),
         }
     }
 
@@ -108,6 +111,10 @@ impl SharedProcess {
 
     pub fn pid(&self) -> Option<u32> {
         self.runtime.process.pid()
+    }
+
+    pub(super) fn opening(&self) -> Arc<tokio::sync::Mutex<()>> {
+        self.opening.clone()
     }
 
     /// Sessions on the process.
@@ -350,6 +357,8 @@ pub struct SharedMember {
     key: SharedKey,
     /// The session's process scope: it holds the process when the session leaves it last.
     scope: ProcessScope,
+    /// The process's opening lock, held until the session claims its native session.
+    opening: Mutex<Option<OwnedMutexGuard<()>>>,
     left: AtomicBool,
 }
 
@@ -367,6 +376,7 @@ impl SharedMember {
         process: Arc<SharedProcess>,
         (id, liveness, settle): (u64, Liveness, Settle),
         (pool, key, scope): (SharedProcesses, SharedKey, ProcessScope),
+        opening: OwnedMutexGuard<()>,
     ) -> Self {
         SharedMember {
             process,
@@ -376,6 +386,7 @@ impl SharedMember {
             pool,
             key,
             scope,
+            opening: Mutex::new(Some(opening)),
             left: AtomicBool::new(false),
         }
     }
@@ -399,9 +410,10 @@ impl SharedMember {
     }
 
     /// Messages about the native session `native` (a thread, an ACP session) are this
-    /// member's.
+    /// member's. The first claim ends its opening: the next session may open on the process.
     pub fn claim(&self, native: &str) {
         self.process.claim(self.id, native);
+        lock(&self.opening).take();
     }
 
     /// Messages about `native` are no longer this member's.
@@ -416,6 +428,7 @@ impl SharedMember {
             return None;
         }
         self.liveness.close();
+        lock(&self.opening).take();
         let stop = self.pool.idle_grace().is_zero();
         let epoch = self.process.remove(self.id, stop)?;
         if stop {
