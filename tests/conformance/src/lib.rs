@@ -78,8 +78,8 @@ pub mod procs;
 mod reader;
 pub mod rig;
 pub mod scenarios;
-pub mod suite;
 pub mod session;
+pub mod suite;
 pub mod validate;
 
 pub use agent_bridge_protocol::invariants;
