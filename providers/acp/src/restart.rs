@@ -39,7 +39,7 @@ use std::time::Instant;
 
 /// How a session's agent was started and its native session made: what a restart repeats.
 #[derive(Debug, Clone)]
-pub struct SessionLaunch {
+pub struct SessionRelaunch {
     pub profile: Profile,
     /// The agent's launch and the session's process scope (a close waits for the restarted
     /// agent too).
@@ -81,7 +81,7 @@ pub fn restore_method(caps: &AgentCapabilities) -> Option<&'static str> {
 /// Starts the agent of `launch` again for the native session `session_id`, reporting through
 /// `sink`. An exit of the new process meanwhile is this call's failure, not a runtime failure.
 pub async fn restart(
-    launch: &SessionLaunch,
+    launch: &SessionRelaunch,
     shared: &SharedState,
     sink: &SessionSink,
     session_id: &str,
@@ -120,7 +120,7 @@ pub async fn restart(
 }
 
 async fn spawn(
-    launch: &SessionLaunch,
+    launch: &SessionRelaunch,
     shared: &SharedState,
     sink: &SessionSink,
 ) -> Result<Agent, ProviderError> {
@@ -143,7 +143,7 @@ async fn spawn(
 }
 
 async fn bring_back(
-    launch: &SessionLaunch,
+    launch: &SessionRelaunch,
     shared: &SharedState,
     sink: &SessionSink,
     session_id: &str,

@@ -6,7 +6,7 @@ use crate::control::ControlError;
 use crate::launch::{self, LaunchOptions};
 use crate::session::conversation_missing;
 use crate::session::{
-    initialize, spawn_runtime, startup_error, ClaudeSession, RespawnInfo, Runtime,
+    initialize, spawn_runtime, startup_error, ClaudeSession, Runtime, SessionRelaunch,
 };
 use crate::state::persistence_at;
 use crate::warm::{Spare, SpareKey, SpareStart, WarmConfig, WarmPool};
@@ -399,7 +399,7 @@ impl Provider for ClaudeProvider {
         let mut opened = OpenedSession::new(
             Box::new(ClaudeSession {
                 runtime,
-                respawn: RespawnInfo {
+                relaunch: SessionRelaunch {
                     session_id: request.session_id.clone(),
                     launch: ctx.launch.clone(),
                     env: request.config.env.clone(),

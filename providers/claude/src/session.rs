@@ -27,12 +27,17 @@ pub use restart::conversation_missing;
 
 pub struct ClaudeSession {
     pub runtime: Runtime,
-    /// What a respawn needs (a thinking change the CLI cannot apply live).
-    pub respawn: RespawnInfo,
+    /// What starting the CLI again needs (after it died, or for a thinking change it cannot
+    /// apply live).
+    pub relaunch: SessionRelaunch,
 }
 
-/// How the session's process was started, to start it again with `--resume`.
-pub struct RespawnInfo {
+/// How the session's process was started, to start it again with `--resume`. Unlike the
+/// other providers' `SessionRelaunch`, it keeps the parts of the launch rather than one
+/// `lifecycle::Relaunch`: Claude Code's arguments change with each start (`--resume`,
+/// `--resume-session-at`, the flags of the options in force, a fresh MCP config file), so
+/// they are built again from `opts` each time.
+pub struct SessionRelaunch {
     pub session_id: String,
     pub launch: LaunchOverride,
     pub env: BTreeMap<String, String>,
@@ -294,8 +299,8 @@ impl ClaudeSession {
             return;
         };
         let projects = crate::transcript::projects_dir(&crate::launch::effective_env(
-            &self.respawn.launch,
-            &self.respawn.env,
+            &self.relaunch.launch,
+            &self.relaunch.env,
         ));
         if !crate::saved::resumable(projects.as_deref(), &cwd, &native).await {
             return;

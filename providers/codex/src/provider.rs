@@ -10,7 +10,7 @@ use crate::options::{self, Controls};
 use crate::queries::{fetch_models, load_turns, mcp_servers, read_defaults};
 use crate::questions;
 use crate::sandbox_cache::{launch_key, Sandbox, SandboxCache};
-use crate::session::{Applied, CodexSession, PendingProbe, ThreadRelaunch};
+use crate::session::{Applied, CodexSession, PendingProbe, SessionRelaunch};
 use crate::state;
 use crate::threads::{self, ThreadAnswer};
 use crate::tool_denial;
@@ -242,7 +242,7 @@ impl Provider for CodexProvider {
             .as_ref()
             .map(history::thread_of)
             .transpose()?;
-        let relaunch = ThreadRelaunch {
+        let relaunch = SessionRelaunch {
             runtime: Relaunch::new(spec.clone(), request.scope.clone()),
             thread: overrides.clone(),
         };
