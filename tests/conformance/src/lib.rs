@@ -72,6 +72,7 @@ pub mod event;
 mod flow;
 pub mod host;
 pub mod input;
+pub mod kill;
 mod observe;
 pub mod paseo_schema;
 pub mod procs;

@@ -58,3 +58,22 @@ macro_rules! agnostic_scenarios {
         }
     )*};
 }
+
+/// Expands the `kill -9` scenarios ([`crate::kill`]) named in the list for a provider's rig and
+/// its [`crate::kill::KillCase`]:
+///
+/// ```text
+/// agent_bridge_conformance::kill_scenarios!(rig, KILL; kill_9_mid_turn, kill_9_after_a_completed_turn);
+/// ```
+#[macro_export]
+macro_rules! kill_scenarios {
+    ($rig:ident, $case:expr; $($name:ident),* $(,)?) => {$(
+        #[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $name() {
+            let Some(r) = $rig().await else { return };
+            $crate::kill::$name(&r, $case).await;
+            r.report(stringify!($name));
+        }
+    )*};
+}

@@ -1,7 +1,8 @@
 //! The provider-agnostic scenarios (`agent_bridge_conformance::scenarios`) over claude-bridge:
 //! the real pinned `claude` against the mock model server, spares off (so every process under
 //! the bridge is a session's). Skipped with a SKIPPED line when the CLI is not installed,
-//! failing instead under CI or `AGENT_BRIDGE_REQUIRE_CLIS=1`.
+//! failing instead under CI or `AGENT_BRIDGE_REQUIRE_CLIS=1`. Also the `kill -9` scenarios of every
+//! family (`agent_bridge_conformance::kill`).
 
 use agent_bridge_conformance::{AgentRig, HostOptions, RigSpec};
 
@@ -25,3 +26,15 @@ async fn rig() -> Option<AgentRig> {
 }
 
 agent_bridge_conformance::agnostic_scenarios!(cli rig);
+
+/// Claude Code in the kill scenarios: `default` asks before a command, its handle is published
+/// once a turn is saved, and `--resume` brings the conversation back.
+const KILL: agent_bridge_conformance::kill::KillCase = agent_bridge_conformance::kill::KillCase {
+    ask_mode: None,
+    unattended_mode: "bypassPermissions",
+    keeps_context_on_restart: true,
+    saved_after_turn: true,
+};
+
+agent_bridge_conformance::kill_scenarios!(rig, KILL;
+    kill_9_mid_turn, kill_9_after_a_completed_turn, kill_9_with_a_pending_permission);

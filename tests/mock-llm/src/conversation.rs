@@ -46,13 +46,34 @@ pub fn extract(family: Family, body: &Value) -> Conversation {
     conv
 }
 
-/// The text of the last user message with any text (earlier ones when the last is empty).
+/// The text of the last user message with any text (earlier ones when the last is empty),
+/// without the earlier conversation agent-bridge carries over to a new one
+/// (`<agent-bridge-context>…</agent-bridge-context>`): a model reads that as history, so it is
+/// not what the mock answers (a "run `CMD`" in it is not a request to run CMD again).
 fn last_user_text(items: &[&Value]) -> Option<String> {
     items
         .iter()
         .rev()
         .filter(|m| role(m) == "user")
-        .find_map(|m| non_empty(content_text(m.get("content"))))
+        .find_map(|m| non_empty(without_carried_context(&content_text(m.get("content")))))
+}
+
+const CARRIED_OPEN: &str = "<agent-bridge-context>";
+const CARRIED_CLOSE: &str = "</agent-bridge-context>";
+
+/// `text` without its `<agent-bridge-context>` envelopes (an unclosed one runs to the end).
+pub(crate) fn without_carried_context(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(CARRIED_OPEN) {
+        out.push_str(&rest[..start]);
+        rest = match rest[start..].find(CARRIED_CLOSE) {
+            Some(end) => &rest[start + end + CARRIED_CLOSE.len()..],
+            None => "",
+        };
+    }
+    out.push_str(rest);
+    out
 }
 
 fn anthropic(body: &Value) -> Conversation {

@@ -7,8 +7,6 @@
 //! that writes a file (`touch`), so "the command did not run" is "the file does not exist".
 #![allow(dead_code)]
 
-pub mod kill;
-
 use agent_bridge_conformance::rig::{last_assistant_text, of_type};
 use agent_bridge_conformance::{input, AgentRig, Event, HostOptions, RigSpec};
 use serde_json::{json, Value};
@@ -37,6 +35,18 @@ pub struct Case {
     pub start_mode: Option<&'static str>,
     /// A restarted agent resumes (or loads) its native session; else it starts a new one.
     pub keeps_context_on_restart: bool,
+}
+
+impl Case {
+    /// The same agent for the kill scenarios ([`agent_bridge_conformance::kill`]).
+    pub fn kill(self) -> agent_bridge_conformance::kill::KillCase {
+        agent_bridge_conformance::kill::KillCase {
+            ask_mode: self.ask_mode,
+            unattended_mode: self.unattended_mode,
+            keeps_context_on_restart: self.keeps_context_on_restart,
+            saved_after_turn: false,
+        }
+    }
 }
 
 fn mode_patch(mode: Option<&str>) -> Value {
