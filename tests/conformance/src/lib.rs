@@ -68,6 +68,7 @@
 //!   `provider/close` answer `null`.
 
 pub mod binary;
+pub mod elicitation;
 pub mod event;
 mod flow;
 pub mod host;

@@ -36,5 +36,22 @@ const KILL: agent_bridge_conformance::kill::KillCase = agent_bridge_conformance:
     saved_after_turn: true,
 };
 
-agent_bridge_conformance::kill_scenarios!(rig, KILL;
+agent_bridge_conformance::case_scenarios!(rig, kill, KILL;
     kill_9_mid_turn, kill_9_after_a_completed_turn, kill_9_with_a_pending_permission);
+
+/// Claude Code in the elicitation scenarios: the default mode asks before the MCP tool each
+/// time, and the CLI refuses URL-mode elicitation itself (it declares form mode only).
+const ELICIT: agent_bridge_conformance::elicitation::ElicitationCase =
+    agent_bridge_conformance::elicitation::ElicitationCase {
+        call: |tool| mock_llm::ScriptReply::ToolCall {
+            name: format!("mcp__elicit__{tool}"),
+            arguments: serde_json::json!({}),
+        },
+        mode: None,
+        allow_tool: || serde_json::json!({"behavior": "allow"}),
+        tool_asked_once_with: None,
+        url_mode: agent_bridge_conformance::elicitation::UrlMode::RefusedByCli,
+    };
+
+agent_bridge_conformance::case_scenarios!(rig, elicitation, ELICIT;
+    answered_declined_and_url, an_interrupt_cancels_a_pending_elicitation);

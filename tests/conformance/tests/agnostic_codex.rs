@@ -35,5 +35,24 @@ const KILL: agent_bridge_conformance::kill::KillCase = agent_bridge_conformance:
     saved_after_turn: false,
 };
 
-agent_bridge_conformance::kill_scenarios!(rig, KILL;
+agent_bridge_conformance::case_scenarios!(rig, kill, KILL;
     kill_9_mid_turn, kill_9_after_a_completed_turn, kill_9_with_a_pending_permission);
+
+/// Codex in the elicitation scenarios: in `auto` (in `full-access`, approval policy `never`,
+/// Codex declines every elicitation itself) it asks once a session before the MCP tool, and
+/// forwards URL mode.
+const ELICIT: agent_bridge_conformance::elicitation::ElicitationCase =
+    agent_bridge_conformance::elicitation::ElicitationCase {
+        call: |tool| mock_llm::ScriptReply::NamespacedToolCall {
+            namespace: "mcp__elicit".into(),
+            name: tool.into(),
+            arguments: serde_json::json!({}),
+        },
+        mode: Some("auto"),
+        allow_tool: || serde_json::json!({"behavior": "allow", "selectedActionId": "allow_session"}),
+        tool_asked_once_with: Some(&["allow_once", "allow_session", "deny"]),
+        url_mode: agent_bridge_conformance::elicitation::UrlMode::Asked,
+    };
+
+agent_bridge_conformance::case_scenarios!(rig, elicitation, ELICIT;
+    answered_declined_and_url, an_interrupt_cancels_a_pending_elicitation);
