@@ -284,25 +284,30 @@ impl AgentSession for ClaudeSession {
 
 impl ClaudeSession {
     /// A handle still held when the session closes (it closed within moments of its first
-    /// run's end): the CLI wrote its transcript when it exited, so the host gets the handle
-    /// (the core publishes what is reported while closing, before `session.closed`).
+    /// run's end), or a rewound session's handle still carrying `resumeAt` although a run
+    /// followed the rewind: the CLI wrote its transcript when it exited, so the host gets the
+    /// plain handle (the core publishes what is reported while closing, before
+    /// `session.closed`). A rewound one only when the transcript holds the run after the
+    /// rewind point: without it, the plain handle would resume the branch the rewind left.
     pub(crate) async fn publish_saved_on_close(&self) {
-        let held = {
+        let pending = {
             let s = lock(&self.runtime.shared);
-            if s.persistence_held && s.awaiting_save.is_some() {
-                s.native_session_id.clone().map(|id| (id, s.cwd.clone()))
-            } else {
-                None
+            match (&s.awaiting_save, &s.native_session_id) {
+                (Some(awaited), Some(id)) if s.persistence_held || s.rewound_at.is_some() => {
+                    let entry = s.rewound_at.is_some().then(|| awaited.0.clone()).flatten();
+                    Some((id.clone(), s.cwd.clone(), entry))
+                }
+                _ => None,
             }
         };
-        let Some((native, cwd)) = held else {
+        let Some((native, cwd, entry)) = pending else {
             return;
         };
         let projects = crate::transcript::projects_dir(&crate::launch::effective_env(
             &self.relaunch.launch,
             &self.relaunch.env,
         ));
-        if !crate::saved::resumable(projects.as_deref(), &cwd, &native).await {
+        if !crate::saved::on_disk(projects.as_deref(), &cwd, &native, entry.as_deref()).await {
             return;
         }
         if let Some(sink) = self.runtime.events.sink() {

@@ -78,6 +78,7 @@ mod observe;
 pub mod paseo_schema;
 pub mod procs;
 mod reader;
+pub mod rewind;
 pub mod rig;
 pub mod scenarios;
 pub mod session;

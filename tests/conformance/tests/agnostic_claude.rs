@@ -10,6 +10,10 @@ const SPEC: RigSpec = RigSpec {
     provider: "claude-bridge",
     caps: &[
         "prompt.message",
+        "prompt.command",
+        "session.revert.conversation",
+        "session.revert.files",
+        "session.revert.both",
         "prompt.steer",
         "session.configure",
         "session.persistence",
@@ -55,3 +59,24 @@ const ELICIT: agent_bridge_conformance::elicitation::ElicitationCase =
 
 agent_bridge_conformance::case_scenarios!(rig, elicitation, ELICIT;
     answered_declined_and_url, an_interrupt_cancels_a_pending_elicitation);
+
+/// Claude Code in the rewind scenarios: custom commands are `.claude/commands/<name>.md` in the
+/// session's folder; `files` is a scope of its own (`providers/claude/tests/e2e_rewind.rs`).
+const REWIND: agent_bridge_conformance::rewind::RewindCase =
+    agent_bridge_conformance::rewind::RewindCase {
+        install_command: |rig, text| {
+            let dir = rig.cwd().join(".claude").join("commands");
+            std::fs::create_dir_all(&dir).expect("commands dir");
+            std::fs::write(
+                dir.join("mark.md"),
+                format!("---\ndescription: Marks\n---\nSay {text}\n"),
+            )
+            .expect("command file");
+            "mark".into()
+        },
+        files_scope: true,
+    };
+
+agent_bridge_conformance::case_scenarios!(rig, rewind, REWIND;
+    a_rewind_drops_the_later_turns_from_what_the_model_sees,
+    a_command_turn_carries_a_revert_token_and_rewinds);

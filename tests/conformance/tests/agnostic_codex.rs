@@ -10,6 +10,8 @@ const SPEC: RigSpec = RigSpec {
     provider: "codex-bridge",
     caps: &[
         "prompt.message",
+        "prompt.command",
+        "session.revert.conversation",
         "prompt.steer",
         "session.configure",
         "session.persistence",
@@ -56,3 +58,20 @@ const ELICIT: agent_bridge_conformance::elicitation::ElicitationCase =
 
 agent_bridge_conformance::case_scenarios!(rig, elicitation, ELICIT;
     answered_declined_and_url, an_interrupt_cancels_a_pending_elicitation);
+
+/// Codex in the rewind scenarios: custom prompts are `prompts/<name>.md` in `CODEX_HOME`,
+/// run as `prompts:<name>`; Codex restores no files.
+const REWIND: agent_bridge_conformance::rewind::RewindCase =
+    agent_bridge_conformance::rewind::RewindCase {
+        install_command: |rig, text| {
+            let prompts = rig.env.config_dir.join("prompts");
+            std::fs::create_dir_all(&prompts).expect("prompts");
+            std::fs::write(prompts.join("mark.md"), format!("Say {text}")).expect("prompt");
+            "prompts:mark".into()
+        },
+        files_scope: false,
+    };
+
+agent_bridge_conformance::case_scenarios!(rig, rewind, REWIND;
+    a_rewind_drops_the_later_turns_from_what_the_model_sees,
+    a_command_turn_carries_a_revert_token_and_rewinds);
