@@ -70,6 +70,7 @@
 pub mod binary;
 pub mod event;
 mod flow;
+pub mod gated_open;
 pub mod host;
 pub mod input;
 mod observe;
@@ -78,8 +79,8 @@ pub mod procs;
 mod reader;
 pub mod rig;
 pub mod scenarios;
-pub mod suite;
 pub mod session;
+pub mod suite;
 pub mod validate;
 
 pub use agent_bridge_protocol::invariants;
