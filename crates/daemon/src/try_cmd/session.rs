@@ -256,8 +256,9 @@ impl Host {
     }
 
     /// Sends the prompt and follows the turn to its end. With `fall_back`, a model out of reach
-    /// (retries for `--give-up-after` s, or a turn that failed while the agent retried) ends
-    /// the run quietly as [`Run::Unreachable`], for the caller to say so in one line.
+    /// (retries `--give-up-after` s after the prompt, or a turn that failed while the agent
+    /// retried) ends the run quietly as [`Run::Unreachable`], for the caller to say so in one
+    /// line and close the connection (which ends the turn).
     async fn turn(&mut self, args: &TryArgs, fall_back: bool) -> anyhow::Result<Run> {
         let mut sigint = signal(SignalKind::interrupt())?;
         let policy = permission::policy(args.yes, std::io::stdin().is_terminal());
@@ -294,23 +295,24 @@ impl Host {
                         self.renderer.warn("interrupted twice; quitting");
                         break TurnEnd::Canceled;
                     }
-                    interrupt_deadline = Some(self.interrupt(true).await);
+                    interrupt_deadline = Some(self.interrupt().await);
                     continue;
                 }
                 _ = ticker.tick(), if spin => { self.renderer.tick(); continue; }
                 _ = sleep_until(interrupt_deadline) => {
-                    if !(fall_back && gave_up.is_some()) {
-                        self.renderer.warn("the agent did not stop in time");
-                    }
+                    self.renderer.warn("the agent did not stop in time");
                     break TurnEnd::Canceled;
                 }
                 _ = sleep_until(retries.deadline()), if interrupt_deadline.is_none() => {
                     let why = retries.give_up();
-                    if !fall_back {
-                        self.renderer.error(&format!("giving up: {why}"));
+                    if fall_back {
+                        // Closing the connection ends the turn; no need to wait for it.
+                        self.renderer.finish_line();
+                        return Ok(Run::Unreachable(why));
                     }
+                    self.renderer.error(&format!("giving up: {why}"));
                     gave_up = Some(why);
-                    interrupt_deadline = Some(self.interrupt(!fall_back).await);
+                    interrupt_deadline = Some(self.interrupt().await);
                     continue;
                 }
             };
@@ -319,7 +321,12 @@ impl Host {
             };
             match event {
                 ProviderEvent::TimelineItem { item, .. } => {
-                    if !matches!(item.body, ItemBody::Notification { .. }) {
+                    // The user's own message is no sign of the model.
+                    let model = !matches!(
+                        item.body,
+                        ItemBody::Notification { .. } | ItemBody::UserMessage { .. }
+                    );
+                    if model {
                         retries.progress();
                     }
                     self.renderer.item(&item)
@@ -349,7 +356,7 @@ impl Host {
                 ProviderEvent::SessionPermission { request, .. } => {
                     let answered = self.permission(&request, policy, &mut sigint).await;
                     if !answered {
-                        interrupt_deadline = Some(self.interrupt(true).await);
+                        interrupt_deadline = Some(self.interrupt().await);
                     }
                 }
                 ProviderEvent::SessionNotice { notice, .. } => {
@@ -380,17 +387,9 @@ impl Host {
             }
         };
         if fall_back {
-            // Whatever the agent made of the interrupt, `try` gave up on its model.
-            let unreachable = match (&end, &gave_up) {
-                (_, Some(why)) => Some(why.clone()),
-                (TurnEnd::Failed(why), None) if retries.unreachable().is_some() => {
-                    Some(why.clone())
-                }
-                _ => None,
-            };
-            if let Some(words) = unreachable {
+            if let (TurnEnd::Failed(why), Some(_)) = (&end, retries.unreachable()) {
                 self.renderer.finish_line();
-                return Ok(Run::Unreachable(words));
+                return Ok(Run::Unreachable(why.clone()));
             }
         }
         // An interrupt `try` made because the model was out of reach is a failure.
@@ -402,13 +401,10 @@ impl Host {
         Ok(Run::Ended(end))
     }
 
-    /// Asks `session.interrupt` (saying so when `say`); returns until when to wait for the
-    /// turn to end.
-    async fn interrupt(&mut self, say: bool) -> tokio::time::Instant {
-        if say {
-            self.renderer
-                .warn("interrupting the turn (Ctrl-C again to quit)");
-        }
+    /// Asks `session.interrupt`; returns until when to wait for the turn to end.
+    async fn interrupt(&mut self) -> tokio::time::Instant {
+        self.renderer
+            .warn("interrupting the turn (Ctrl-C again to quit)");
         let input = ProviderInput::SessionInterrupt {
             request_id: "try-interrupt".into(),
             session_id: self.session_id.clone(),
