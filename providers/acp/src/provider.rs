@@ -238,6 +238,7 @@ impl Provider for AcpProvider {
             Some(&request.scope),
         )
         .await?;
+        crate::retry_log::follow(&self.profile, &agent, &shared, &sink);
         match open_session(&self.profile, &mut agent, &request, &shared).await {
             Ok((session_id, cwd)) => {
                 let (state, replay, title) = {

@@ -132,14 +132,16 @@ async fn spawn(
         liveness.clone(),
         &launch.profile.label,
     );
-    launch::start(
+    let agent = launch::start(
         &launch.profile,
         &launch.runtime.spec,
         inbound,
         liveness,
         Some(&launch.runtime.scope),
     )
-    .await
+    .await?;
+    crate::retry_log::follow(&launch.profile, &agent, shared, sink);
+    Ok(agent)
 }
 
 async fn bring_back(

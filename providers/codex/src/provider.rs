@@ -73,6 +73,9 @@ impl Provider for CodexProvider {
             Capability::PromptCommand,
             Capability::PromptImage,
             Capability::PromptSteer,
+            // tests/e2e_output_schema.rs: the schema reaches the model, the answer is the JSON
+            // object, a schema the API refuses fails the turn with its words.
+            Capability::PromptOutputSchema,
             Capability::SessionConfigure,
             Capability::SessionList,
             Capability::SessionPersistence,

@@ -71,6 +71,7 @@ pub mod binary;
 pub mod elicitation;
 pub mod event;
 mod flow;
+pub mod gated_open;
 pub mod host;
 pub mod input;
 pub mod kill;

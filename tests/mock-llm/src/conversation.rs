@@ -23,6 +23,9 @@ pub struct Conversation {
     pub tools: Vec<ToolDecl>,
     /// A structured-output schema the request asks the answer to follow.
     pub json_schema: Option<Value>,
+    /// The schema binds the turn's answer itself, tools or not (OpenAI Responses `text.format`
+    /// with `strict`, as Codex sends a turn's `outputSchema`): its name.
+    pub strict_schema: Option<String>,
     /// The request's `stream` flag (Gemini streaming is decided by the endpoint instead).
     pub stream: bool,
     pub model: Option<String>,
@@ -143,16 +146,24 @@ fn responses(body: &Value) -> Conversation {
             (prompt, tool_result)
         }
     };
-    let json_schema = body
+    let format = body
         .pointer("/text/format")
-        .filter(|f| f.get("type").and_then(Value::as_str) == Some("json_schema"))
-        .and_then(|f| f.get("schema"))
-        .cloned();
+        .filter(|f| f.get("type").and_then(Value::as_str) == Some("json_schema"));
+    let json_schema = format.and_then(|f| f.get("schema")).cloned();
+    let strict_schema = format
+        .filter(|f| f.get("strict").and_then(Value::as_bool) == Some(true))
+        .map(|f| {
+            f.get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        });
     Conversation {
         prompt,
         tool_result,
         tools,
         json_schema,
+        strict_schema,
         ..Conversation::default()
     }
 }
