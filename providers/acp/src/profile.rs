@@ -227,7 +227,7 @@ mod tests {
         ));
         assert_eq!(
             (by_id.program.as_str(), by_id.args.clone()),
-            ("gemini", vec!["--acp".to_string()])
+            ("gemini", vec!["--acp".to_string(), "--debug".to_string()])
         );
         let named = for_entry(&entry(
             r#"{"id":"my-qwen","label":"Q","agent":"acp","command":[],"options":{"profile":"qwen","args":["--acp","--debug"]}}"#,

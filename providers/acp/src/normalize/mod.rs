@@ -12,6 +12,7 @@
 //! - a retry the agent only logs ([`crate::retry_log`]) is a retry notice during a turn,
 //!   withdrawn when the model answers (an item) or the turn ends.
 
+mod shell_output;
 #[cfg(test)]
 pub(crate) mod tests;
 pub mod tools;

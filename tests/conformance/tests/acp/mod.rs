@@ -153,6 +153,23 @@ pub async fn unattended_mode_runs_without_asking(rig: &AgentRig, case: Case) {
         .into_iter()
         .any(|e| e.is("session.permission"));
     assert!(!asked, "the unattended mode asked");
+    // A completed command shows its output.
+    let run = rig.run_turn(sid, "please run `echo SHOWN-OUTPUT-7`").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    let outputs: Vec<String> = of_type(&rig.timeline(sid), "tool_call")
+        .into_iter()
+        .filter(|t| {
+            t["detail"]["command"]
+                .as_str()
+                .unwrap_or("")
+                .contains("SHOWN-OUTPUT-7")
+        })
+        .map(|t| t["detail"]["output"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        outputs.iter().any(|o| o.trim() == "SHOWN-OUTPUT-7"),
+        "the command's output, and only it, is shown: {outputs:?}"
+    );
     rig.finish(sid).await;
 }
 
