@@ -6,7 +6,7 @@
 # the Paseo adapter's node tests (among them the npm packages of scripts/package.sh, installed
 # and run without cargo) and the Paseo host emulator (tests/paseo-host: every provider run the
 # way Paseo's plugin process runs it, on both host generations). Prints which real CLIs and
-# versions were exercised and the emulator's table.
+# versions were exercised, how many real-CLI tests did not run (and which), and the emulator's table.
 #
 #   scripts/test-all.sh            # everything
 #   SKIP_CLIS=1 scripts/test-all.sh  # no CLI install: the real-CLI tests (#[ignore]d in a
@@ -44,7 +44,8 @@ if [ "${SKIP_CLIS:-0}" = "1" ]; then
   ignored=()
 fi
 step "cargo test --workspace ${ignored[*]}"
-cargo test --locked --workspace --no-fail-fast "${ignored[@]}"
+cargo_log="$repo/target/cargo-test.log"
+cargo test --locked --workspace --no-fail-fast "${ignored[@]}" 2>&1 | tee "$cargo_log"
 
 # The npm packaging test (tests/adapter/npm-install.test.mjs) packs the release build; building it
 # here shows its time as a step of its own (package.sh then finds it up to date).
@@ -58,11 +59,20 @@ step "Paseo host emulator (tests/paseo-host): every provider on both host genera
 tests/paseo-host/run.sh
 
 step "real CLIs exercised"
-if [ -s "$AGENT_BRIDGE_CLI_REPORT" ]; then
-  sort "$AGENT_BRIDGE_CLI_REPORT" | awk '{ key=$1" "$2; s[key]=s[key] (s[key]?", ":"") $3 } END { for (k in s) print "  " k ": " s[k] }' | sort
+if grep -qv '^SKIPPED ' "$AGENT_BRIDGE_CLI_REPORT"; then
+  grep -v '^SKIPPED ' "$AGENT_BRIDGE_CLI_REPORT" | sort | awk '{ key=$1" "$2; s[key]=s[key] (s[key]?", ":"") $3 } END { for (k in s) print "  " k ": " s[k] }' | sort
 else
   echo "  (none)"
 fi
+# A real-CLI test that did not run is counted, never taken for a pass: the tests that returned
+# early for a missing CLI (or a sandbox the machine lacks) report themselves, and the #[ignore]d
+# ones are what cargo counted as ignored.
+skipped=$(grep -c '^SKIPPED ' "$AGENT_BRIDGE_CLI_REPORT" || true)
+not_run_ignored=$(awk '/^test result:/ { for (i = 1; i < NF; i++) if ($(i+1) ~ /^ignored/) n += $i } END { print n + 0 }' "$cargo_log")
+step "real-CLI tests not run: $(( skipped + not_run_ignored ))"
+echo "  returned early (CLI or sandbox missing): $skipped"
+grep '^SKIPPED ' "$AGENT_BRIDGE_CLI_REPORT" | sort | sed 's/^SKIPPED /    /' || true
+echo "  ignored by cargo test (run with the CLIs installed): $not_run_ignored"
 step "Paseo host emulator"
 cat target/paseo-host-report.txt target/paseo-host-shutdown.txt 2>/dev/null || echo "  (no report)"
 step "done"

@@ -6,13 +6,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { startHost, tempDir } from "./harness.mjs";
-import { cliPath, cliRequired, hermeticEnv, startMock } from "./providers.mjs";
+import { cliPath, cliRequired, hermeticEnv, reportSkipped, startMock } from "./providers.mjs";
 
 const request = { versions: [1], capabilities: ["prompt.message"] };
 
 test("0.9: connecting to a Claude Code that is not logged in fails with what to do", { timeout: 120_000 }, async (t) => {
   if (!cliPath("claude")) {
     if (cliRequired()) assert.fail("claude is not installed (tests/clis/install.sh)");
+    reportSkipped("claude", "paseo-host-connect-not-logged-in", "not installed");
     t.skip("SKIPPED: claude not installed");
     return;
   }

@@ -94,6 +94,16 @@ export function packageVersion(bin) {
   return "unknown";
 }
 
+/**
+ * Appends `SKIPPED <cli> <test> <why>` to AGENT_BRIDGE_CLI_REPORT for a real-CLI test that did not
+ * run (test-all.sh counts and lists them).
+ */
+export function reportSkipped(cli, test, why) {
+  const file = process.env.AGENT_BRIDGE_CLI_REPORT;
+  if (!file) return;
+  writeFileSync(file, `SKIPPED ${cli} ${test.replace(/\s+/g, "-")} ${why.replace(/\s+/g, "-")}\n`, { flag: "a" });
+}
+
 /** Appends `<cli> <version> <scenario> ok` to AGENT_BRIDGE_CLI_REPORT (test-all.sh lists it). */
 export function reportOk(cli, bin, scenario) {
   const file = process.env.AGENT_BRIDGE_CLI_REPORT;

@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { GENERATIONS, alive, descendants, repoRoot, requireBinary, sleep, startHost, tempDir, waitEvent } from "./harness.mjs";
-import { CASES, cliPath, cliRequired, hermeticEnv, mockBinary, reportOk, startMock } from "./providers.mjs";
+import { CASES, cliPath, cliRequired, hermeticEnv, mockBinary, reportOk, reportSkipped, startMock } from "./providers.mjs";
 
 const JOBS = Math.max(1, Number(process.env.PASEO_HOST_JOBS ?? 2));
 const ONLY = process.env.PASEO_HOST_PROVIDERS?.split(",").filter(Boolean);
@@ -114,6 +114,7 @@ async function steps(t, id, generation, ctx) {
       if (cliRequired()) assert.fail(`${info.cli} is not installed (tests/clis/install.sh)`);
       row.note = `SKIPPED: ${info.cli} not installed`;
       console.error(`SKIPPED: ${info.cli} not installed (run tests/clis/install.sh); ${id} not exercised`);
+      reportSkipped(info.cli, `paseo-host-${id}-${generation}`, "not installed");
       t.skip(row.note);
       return;
     }

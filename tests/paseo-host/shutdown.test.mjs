@@ -11,7 +11,7 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { alive, descendants, repoRoot, requireBinary, sleep, startHost, tempDir, waitEvent } from "./harness.mjs";
-import { cliPath, cliRequired, hermeticEnv, reportOk, startMock } from "./providers.mjs";
+import { cliPath, cliRequired, hermeticEnv, reportOk, reportSkipped, startMock } from "./providers.mjs";
 
 const GRACE_MS = 2_000;
 const KILL_LIMIT_MS = 3_000;
@@ -35,7 +35,10 @@ async function busyHost(t, generation) {
   requireBinary();
   const claude = cliPath("claude");
   if (!claude && cliRequired()) assert.fail("claude is not installed (tests/clis/install.sh)");
-  if (!claude) console.error("SKIPPED: claude not installed; the shutdown tests run the demo alone");
+  if (!claude) {
+    console.error("SKIPPED: claude not installed; the shutdown tests run the demo alone");
+    reportSkipped("claude", `paseo-host-shutdown-${generation}`, "not installed");
+  }
   let env = process.env;
   let workdir = tempDir("paseo-shutdown-work-");
   if (claude) {

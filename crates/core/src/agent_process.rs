@@ -173,6 +173,11 @@ impl AgentProcess {
         self.stderr.text()
     }
 
+    /// The stderr lines as they come ([`StderrTail::subscribe`]).
+    pub fn stderr_lines(&self) -> StderrTail {
+        self.stderr.clone()
+    }
+
     /// Marks the coming exit as asked for (the session is closing).
     pub fn expect_exit(&self) {
         self.expected.store(true, Ordering::SeqCst);

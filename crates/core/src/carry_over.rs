@@ -10,7 +10,7 @@
 //! timeline shows what the user wrote, not the context.
 
 use agent_bridge_protocol::{ItemBody, TimelineItem};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 /// How much exchanged text the log keeps (the newest; older entries are dropped whole, a
 /// single longer entry is cut at its start).
@@ -39,6 +39,11 @@ struct Entry {
 pub struct ConversationLog {
     entries: VecDeque<Entry>,
     bytes: usize,
+    /// Where each entry's id is: its sequence number (the front entry's is `front_seq`), so a
+    /// snapshot finds its entry at once however many small rows the log holds (a recording
+    /// runs for every row the session emits).
+    seq_of: HashMap<String, u64>,
+    front_seq: u64,
 }
 
 impl ConversationLog {
@@ -54,12 +59,18 @@ impl ConversationLog {
             return;
         }
         let text = tail(text, LOG_BYTES).to_string();
-        if let Some(entry) = self.entries.iter_mut().find(|e| e.id == item.id) {
+        let at = self
+            .seq_of
+            .get(&item.id)
+            .and_then(|seq| usize::try_from(seq - self.front_seq).ok());
+        if let Some(entry) = at.and_then(|i| self.entries.get_mut(i)) {
             self.bytes = self.bytes - entry.text.len() + text.len();
             entry.text = text;
             entry.role = role;
         } else {
             self.bytes += text.len();
+            let seq = self.front_seq + self.entries.len() as u64;
+            self.seq_of.insert(item.id.clone(), seq);
             self.entries.push_back(Entry {
                 id: item.id.clone(),
                 role,
@@ -69,6 +80,8 @@ impl ConversationLog {
         while self.bytes > LOG_BYTES && self.entries.len() > 1 {
             if let Some(old) = self.entries.pop_front() {
                 self.bytes -= old.text.len();
+                self.seq_of.remove(&old.id);
+                self.front_seq += 1;
             }
         }
     }
@@ -203,6 +216,24 @@ mod tests {
         log.record(&assistant("a", &format!("{}END", "é".repeat(LOG_BYTES))));
         assert!(log.bytes <= LOG_BYTES);
         assert!(log.context().expect("context").contains("END"));
+    }
+
+    #[test]
+    fn snapshots_find_their_entry_after_older_ones_were_dropped() {
+        let mut log = ConversationLog::default();
+        for i in 0..40 {
+            log.record(&assistant(&format!("a{i}"), &"x".repeat(1000)));
+        }
+        // a0..a23 were dropped; a30 grows in place, a0 comes back as the newest.
+        log.record(&assistant("a30", "grown"));
+        log.record(&user("a0", "back"));
+        assert!(log.bytes <= LOG_BYTES);
+        let ids: Vec<&str> = log.entries.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids.iter().filter(|id| **id == "a30").count(), 1);
+        assert_eq!(ids.last(), Some(&"a0"));
+        let context = log.context().expect("context");
+        assert!(context.contains("[Assistant]\ngrown"), "{context}");
+        assert_eq!(log.seq_of.len(), log.entries.len());
     }
 
     #[test]

@@ -250,10 +250,12 @@ impl ManagedChild {
         let stderr_tail = StderrTail {
             lines: Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL_LINES))),
             closed: CancellationToken::new(),
+            count: Arc::new(tokio::sync::watch::Sender::new(0)),
         };
         if let Some(stderr) = child.stderr.take() {
             let tail = stderr_tail.lines.clone();
             let closed = stderr_tail.closed.clone();
+            let count = stderr_tail.count.clone();
             let program = spec.program.clone();
             tokio::spawn(async move {
                 let mut reader = BufReader::new(stderr);
@@ -278,6 +280,8 @@ impl ManagedChild {
                                     t.pop_front();
                                 }
                                 t.push_back(line);
+                                // Under the lock: the count and the lines agree.
+                                count.send_modify(|n| *n += 1);
                             }
                         }
                     }
@@ -337,9 +341,29 @@ pub struct StderrTail {
     lines: Arc<Mutex<VecDeque<String>>>,
     /// Cancelled when the reader reached the end of stderr (every writer is gone).
     closed: CancellationToken,
+    /// How many lines were read so far.
+    count: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 impl StderrTail {
+    /// A receiver that changes with every line read (its value: the lines read so far).
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.count.subscribe()
+    }
+
+    /// The lines read after the first `seen` ones (at most the kept tail), and the new count.
+    pub fn lines_after(&self, seen: u64) -> (Vec<String>, u64) {
+        let Ok(lines) = self.lines.lock() else {
+            return (Vec::new(), seen);
+        };
+        let total = *self.count.borrow();
+        let new = usize::try_from(total.saturating_sub(seen))
+            .unwrap_or(usize::MAX)
+            .min(lines.len());
+        let skip = lines.len() - new;
+        (lines.iter().skip(skip).cloned().collect(), total)
+    }
+
     pub fn text(&self) -> String {
         match self.lines.lock() {
             Ok(t) => t.iter().cloned().collect::<Vec<_>>().join("\n"),

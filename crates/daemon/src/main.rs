@@ -4,6 +4,7 @@ mod agents;
 mod agentty_cmd;
 mod doctor;
 mod doctor_json;
+mod doctor_text;
 mod plugin;
 mod try_cmd;
 

@@ -185,3 +185,40 @@ fn bench_and_soak_are_not_in_the_shipping_binary() {
         );
     }
 }
+
+#[test]
+fn doctor_prints_the_path_it_searched_once() {
+    let plugin = demo_plugin();
+    let manifest = r#"{"id":"p","version":"1","providers":[
+        {"id":"claude-bridge","label":"C","agent":"claude"},
+        {"id":"codex-bridge","label":"X","agent":"codex"}]}"#;
+    std::fs::write(plugin.path().join("plugin.json"), manifest).expect("write");
+    let empty = tempfile::tempdir().expect("a folder with no CLI");
+    let path = format!(
+        "{}:/nonexistent/agent-bridge-doctor",
+        empty.path().display()
+    );
+    let out = Command::new(BIN)
+        .arg("doctor")
+        .env("AGENT_BRIDGE_PLUGIN_DIR", plugin.path())
+        .env("PATH", &path)
+        .env("NO_COLOR", "1")
+        .current_dir(plugin.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run agent-bridge");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "missing CLIs are no problem\n{stdout}"
+    );
+    let missing: Vec<&str> = stdout.lines().filter(|l| l.contains("not found")).collect();
+    assert_eq!(missing.len(), 2, "{stdout}");
+    assert!(missing.iter().all(|l| !l.contains(&path)), "{stdout}");
+    assert_eq!(stdout.matches(&path).count(), 1, "{stdout}");
+    assert!(
+        stdout.contains(&format!("PATH searched: {path}\n")),
+        "{stdout}"
+    );
+}

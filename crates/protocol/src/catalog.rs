@@ -224,14 +224,19 @@ mod double_option {
 #[serde(rename_all = "camelCase")]
 pub struct ProviderCatalogOptions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "CatalogScope")]
     pub scope: Option<CatalogScope>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub cwd: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
     pub force: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "JsonMap")]
     pub provider_options: Option<JsonMap>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "JsonMap")]
     pub settings: Option<JsonMap>,
 }
 

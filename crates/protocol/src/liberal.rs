@@ -2,7 +2,9 @@
 //! caller can log it), a known field of the wrong type is still an error, one that names the
 //! field.
 //!
-//! serde decides what parses: the error code and the value come from it alone. serde cannot
+//! A value parses when serde takes it *and* it fits the JSON Schema schemars derives from the
+//! same type: serde alone takes a struct written as a sequence (`options: []`), which the wire
+//! does not allow. The value comes from serde alone. serde cannot
 //! tell which fields it skipped nor where a tagged or untagged enum failed (it buffers their
 //! content), so the JSON Schema that schemars derives from the same types is walked next to the
 //! value: on success to list the fields no schema property names, on failure to find the first
@@ -53,9 +55,9 @@ pub fn parse<T: Liberal>(value: Value) -> Result<Parsed<T>, ParseError> {
     match serde_json::from_value::<T>(value.clone()) {
         Ok(parsed) => {
             let mut ignored = Vec::new();
-            // A value serde took is one the schema describes; a disagreement only costs the
-            // report of unknown fields.
-            let _ = walker.check(&schema, &value, &mut String::new(), &mut ignored);
+            // serde takes more than the wire allows (a struct written as a sequence, `null` for
+            // a field that is absent or a value): the schema has the last word.
+            walker.check(&schema, &value, &mut String::new(), &mut ignored)?;
             Ok(Parsed {
                 value: parsed,
                 ignored,

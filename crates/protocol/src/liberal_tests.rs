@@ -115,3 +115,33 @@ fn params_of_the_wrong_type_are_named_as_a_whole() {
         "invalid type: string \"no object\", expected a map"
     );
 }
+
+/// serde takes a struct written as a sequence and `null` for an absent field; the wire does not.
+#[test]
+fn what_serde_alone_would_take_is_refused_by_the_schema() {
+    use crate::wire::{AvailabilityParams, CatalogCacheKeyParams, CloseParams, InitializeParams};
+    let err = parse::<CatalogCacheKeyParams>(json!({"providerId": "p", "options": []}))
+        .expect_err("a sequence for options");
+    assert_eq!(err.path, "options");
+    assert_eq!(err.message, "invalid type: sequence, expected a map");
+    let err =
+        parse::<CatalogCacheKeyParams>(json!({"providerId": "p", "options": {"scope": null}}))
+            .expect_err("null scope");
+    assert_eq!(err.path, "options.scope");
+    assert_eq!(err.message, "invalid type: null, expected a string");
+    let err =
+        parse::<AvailabilityParams>(json!({"providerId": "p", "options": {}, "timeoutMs": null}))
+            .expect_err("null timeoutMs");
+    assert_eq!(err.path, "timeoutMs");
+    let err = parse::<InitializeParams>(json!({"apiVersion": 1, "host": ["t", "0"]}))
+        .expect_err("a sequence for host");
+    assert_eq!(err.path, "host");
+    let err = parse::<CloseParams>(json!(["c1"])).expect_err("positional params");
+    assert_eq!(err.path, "");
+    // What the wire allows still parses, unknown fields ignored.
+    let parsed = parse::<CatalogCacheKeyParams>(
+        json!({"providerId": "p", "options": {"scope": "workspace", "cwd": "/w", "later": 1}}),
+    )
+    .expect("parses");
+    assert_eq!(parsed.ignored, vec!["options.later"]);
+}

@@ -23,6 +23,7 @@ pub struct InitializeParams {
     /// Required (docs/wire.md): who is talking to the bridge, for its logs.
     pub host: HostInfo,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "PluginInfo")]
     pub plugin: Option<PluginInfo>,
 }
 
@@ -36,10 +37,13 @@ pub struct HostInfo {
 #[serde(rename_all = "camelCase")]
 pub struct PluginInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub dir: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub data_dir: Option<String>,
 }
 
@@ -75,9 +79,11 @@ pub struct AvailabilityParams {
     /// Required (docs/wire.md), `{}` at least.
     pub options: ProviderCatalogOptions,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub timeout_ms: Option<u64>,
     /// The launch to probe (as a connect request's `launch`); absent: the provider's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "LaunchSpec")]
     pub launch: Option<LaunchSpec>,
 }
 
@@ -112,6 +118,7 @@ pub struct ConnectRequest {
     pub versions: Vec<u32>,
     pub capabilities: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "LaunchSpec")]
     pub launch: Option<LaunchSpec>,
 }
 

@@ -18,6 +18,7 @@ pub mod persistence;
 pub mod profile;
 mod provider;
 pub mod restart;
+pub mod retry_log;
 pub mod session;
 pub mod state;
 pub mod translate;

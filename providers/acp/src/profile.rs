@@ -48,6 +48,8 @@ struct Entry {
     unusable_methods: BTreeMap<String, String>,
     #[serde(default)]
     auth: Option<AuthSpec>,
+    #[serde(default)]
+    retry_log: Option<crate::retry_log::RetryLog>,
 }
 
 /// How the bridge runs one ACP agent.
@@ -72,6 +74,8 @@ pub struct Profile {
     pub unusable_methods: BTreeMap<String, String>,
     /// How to tell that the agent is logged in (`None`: the bridge does not check).
     pub auth: Option<AuthSpec>,
+    /// How the agent's stderr says it retries the model (it says nothing over ACP).
+    pub retry_log: Option<crate::retry_log::RetryLog>,
     /// A built-in profile (else a user's own agent).
     pub builtin: bool,
 }
@@ -100,6 +104,7 @@ pub fn builtin(name: &str) -> Option<Profile> {
         capabilities: entry.capabilities,
         unusable_methods: entry.unusable_methods,
         auth: entry.auth,
+        retry_log: entry.retry_log,
         builtin: true,
     })
 }
@@ -145,6 +150,7 @@ pub fn for_entry(entry: &ProviderManifest) -> Profile {
             capabilities: GENERIC_CAPABILITIES.to_vec(),
             unusable_methods: BTreeMap::new(),
             auth: None,
+            retry_log: None,
             builtin: false,
         });
     for (key, value) in &entry.options {
@@ -226,7 +232,7 @@ mod tests {
         ));
         assert_eq!(
             (by_id.program.as_str(), by_id.args.clone()),
-            ("gemini", vec!["--acp".to_string()])
+            ("gemini", vec!["--acp".to_string(), "--debug".to_string()])
         );
         let named = for_entry(&entry(
             r#"{"id":"my-qwen","label":"Q","agent":"acp","command":[],"options":{"profile":"qwen","args":["--acp","--debug"]}}"#,

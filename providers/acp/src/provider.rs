@@ -5,7 +5,7 @@ use crate::config::AcpConfig;
 use crate::launch::{self, auth_error, Agent};
 use crate::persistence;
 use crate::profile::{self, Profile};
-use crate::restart::SessionLaunch;
+use crate::restart::SessionRelaunch;
 use crate::session::AcpSession;
 use crate::state::{lock, SessionState};
 use crate::wire::{method, SessionAnswer, SessionList};
@@ -253,6 +253,7 @@ impl Provider for AcpProvider {
             &request.scope,
         )
         .await?;
+        crate::retry_log::follow(&self.profile, &agent, &shared, &sink);
         match open_session(&self.profile, &mut agent, &request, &shared).await {
             Ok((session_id, cwd)) => {
                 let (state, replay, title) = {
@@ -261,7 +262,7 @@ impl Provider for AcpProvider {
                     let replay = std::mem::take(&mut s.replay);
                     (s.config.state(), replay, s.title.clone())
                 };
-                let launch = SessionLaunch {
+                let launch = SessionRelaunch {
                     profile: self.profile.clone(),
                     runtime: Relaunch::new(spec, request.scope.clone()),
                     processes: self.processes.clone(),

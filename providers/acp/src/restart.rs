@@ -39,7 +39,7 @@ use std::time::Instant;
 
 /// How a session's agent was started and its native session made: what a restart repeats.
 #[derive(Debug, Clone)]
-pub struct SessionLaunch {
+pub struct SessionRelaunch {
     pub profile: Profile,
     /// The agent's launch and the session's process scope (a close waits for the restarted
     /// agent too).
@@ -84,7 +84,7 @@ pub fn restore_method(caps: &AgentCapabilities) -> Option<&'static str> {
 /// Starts the agent of `launch` again for the native session `session_id`, reporting through
 /// `sink`. An exit of the new process meanwhile is this call's failure, not a runtime failure.
 pub async fn restart(
-    launch: &SessionLaunch,
+    launch: &SessionRelaunch,
     shared: &SharedState,
     sink: &SessionSink,
     session_id: &str,
@@ -123,12 +123,12 @@ pub async fn restart(
 }
 
 async fn spawn(
-    launch: &SessionLaunch,
+    launch: &SessionRelaunch,
     shared: &SharedState,
     sink: &SessionSink,
 ) -> Result<Agent, ProviderError> {
     // Until the session is back an exit is the restart's error, not a new failure.
-    launch::session_agent(
+    let agent = launch::session_agent(
         &launch.profile,
         &launch.runtime.spec,
         launch.processes.as_ref(),
@@ -136,11 +136,13 @@ async fn spawn(
         sink.clone(),
         &launch.runtime.scope,
     )
-    .await
+    .await?;
+    crate::retry_log::follow(&launch.profile, &agent, shared, sink);
+    Ok(agent)
 }
 
 async fn bring_back(
-    launch: &SessionLaunch,
+    launch: &SessionRelaunch,
     shared: &SharedState,
     sink: &SessionSink,
     session_id: &str,

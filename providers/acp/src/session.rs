@@ -8,7 +8,7 @@
 use crate::launch::Agent;
 use crate::normalize::prompt_usage;
 use crate::permissions;
-use crate::restart::{self, SessionLaunch};
+use crate::restart::{self, SessionRelaunch};
 use crate::state::{lock, SharedState};
 use crate::wire::{method, PromptResult};
 use agent_bridge_core::rpc::PeerError;
@@ -32,7 +32,7 @@ pub struct AcpSession {
     shared: SharedState,
     sink: SessionSink,
     session_id: String,
-    launch: SessionLaunch,
+    relaunch: SessionRelaunch,
 }
 
 impl AcpSession {
@@ -41,7 +41,7 @@ impl AcpSession {
         shared: SharedState,
         sink: SessionSink,
         session_id: String,
-        launch: SessionLaunch,
+        relaunch: SessionRelaunch,
     ) -> Self {
         agent.runtime.liveness().go_live();
         AcpSession {
@@ -49,7 +49,7 @@ impl AcpSession {
             shared,
             sink,
             session_id,
-            launch,
+            relaunch,
         }
     }
 
@@ -339,7 +339,7 @@ impl AgentSession for AcpSession {
         self.agent.runtime.liveness().close();
         self.agent.runtime.discard().await;
         let restarted =
-            restart::restart(&self.launch, &self.shared, &sink, &self.session_id).await?;
+            restart::restart(&self.relaunch, &self.shared, &sink, &self.session_id).await?;
         self.agent = restarted.agent;
         self.session_id = restarted.session_id;
         self.sink = sink;

@@ -58,6 +58,9 @@ pub fn update(shared: &SharedState, params: Value) -> Vec<AgentEvent> {
     }
     let out = s.normalizer.update(params.update);
     let mut events = Vec::new();
+    if out.events.iter().any(|e| matches!(e, AgentEvent::Item(_))) {
+        events.extend(s.normalizer.model_answered());
+    }
     if let Some(change) = out.config {
         s.config.apply_update(change);
         if !s.restoring {

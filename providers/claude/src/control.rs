@@ -181,8 +181,14 @@ mod tests {
     #[tokio::test]
     async fn a_dead_process_fails_requests_at_once() {
         let channel = ControlChannel::closed();
-        // Let the reader see the end of input.
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        // Let the reader see the end of input (on this single-threaded runtime a yield runs it).
+        for _ in 0..1000 {
+            if channel.peer.is_closed() {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        assert!(channel.peer.is_closed(), "the reader saw the end of input");
         assert_eq!(
             channel.request(json!({"subtype": "interrupt"})).await,
             Err(ControlError::Gone)

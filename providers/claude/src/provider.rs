@@ -6,15 +6,15 @@ use crate::control::ControlError;
 use crate::launch::{self, LaunchOptions};
 use crate::session::conversation_missing;
 use crate::session::{
-    initialize, spawn_runtime, startup_error, ClaudeSession, RespawnInfo, Runtime,
+    initialize, spawn_runtime, startup_error, ClaudeSession, Runtime, SessionRelaunch,
 };
 use crate::state::persistence_at;
 use crate::warm::{Spare, SpareKey, SpareStart, WarmConfig, WarmPool};
 use crate::{saved, transcript};
 use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_core::{
-    AgentEvent, CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink,
-    SessionsQuery,
+    AgentEvent, CatalogQuery, OpenRequest, OpenedSession, ProcessScope, Provider, ProviderContext,
+    SessionSink, SessionsQuery,
 };
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
@@ -81,10 +81,13 @@ impl ClaudeProvider {
         session_id: &str,
         start: &SpareStart,
         sink: &SessionSink,
+        scope: &ProcessScope,
     ) -> Result<(Runtime, Value, Option<Value>), ProviderError> {
         if start.opts.resume.is_none() {
             if let Some(spare) = self.warm.take_or_wait(&start.key()).await {
                 let (runtime, answer) = spare.attach(session_id, sink.clone());
+                // The session's from here: a close waits for it.
+                runtime.agent.process.register(scope);
                 match settings(&runtime).await {
                     Err(ControlError::Gone) => {
                         tracing::debug!(session = %session_id, "the claude spare is gone; spawning")
@@ -105,6 +108,8 @@ impl ClaudeProvider {
             Some(sink.clone()),
         )
         .await?;
+        // Registered before the handshake: a close while it runs waits for the process.
+        runtime.agent.process.register(scope);
         // Both requests at once (the CLI answers them in order): no extra round trip.
         let (answer, applied) = tokio::join!(initialize(&runtime.channel), settings(&runtime));
         match answer {
@@ -337,7 +342,7 @@ impl Provider for ClaudeProvider {
             opts: opts.clone(),
         };
         let started = match self
-            .session_runtime(&request.session_id, &start, &sink)
+            .session_runtime(&request.session_id, &start, &sink, &request.scope)
             .await
         {
             // The transcript is there but the CLI does not find it (another folder, say): the
@@ -352,7 +357,7 @@ impl Provider for ClaudeProvider {
                     replay.clear();
                     children.clear();
                     start.opts = opts.clone();
-                    self.session_runtime(&request.session_id, &start, &sink)
+                    self.session_runtime(&request.session_id, &start, &sink, &request.scope)
                         .await
                 }
                 None => Err(e),
@@ -360,7 +365,6 @@ impl Provider for ClaudeProvider {
             other => other,
         };
         let (runtime, answer, applied) = started?;
-        runtime.agent.process.register(&request.scope);
         // The next session here opens warm: a fresh spare like this one (never resuming).
         let mut next = start;
         next.opts.resume = None;
@@ -399,7 +403,7 @@ impl Provider for ClaudeProvider {
         let mut opened = OpenedSession::new(
             Box::new(ClaudeSession {
                 runtime,
-                respawn: RespawnInfo {
+                relaunch: SessionRelaunch {
                     session_id: request.session_id.clone(),
                     launch: ctx.launch.clone(),
                     env: request.config.env.clone(),

@@ -185,6 +185,24 @@ pub async fn resumable(projects: Option<&Path>, cwd: &str, session_id: &str) -> 
         .unwrap_or(false)
 }
 
+/// Whether the transcript of `session_id` is on disk and, when `entry` is given, holds it.
+pub async fn on_disk(
+    projects: Option<&Path>,
+    cwd: &str,
+    session_id: &str,
+    entry: Option<&str>,
+) -> bool {
+    let Some(projects) = projects else {
+        return false;
+    };
+    let awaited = Awaited {
+        uuid: entry.map(str::to_string),
+        session_id: session_id.to_string(),
+        cwd: cwd.to_string(),
+    };
+    holds(projects, &awaited, false).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,12 +27,17 @@ pub use restart::conversation_missing;
 
 pub struct ClaudeSession {
     pub runtime: Runtime,
-    /// What a respawn needs (a thinking change the CLI cannot apply live).
-    pub respawn: RespawnInfo,
+    /// What starting the CLI again needs (after it died, or for a thinking change it cannot
+    /// apply live).
+    pub relaunch: SessionRelaunch,
 }
 
-/// How the session's process was started, to start it again with `--resume`.
-pub struct RespawnInfo {
+/// How the session's process was started, to start it again with `--resume`. Unlike the
+/// other providers' `SessionRelaunch`, it keeps the parts of the launch rather than one
+/// `lifecycle::Relaunch`: Claude Code's arguments change with each start (`--resume`,
+/// `--resume-session-at`, the flags of the options in force, a fresh MCP config file), so
+/// they are built again from `opts` each time.
+pub struct SessionRelaunch {
     pub session_id: String,
     pub launch: LaunchOverride,
     pub env: BTreeMap<String, String>,
@@ -279,25 +284,30 @@ impl AgentSession for ClaudeSession {
 
 impl ClaudeSession {
     /// A handle still held when the session closes (it closed within moments of its first
-    /// run's end): the CLI wrote its transcript when it exited, so the host gets the handle
-    /// (the core publishes what is reported while closing, before `session.closed`).
+    /// run's end), or a rewound session's handle still carrying `resumeAt` although a run
+    /// followed the rewind: the CLI wrote its transcript when it exited, so the host gets the
+    /// plain handle (the core publishes what is reported while closing, before
+    /// `session.closed`). A rewound one only when the transcript holds the run after the
+    /// rewind point: without it, the plain handle would resume the branch the rewind left.
     pub(crate) async fn publish_saved_on_close(&self) {
-        let held = {
+        let pending = {
             let s = lock(&self.runtime.shared);
-            if s.persistence_held && s.awaiting_save.is_some() {
-                s.native_session_id.clone().map(|id| (id, s.cwd.clone()))
-            } else {
-                None
+            match (&s.awaiting_save, &s.native_session_id) {
+                (Some(awaited), Some(id)) if s.persistence_held || s.rewound_at.is_some() => {
+                    let entry = s.rewound_at.is_some().then(|| awaited.0.clone()).flatten();
+                    Some((id.clone(), s.cwd.clone(), entry))
+                }
+                _ => None,
             }
         };
-        let Some((native, cwd)) = held else {
+        let Some((native, cwd, entry)) = pending else {
             return;
         };
         let projects = crate::transcript::projects_dir(&crate::launch::effective_env(
-            &self.respawn.launch,
-            &self.respawn.env,
+            &self.relaunch.launch,
+            &self.relaunch.env,
         ));
-        if !crate::saved::resumable(projects.as_deref(), &cwd, &native).await {
+        if !crate::saved::on_disk(projects.as_deref(), &cwd, &native, entry.as_deref()).await {
             return;
         }
         if let Some(sink) = self.runtime.events.sink() {

@@ -1,7 +1,9 @@
 //! End-to-end rewind (`session.revert`, real bridge, real pinned `claude`, mock model): each
 //! scope on one session. Files: `rewind_files` restores what a later turn wrote, the
 //! conversation stays. Conversation: the CLI resumes before the message (the next model
-//! request lacks it), files stay. Both.
+//! request lacks it), files stay. Both. The conversation rewinds every provider shares (live,
+//! a command turn, after a reopen) are `agent_bridge_conformance::rewind`, run for
+//! claude-bridge by `tests/conformance/tests/agnostic_claude.rs`.
 
 mod common;
 
@@ -156,58 +158,4 @@ async fn rewind_files_conversation_and_both() {
     assert!(answer.is("request.failed"), "{answer}");
     rig.finish("s-rw").await;
     rig.report("rewind");
-}
-
-#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_command_turn_carries_a_revert_token_and_rewinds() {
-    let Some(rig) = patient_rig().await else {
-        return;
-    };
-    let dir = rig.cwd().join(".claude").join("commands");
-    std::fs::create_dir_all(&dir).expect("commands dir");
-    std::fs::write(
-        dir.join("mark.md"),
-        "---\ndescription: Marks\n---\nSay COMMAND-MARK-31\n",
-    )
-    .expect("command file");
-    rig.open("s-rwc", json!({})).await;
-    turn(&rig, "s-rwc", "first KEEP-ME-1").await;
-    let cmid = rig.host.unique("cmd");
-    rig.send(agent_bridge_conformance::input::command(
-        "s-rwc", &cmid, "mark", "",
-    ))
-    .await;
-    let result = rig.prompt_result("s-rwc", &cmid).await;
-    assert_eq!(result["type"], "turn", "{result}");
-    let turn_id = result["turnId"].as_str().unwrap_or_default().to_string();
-    let end = rig.turn_end("s-rwc", &turn_id).await;
-    assert_eq!(end.turn_state(), Some("completed"), "{end}");
-    let row = rig
-        .timeline("s-rwc")
-        .into_iter()
-        .find(|i| i["id"] == format!("user:{turn_id}"))
-        .expect("the command turn's user row");
-    assert!(row["revertToken"].is_string(), "{row}");
-    assert_eq!(row["revertToken"], row["messageId"]);
-    turn(&rig, "s-rwc", "after AFTER-ME-3").await;
-    assert!(
-        last_request_text(&rig).contains("COMMAND-MARK-31"),
-        "not vacuous"
-    );
-
-    // Back to before the command: it and the later turn are gone, the first stays.
-    revert(&rig, "s-rwc", &row["revertToken"], "conversation").await;
-    turn(&rig, "s-rwc", "next NEXT-4").await;
-    let seen = last_request_text(&rig);
-    assert!(
-        seen.contains("KEEP-ME-1") && seen.contains("NEXT-4"),
-        "{seen}"
-    );
-    assert!(
-        !seen.contains("COMMAND-MARK-31") && !seen.contains("AFTER-ME-3"),
-        "{seen}"
-    );
-    rig.finish("s-rwc").await;
-    rig.report("rewind-command-turn");
 }

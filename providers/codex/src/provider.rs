@@ -10,7 +10,7 @@ use crate::options::{self, Controls};
 use crate::queries::{fetch_models, load_turns, mcp_servers, read_defaults};
 use crate::questions;
 use crate::sandbox_cache::{launch_key, Sandbox, SandboxCache};
-use crate::session::{Applied, CodexSession, PendingProbe, ThreadRelaunch};
+use crate::session::{Applied, CodexSession, PendingProbe, SessionRelaunch};
 use crate::state;
 use crate::threads::{self, ThreadAnswer};
 use crate::tool_denial;
@@ -104,6 +104,9 @@ impl Provider for CodexProvider {
             Capability::PromptCommand,
             Capability::PromptImage,
             Capability::PromptSteer,
+            // tests/e2e_output_schema.rs: the schema reaches the model, the answer is the JSON
+            // object, a schema the API refuses fails the turn with its words.
+            Capability::PromptOutputSchema,
             Capability::SessionConfigure,
             Capability::SessionList,
             Capability::SessionPersistence,
@@ -278,7 +281,7 @@ impl Provider for CodexProvider {
             .as_ref()
             .map(history::thread_of)
             .transpose()?;
-        let relaunch = ThreadRelaunch {
+        let relaunch = SessionRelaunch {
             runtime: Relaunch::new(spec.clone(), request.scope.clone()),
             thread: overrides.clone(),
             processes: self.processes.clone(),

@@ -33,7 +33,7 @@ pub mod revert;
 mod thread_config;
 
 pub use applied::Applied;
-pub use restart::ThreadRelaunch;
+pub use restart::SessionRelaunch;
 
 /// Longest a turn request (`turn/start`, `turn/steer`, `turn/interrupt`) may take to answer.
 const TURN_CALL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -46,7 +46,7 @@ pub struct CodexSession {
     config: SessionConfig,
     applied: Applied,
     sandbox: Option<PendingProbe>,
-    relaunch: ThreadRelaunch,
+    relaunch: SessionRelaunch,
     sink: SessionSink,
 }
 
@@ -68,7 +68,7 @@ impl CodexSession {
         config: SessionConfig,
         applied: Applied,
         sandbox: Option<PendingProbe>,
-        relaunch: ThreadRelaunch,
+        relaunch: SessionRelaunch,
         sink: SessionSink,
     ) -> CodexSession {
         server.liveness().go_live();

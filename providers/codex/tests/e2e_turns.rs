@@ -308,6 +308,7 @@ async fn auto_mode_runs_workspace_commands_in_the_sandbox_without_asking() {
         .contains("cannot run on this machine")
     {
         eprintln!("SKIPPED: the Codex sandbox cannot run here: {auto}");
+        mock_llm::report_skipped("codex", "sandbox-unavailable");
         return;
     }
     let run = rig

@@ -7,7 +7,7 @@
 use agent_bridge_codex::catalog::SessionConfig;
 use agent_bridge_codex::launch;
 use agent_bridge_codex::normalize::Normalizer;
-use agent_bridge_codex::session::{Applied, CodexSession, ThreadRelaunch};
+use agent_bridge_codex::session::{Applied, CodexSession, SessionRelaunch};
 use agent_bridge_codex::state::{self, SharedState};
 use agent_bridge_codex::translate::CodexTranslator;
 use agent_bridge_codex::wire::params::ThreadStartParams;
@@ -100,7 +100,7 @@ fn session(
         controls: Default::default(),
         default_controls: Default::default(),
     };
-    let relaunch = ThreadRelaunch {
+    let relaunch = SessionRelaunch {
         runtime: Relaunch::new(spec(relaunch), scope.clone()),
         thread: ThreadStartParams {
             cwd: Some("/w".into()),

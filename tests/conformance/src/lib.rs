@@ -68,14 +68,18 @@
 //!   `provider/close` answer `null`.
 
 pub mod binary;
+pub mod elicitation;
 pub mod event;
 mod flow;
+pub mod gated_open;
 pub mod host;
 pub mod input;
+pub mod kill;
 mod observe;
 pub mod paseo_schema;
 pub mod procs;
 mod reader;
+pub mod rewind;
 pub mod rig;
 pub mod scenarios;
 pub mod session;

@@ -58,3 +58,24 @@ macro_rules! agnostic_scenarios {
         }
     )*};
 }
+
+/// Expands scenarios of a module of this crate that take a per-provider case ([`crate::kill`]
+/// with a [`crate::kill::KillCase`], [`crate::elicitation`] with an
+/// [`crate::elicitation::ElicitationCase`]) for a provider's rig, one `#[ignore]`d real-CLI
+/// test per name:
+///
+/// ```text
+/// agent_bridge_conformance::case_scenarios!(rig, kill, KILL; kill_9_mid_turn, kill_9_after_a_completed_turn);
+/// ```
+#[macro_export]
+macro_rules! case_scenarios {
+    ($rig:ident, $module:ident, $case:expr; $($name:ident),* $(,)?) => {$(
+        #[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $name() {
+            let Some(r) = $rig().await else { return };
+            $crate::$module::$name(&r, $case).await;
+            r.report(stringify!($name));
+        }
+    )*};
+}

@@ -79,7 +79,7 @@ async fn a_user_declared_agent_without_resume_restarts_through_session_load() {
         "unusableMethods": {"session/resume": "taken back by the test, to restart through session/load"}
     }));
     let Some(rig) = rig(&dir).await else { return };
-    acp::kill::kill_9_mid_turn(&rig, CASE).await;
+    agent_bridge_conformance::kill::kill_9_mid_turn(&rig, CASE.kill()).await;
     let stderr = rig.host.stderr();
     assert!(
         stderr

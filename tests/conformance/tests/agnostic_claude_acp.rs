@@ -36,9 +36,9 @@ async fn rig() -> Option<AgentRig> {
 acp_tests! { rig;
     unattended_mode_runs_without_asking => |r| acp::unattended_mode_runs_without_asking(&r, CASE);
     mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
-    kill_9_mid_turn => |r| acp::kill::kill_9_mid_turn(&r, CASE);
-    kill_9_after_a_completed_turn => |r| acp::kill::kill_9_after_a_completed_turn(&r, CASE);
-    kill_9_with_a_pending_permission => |r| acp::kill::kill_9_with_a_pending_permission(&r, CASE);
+    kill_9_mid_turn => |r| agent_bridge_conformance::kill::kill_9_mid_turn(&r, CASE.kill());
+    kill_9_after_a_completed_turn => |r| agent_bridge_conformance::kill::kill_9_after_a_completed_turn(&r, CASE.kill());
+    kill_9_with_a_pending_permission => |r| agent_bridge_conformance::kill::kill_9_with_a_pending_permission(&r, CASE.kill());
     catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
     image_prompt_reaches_the_model => |r| acp::image_prompt_reaches_the_model(&r);
     reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);

@@ -39,8 +39,8 @@ async fn rig() -> Option<AgentRig> {
 acp_tests! { rig;
     unattended_mode_runs_without_asking => |r| acp::unattended_mode_runs_without_asking(&r, CASE);
     mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
-    kill_9_mid_turn => |r| acp::kill::kill_9_mid_turn(&r, CASE);
-    kill_9_after_a_completed_turn => |r| acp::kill::kill_9_after_a_completed_turn(&r, CASE);
+    kill_9_mid_turn => |r| agent_bridge_conformance::kill::kill_9_mid_turn(&r, CASE.kill());
+    kill_9_after_a_completed_turn => |r| agent_bridge_conformance::kill::kill_9_after_a_completed_turn(&r, CASE.kill());
     shared_two_sessions_at_once => |r| acp::shared::shared_two_sessions_at_once(&r, CASE);
     shared_kill_9 => |r| acp::shared::shared_kill_9(&r, CASE);
     shared_close_one => |r| acp::shared::shared_close_one(&r, CASE);

@@ -235,3 +235,118 @@ async fn bridge_methods_ignore_unknown_fields() {
     }
     host.assert_invariants();
 }
+
+/// Each bridge method's params: a known field of the wrong type that serde alone would take (a
+/// struct written as a sequence, `null` for a field the wire types as absent-or-a-value, params
+/// by position) is `-32602` naming it.
+#[tokio::test]
+async fn bridge_methods_refuse_known_fields_of_the_wrong_type() {
+    let host = BridgeHost::spawn().await.expect("spawn");
+    let init = |extra: Value| {
+        let mut params = json!({"apiVersion": 1, "host": {"name": "t", "version": "0"}});
+        if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
+            p.extend(e.clone());
+        }
+        params
+    };
+    let expect_refused = |method: &'static str, params: Value, field: &'static str| {
+        let host = &host;
+        async move {
+            let err = refusal(host.request(method, params).await);
+            assert_eq!(err.code, -32602, "{method} {field}: {err:?}");
+            let named = if field.is_empty() {
+                format!("`{method}`: invalid type")
+            } else {
+                format!("`{method}`: {field}: invalid type")
+            };
+            assert!(
+                err.message.contains(&named),
+                "{method} names `{field}`: {}",
+                err.message
+            );
+        }
+    };
+    expect_refused("initialize", init(json!({"host": ["t", "0"]})), "host").await;
+    expect_refused("initialize", init(json!({"plugin": null})), "plugin").await;
+    expect_refused(
+        "initialize",
+        init(json!({"plugin": {"dataDir": null}})),
+        "plugin.dataDir",
+    )
+    .await;
+    host.request("initialize", init(json!({})))
+        .await
+        .expect("initialize");
+    let cache_key = "provider/catalogCacheKey";
+    expect_refused(
+        cache_key,
+        json!({"providerId": DEMO, "options": []}),
+        "options",
+    )
+    .await;
+    let null_scope = json!({"providerId": DEMO, "options": {"scope": null}});
+    expect_refused(cache_key, null_scope, "options.scope").await;
+    let availability = "provider/availability";
+    expect_refused(
+        availability,
+        json!({"providerId": DEMO, "options": []}),
+        "options",
+    )
+    .await;
+    for (field, params) in [
+        ("options.force", json!({"options": {"force": null}})),
+        (
+            "options.cwd",
+            json!({"options": {"scope": "workspace", "cwd": null}}),
+        ),
+        (
+            "options.providerOptions",
+            json!({"options": {"providerOptions": []}}),
+        ),
+        ("timeoutMs", json!({"options": {}, "timeoutMs": null})),
+        ("launch", json!({"options": {}, "launch": null})),
+        ("launch", json!({"options": {}, "launch": ["sh"]})),
+    ] {
+        let mut params = params;
+        params["providerId"] = json!(DEMO);
+        expect_refused(availability, params, field).await;
+    }
+    let connect = "provider/connect";
+    expect_refused(
+        connect,
+        json!({"providerId": DEMO, "request": []}),
+        "request",
+    )
+    .await;
+    let null_launch = json!({"providerId": DEMO, "request": {"versions": [1],
+        "capabilities": ["prompt.message"], "launch": null}});
+    expect_refused(connect, null_launch, "request.launch").await;
+    let connected = host
+        .request(
+            connect,
+            json!({"providerId": DEMO, "request": {"versions": [1], "capabilities": ["prompt.message"]}}),
+        )
+        .await
+        .expect("connect");
+    let conn = connected["connectionId"]
+        .as_str()
+        .expect("an id")
+        .to_string();
+    expect_refused(
+        "provider/send",
+        json!({"connectionId": conn, "input": []}),
+        "input",
+    )
+    .await;
+    expect_refused("provider/close", json!([conn]), "").await;
+    // What the wire allows is still taken.
+    let key = host
+        .request(
+            cache_key,
+            json!({"providerId": DEMO, "options": {"scope": "global"}}),
+        )
+        .await
+        .expect("a cache key");
+    assert!(key.get("key").is_some(), "{key}");
+    host.assert_invariants();
+}

@@ -23,6 +23,9 @@ pub struct Conversation {
     pub tools: Vec<ToolDecl>,
     /// A structured-output schema the request asks the answer to follow.
     pub json_schema: Option<Value>,
+    /// The schema binds the turn's answer itself, tools or not (OpenAI Responses `text.format`
+    /// with `strict`, as Codex sends a turn's `outputSchema`): its name.
+    pub strict_schema: Option<String>,
     /// The request's `stream` flag (Gemini streaming is decided by the endpoint instead).
     pub stream: bool,
     pub model: Option<String>,
@@ -46,13 +49,34 @@ pub fn extract(family: Family, body: &Value) -> Conversation {
     conv
 }
 
-/// The text of the last user message with any text (earlier ones when the last is empty).
+/// The text of the last user message with any text (earlier ones when the last is empty),
+/// without the earlier conversation agent-bridge carries over to a new one
+/// (`<agent-bridge-context>…</agent-bridge-context>`): a model reads that as history, so it is
+/// not what the mock answers (a "run `CMD`" in it is not a request to run CMD again).
 fn last_user_text(items: &[&Value]) -> Option<String> {
     items
         .iter()
         .rev()
         .filter(|m| role(m) == "user")
-        .find_map(|m| non_empty(content_text(m.get("content"))))
+        .find_map(|m| non_empty(without_carried_context(&content_text(m.get("content")))))
+}
+
+const CARRIED_OPEN: &str = "<agent-bridge-context>";
+const CARRIED_CLOSE: &str = "</agent-bridge-context>";
+
+/// `text` without its `<agent-bridge-context>` envelopes (an unclosed one runs to the end).
+pub(crate) fn without_carried_context(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(CARRIED_OPEN) {
+        out.push_str(&rest[..start]);
+        rest = match rest[start..].find(CARRIED_CLOSE) {
+            Some(end) => &rest[start + end + CARRIED_CLOSE.len()..],
+            None => "",
+        };
+    }
+    out.push_str(rest);
+    out
 }
 
 fn anthropic(body: &Value) -> Conversation {
@@ -122,16 +146,24 @@ fn responses(body: &Value) -> Conversation {
             (prompt, tool_result)
         }
     };
-    let json_schema = body
+    let format = body
         .pointer("/text/format")
-        .filter(|f| f.get("type").and_then(Value::as_str) == Some("json_schema"))
-        .and_then(|f| f.get("schema"))
-        .cloned();
+        .filter(|f| f.get("type").and_then(Value::as_str) == Some("json_schema"));
+    let json_schema = format.and_then(|f| f.get("schema")).cloned();
+    let strict_schema = format
+        .filter(|f| f.get("strict").and_then(Value::as_bool) == Some(true))
+        .map(|f| {
+            f.get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        });
     Conversation {
         prompt,
         tool_result,
         tools,
         json_schema,
+        strict_schema,
         ..Conversation::default()
     }
 }

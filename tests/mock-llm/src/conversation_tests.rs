@@ -120,3 +120,13 @@ fn unknown_shapes_give_an_empty_conversation() {
     );
     assert_eq!(strip_reminders("a<system-reminder>b"), "a");
 }
+
+#[test]
+fn carried_over_context_is_history_not_the_prompt() {
+    let body = json!({"messages": [{"role": "user", "content":
+        "<agent-bridge-context>\nuser: please run `touch killed.txt`\n</agent-bridge-context>\n\nsay hi"}]});
+    let conv = extract(Family::Anthropic, &body);
+    assert_eq!(conv.prompt.as_deref(), Some("say hi"));
+    assert_eq!(without_carried_context("a<agent-bridge-context>b"), "a");
+    assert_eq!(without_carried_context("no envelope"), "no envelope");
+}

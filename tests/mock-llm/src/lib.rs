@@ -23,7 +23,7 @@ pub mod sse;
 
 pub use conversation::{Conversation, ToolDecl};
 pub use hermetic::{Cli, HermeticEnv, HermeticError};
-pub use locator::{cli_path, cli_version, package_version, report_ok, require_cli};
+pub use locator::{cli_path, cli_version, package_version, report_ok, report_skipped, require_cli};
 pub use record::{Family, RecordedRequest};
 pub use reply::Reply;
 pub use routes::classify;

@@ -74,6 +74,7 @@ pub fn require_cli(name: &str) -> Option<PathBuf> {
         panic!("{msg} [required because CI or AGENT_BRIDGE_REQUIRE_CLIS=1 is set]");
     }
     eprintln!("SKIPPED: {name} not installed -- {msg}");
+    report_skipped(name, "not installed");
     None
 }
 
@@ -126,6 +127,25 @@ pub fn parse_version(text: &str) -> Option<String> {
 /// Appends `<cli> <version> <scenario> ok` to the file named by `AGENT_BRIDGE_CLI_REPORT`
 /// (when set), so the test script can list the real CLIs and versions a run exercised.
 pub fn report_ok(cli: &str, version: &str, scenario: &str) {
+    append_report(&format!("{cli} {version} {scenario} ok"));
+}
+
+/// Appends `SKIPPED <cli> <test> <why>` to the file named by `AGENT_BRIDGE_CLI_REPORT` (when
+/// set) for a real-CLI test that returns without running: the test script counts and lists
+/// them, so a test that did not run is never taken for one that passed. `<test>` is the
+/// running test's name (libtest names each test's thread after it).
+pub fn report_skipped(cli: &str, why: &str) {
+    append_report(&skipped_line(cli, why));
+}
+
+fn skipped_line(cli: &str, why: &str) -> String {
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("unnamed-test");
+    let why = why.split_whitespace().collect::<Vec<_>>().join("-");
+    format!("SKIPPED {cli} {test} {why}")
+}
+
+fn append_report(line: &str) {
     let Some(path) = std::env::var_os("AGENT_BRIDGE_CLI_REPORT").filter(|v| !v.is_empty()) else {
         return;
     };
@@ -135,7 +155,7 @@ pub fn report_ok(cli: &str, version: &str, scenario: &str) {
         .open(&path);
     match file {
         Ok(mut f) => {
-            let _ = writeln!(f, "{cli} {version} {scenario} ok");
+            let _ = writeln!(f, "{line}");
         }
         Err(e) => eprintln!(
             "cannot append to AGENT_BRIDGE_CLI_REPORT {}: {e}",
@@ -147,6 +167,17 @@ pub fn report_ok(cli: &str, version: &str, scenario: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_skipped_test_is_reported_by_its_name() {
+        let line = std::thread::Builder::new()
+            .name("e2e::a_real_turn".into())
+            .spawn(|| skipped_line("qwen", "not installed"))
+            .expect("thread")
+            .join()
+            .expect("joined");
+        assert_eq!(line, "SKIPPED qwen e2e::a_real_turn not-installed");
+    }
 
     #[test]
     fn versions_are_parsed_from_every_cli_banner() {

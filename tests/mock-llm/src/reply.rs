@@ -82,6 +82,16 @@ impl Reply {
 
 /// The default reply for a conversation; `counter` numbers the "hi!" replies.
 pub fn default_reply(conv: &Conversation, counter: u64) -> Reply {
+    if let (Some(schema), Some(name)) = (&conv.json_schema, &conv.strict_schema) {
+        // As OpenAI's strict mode: a schema it cannot guarantee is refused before any answer.
+        return match schema::strict_problem(schema) {
+            Some(problem) => Reply::Error {
+                status: 400,
+                message: format!("Invalid schema for response_format '{name}': {problem}"),
+            },
+            None => Reply::Text(schema::synthesize(schema).to_string()),
+        };
+    }
     if let Some(schema) = conv.json_schema.as_ref().filter(|_| conv.tools.is_empty()) {
         return Reply::Text(schema::synthesize(schema).to_string());
     }

@@ -129,3 +129,32 @@ fn run_command_takes_the_last_match() {
     assert_eq!(run_command("run `` nothing"), None);
     assert_eq!(run_command("no command"), None);
 }
+
+#[test]
+fn a_strict_answer_schema_binds_the_answer_even_with_tools() {
+    let mut c = conv("summarize", &[("exec_command", bash_schema())]);
+    c.strict_schema = Some("codex_output_schema".into());
+    c.json_schema = Some(json!({"type": "object", "additionalProperties": false,
+        "required": ["summary"], "properties": {"summary": {"type": "string"}}}));
+    let Reply::Text(text) = default_reply(&c, 1) else {
+        panic!("JSON text")
+    };
+    let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert!(value["summary"].is_string(), "{value}");
+    // OpenAI's strict mode refuses what it cannot guarantee, naming where.
+    c.json_schema = Some(json!({"type": "object", "required": ["a"],
+        "properties": {"a": {"type": "string"}}}));
+    assert_eq!(
+        default_reply(&c, 1),
+        Reply::Error {
+            status: 400,
+            message: "Invalid schema for response_format 'codex_output_schema': In context=(), 'additionalProperties' is required to be supplied and to be false.".into()
+        }
+    );
+    c.json_schema = Some(json!({"type": "object", "additionalProperties": false,
+        "required": [], "properties": {"a": {"type": "string"}}}));
+    let Reply::Error { message, .. } = default_reply(&c, 1) else {
+        panic!("refused")
+    };
+    assert!(message.ends_with("Missing 'a'."), "{message}");
+}

@@ -182,7 +182,8 @@ fn model_call(shared: &Arc<Shared>, req: &Request, family: Family, seq: usize) -
     let conv: Conversation = extract(family, &body);
     let n = shared.model_calls.fetch_add(1, Ordering::SeqCst) + 1;
     let reply = lock(&shared.script).decide(&conv, n);
-    let is_json = conv.json_schema.is_some() && conv.tools.is_empty();
+    let is_json =
+        conv.json_schema.is_some() && (conv.tools.is_empty() || conv.strict_schema.is_some());
     let label = match &reply {
         Reply::Text(_) if is_json => "json".to_string(),
         other => other.label(),

@@ -81,6 +81,48 @@ fn synth(schema: &Value, depth: usize) -> Value {
     }
 }
 
+/// Why OpenAI's strict structured outputs would refuse `schema`, in its words: every object
+/// must set `additionalProperties: false` and list every property in `required`. `None`: the
+/// schema is fine.
+pub fn strict_problem(schema: &Value) -> Option<String> {
+    strict_at(schema, "()", 0)
+}
+
+fn strict_at(schema: &Value, context: &str, depth: usize) -> Option<String> {
+    let obj = schema.as_object()?;
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    if schema_type(schema).as_deref() == Some("object") {
+        if obj.get("additionalProperties") != Some(&Value::Bool(false)) {
+            return Some(format!(
+                "In context={context}, 'additionalProperties' is required to be supplied and to be false."
+            ));
+        }
+        let props = obj.get("properties").and_then(Value::as_object);
+        let required: Vec<&str> = obj
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for (name, prop) in props.into_iter().flatten() {
+            if !required.contains(&name.as_str()) {
+                return Some(format!(
+                    "In context={context}, 'required' is required to be supplied and to be an array including every key in properties. Missing '{name}'."
+                ));
+            }
+            let inner = format!("('properties', '{name}')");
+            if let Some(problem) = strict_at(prop, &inner, depth + 1) {
+                return Some(problem);
+            }
+        }
+    }
+    if let Some(items) = obj.get("items") {
+        return strict_at(items, &format!("{context}, 'items'"), depth + 1);
+    }
+    None
+}
+
 /// The schema's type, lower-cased; for a list of types the first that is not `null`.
 fn schema_type(schema: &Value) -> Option<String> {
     match schema.get("type")? {

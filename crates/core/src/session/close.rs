@@ -111,6 +111,8 @@ impl Actor {
         if let Ok(mut s) = self.shared.lock() {
             s.begin_close();
         }
+        // What the session's processes started is counted while they still run.
+        self.scope.census().await;
         self.abandon(&mut session, None).await;
         if tokio::time::timeout(CLOSE_CALL_TIMEOUT, session.close())
             .await

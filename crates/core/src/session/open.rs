@@ -34,7 +34,11 @@ impl Actor {
         let end = loop {
             tokio::select! {
                 biased;
-                _ = cancel.cancelled() => break OpenEnd::Canceled,
+                _ = cancel.cancelled() => {
+                    // What the open started is counted before dropping it kills it.
+                    self.scope.census().await;
+                    break OpenEnd::Canceled;
+                }
                 r = &mut fut => break match r {
                     Ok(opened) => OpenEnd::Opened(Box::new(opened)),
                     Err(error) => OpenEnd::Failed(error),

@@ -129,3 +129,24 @@ async fn shutdown_of_a_stdin_reader_needs_no_signal() {
     assert!(since.elapsed() < STOP_GRACE, "{:?}", since.elapsed());
     assert!(child.try_exited().is_some_and(|s| s.success()));
 }
+
+#[tokio::test]
+async fn stderr_lines_are_announced_as_they_come() {
+    let mut child =
+        ManagedChild::spawn(&sh("echo one >&2; echo two >&2; read x; echo three >&2")).expect("sh");
+    let tail = child.stderr_tail_handle();
+    let mut rx = tail.subscribe();
+    rx.wait_for(|n| *n >= 2).await.expect("two lines");
+    let (lines, seen) = tail.lines_after(0);
+    assert_eq!(lines, vec!["one", "two"]);
+    assert_eq!(seen, 2);
+    let (lines, _) = tail.lines_after(1);
+    assert_eq!(lines, vec!["two"], "only what came after the first");
+    let mut stdin = child.take_stdin().expect("stdin");
+    tokio::io::AsyncWriteExt::write_all(&mut stdin, b"go\n")
+        .await
+        .expect("write");
+    rx.wait_for(|n| *n >= 3).await.expect("a third line");
+    assert_eq!(tail.lines_after(seen).0, vec!["three"]);
+    child.kill().await;
+}

@@ -18,7 +18,9 @@ use std::process::ExitCode;
 Skipped providers are named with the reason (missing, wrong version, not logged in). \
 A Claude session retries an unreachable API twice (CLAUDE_CODE_MAX_RETRIES=2 unless set); \
 while an agent keeps retrying (a \"Retrying the model connection\" notice), `try` gives up \
-after --give-up-after seconds.
+--give-up-after seconds after the prompt. Unless --agent named the provider, a provider that \
+could not reach its model is named in one line and the next available one runs, down to the \
+demo agent.
 
 Permission requests are asked y/n on the terminal. When stdin is not a terminal they are \
 denied, unless --yes is given. Ctrl-C interrupts the turn (a second Ctrl-C quits at once).
@@ -45,7 +47,8 @@ pub struct TryArgs {
     /// Folder holding plugin.json (default: as `serve` finds it).
     #[arg(long)]
     pub plugin_dir: Option<PathBuf>,
-    /// Give up (exit 1) when the agent keeps retrying an unreachable model this many seconds.
+    /// Give up on an agent that keeps retrying an unreachable model this many seconds after the
+    /// prompt (then the next available agent runs; with --agent, exit 1).
     #[arg(long, default_value_t = 30, value_name = "SECS")]
     pub give_up_after: u64,
     /// The prompt (several words are joined with spaces).

@@ -1,13 +1,15 @@
 //! Which provider `try` runs: the one asked for (it must be available), else the first one
 //! that is available *and* logged in, else the demo agent — saying in one line why each
 //! skipped provider was skipped. The providers are asked at once, the answers taken in order.
+//! When the one picked cannot reach its model, `try` goes on to the next available one, down
+//! to the demo agent.
 
 use super::client::Client;
 use super::render::Renderer;
 use agent_bridge_core::login;
 use agent_bridge_protocol::wire::{ProviderInfo, METHOD_AVAILABILITY};
 use agent_bridge_protocol::{AvailabilityStatus, ProviderAvailability};
-use anyhow::{anyhow, bail};
+use anyhow::bail;
 use futures_util::stream::{FuturesOrdered, StreamExt};
 use serde_json::json;
 use std::io::Write;
@@ -65,60 +67,109 @@ pub fn skip_line(id: &str, a: &ProviderAvailability) -> String {
     }
 }
 
-/// Picks the provider (see the module doc).
-pub async fn choose<W: Write>(
-    client: &Client,
-    renderer: &mut Renderer<W>,
-    candidates: &Candidates<'_>,
-    wanted: Option<&str>,
-) -> anyhow::Result<ProviderInfo> {
-    let providers = candidates.providers;
-    if let Some(wanted) = wanted {
-        let found = providers.iter().find(|p| p.id == wanted).or_else(|| {
-            providers
-                .iter()
-                .find(|p| candidates.agent_of(&p.id) == wanted)
-        });
-        let Some(found) = found else {
-            let ids: Vec<&str> = providers.iter().map(|p| p.id.as_str()).collect();
-            bail!(
-                "no provider `{wanted}` in plugin.json (providers: {})",
-                ids.join(", ")
-            );
-        };
-        let a = availability(client, &found.id).await?;
-        if a.status != AvailabilityStatus::Available {
-            bail!(
-                "provider `{}` is {}: {}",
-                found.id,
-                status_name(a.status),
-                a.diagnostic.unwrap_or_default()
-            );
-        }
-        return Ok(found.clone());
-    }
-    // Every provider is asked at once (a login probe can take seconds); the answers are taken
-    // in plugin.json's order, and the ones after the pick are not waited for.
-    let mut asked: FuturesOrdered<_> = providers
-        .iter()
-        .filter(|p| candidates.agent_of(&p.id) != "demo")
-        .map(|p| async move { (p, availability(client, &p.id).await) })
-        .collect();
-    while let Some((p, a)) = asked.next().await {
-        let a = a?;
-        if a.status == AvailabilityStatus::Available {
-            if let Some(note) = a.diagnostic.as_deref().filter(|d| !d.trim().is_empty()) {
-                renderer.info(&format!("{}: {}", p.id, note.trim()));
+/// The providers `try` runs, in order (see the module doc): the one asked for alone, else
+/// each available one in turn (when the one before could not reach its model), down to the
+/// demo agent.
+pub struct Picker<'a> {
+    /// Availability answers still to take, in plugin.json's order (`None`: a provider was
+    /// asked for by name).
+    asked: Option<FuturesOrdered<Asked<'a>>>,
+    demo: Option<ProviderInfo>,
+    wanted: Option<ProviderInfo>,
+}
+
+type Asked<'a> = std::pin::Pin<
+    Box<
+        dyn std::future::Future<Output = (&'a ProviderInfo, anyhow::Result<ProviderAvailability>)>
+            + Send
+            + 'a,
+    >,
+>;
+
+impl<'a> Picker<'a> {
+    /// Asks every provider's availability at once (a login probe can take seconds), or checks
+    /// the one asked for (`wanted`: a provider id or an agent name), which must be available.
+    pub async fn new(
+        client: &'a Client,
+        candidates: &Candidates<'a>,
+        wanted: Option<&str>,
+    ) -> anyhow::Result<Picker<'a>> {
+        let providers = candidates.providers;
+        if let Some(wanted) = wanted {
+            let found = providers.iter().find(|p| p.id == wanted).or_else(|| {
+                providers
+                    .iter()
+                    .find(|p| candidates.agent_of(&p.id) == wanted)
+            });
+            let Some(found) = found else {
+                let ids: Vec<&str> = providers.iter().map(|p| p.id.as_str()).collect();
+                bail!(
+                    "no provider `{wanted}` in plugin.json (providers: {})",
+                    ids.join(", ")
+                );
+            };
+            let a = availability(client, &found.id).await?;
+            if a.status != AvailabilityStatus::Available {
+                bail!(
+                    "provider `{}` is {}: {}",
+                    found.id,
+                    status_name(a.status),
+                    a.diagnostic.unwrap_or_default()
+                );
             }
-            return Ok(p.clone());
+            return Ok(Picker {
+                asked: None,
+                demo: None,
+                wanted: Some(found.clone()),
+            });
         }
-        renderer.info(&skip_line(&p.id, &a));
+        let asked: FuturesOrdered<Asked<'a>> = providers
+            .iter()
+            .filter(|p| candidates.agent_of(&p.id) != "demo")
+            .map(|p| -> Asked<'a> {
+                Box::pin(async move { (p, availability(client, &p.id).await) })
+            })
+            .collect();
+        let demo = providers
+            .iter()
+            .find(|p| candidates.agent_of(&p.id) == "demo")
+            .cloned();
+        Ok(Picker {
+            asked: Some(asked),
+            demo,
+            wanted: None,
+        })
     }
-    providers
-        .iter()
-        .find(|p| candidates.agent_of(&p.id) == "demo")
-        .cloned()
-        .ok_or_else(|| anyhow!("no provider is available and plugin.json has no demo provider"))
+
+    /// True when `try` may go on to another provider after this one (none was asked for).
+    pub fn may_fall_back(&self) -> bool {
+        self.asked.is_some()
+    }
+
+    /// The next provider to run, saying in one line why each one skipped was skipped; the
+    /// answers after it are not waited for. `None` once there is none left.
+    pub async fn next<W: Write>(
+        &mut self,
+        renderer: &mut Renderer<W>,
+    ) -> anyhow::Result<Option<ProviderInfo>> {
+        if let Some(wanted) = self.wanted.take() {
+            return Ok(Some(wanted));
+        }
+        let Some(asked) = self.asked.as_mut() else {
+            return Ok(None);
+        };
+        while let Some((p, a)) = asked.next().await {
+            let a = a?;
+            if a.status == AvailabilityStatus::Available {
+                if let Some(note) = a.diagnostic.as_deref().filter(|d| !d.trim().is_empty()) {
+                    renderer.info(&format!("{}: {}", p.id, note.trim()));
+                }
+                return Ok(Some(p.clone()));
+            }
+            renderer.info(&skip_line(&p.id, &a));
+        }
+        Ok(self.demo.take())
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! it retries the model connection (retry notices, see `agent_bridge_core::retry_notice`) and
 //! nothing else happens, `try` gives up after `--give-up-after` seconds with the CLI's last
 //! words, instead of minutes of silent retries (Codex retries "waiting for network" without
-//! end). A real session in Paseo keeps retrying and shows the notice.
+//! end). Retries before the model said anything count from the prompt. A real session in
+//! Paseo keeps retrying and shows the notice.
 
 use agent_bridge_core::retry_notice;
 use agent_bridge_protocol::ProviderNotice;
@@ -18,6 +19,10 @@ pub struct RetryWatch {
     limit: Duration,
     since: Option<Instant>,
     last: String,
+    /// When the prompt was sent, until the model answers.
+    prompted: Option<Instant>,
+    /// A retry was reported and the model has not answered since.
+    retried: bool,
 }
 
 impl RetryWatch {
@@ -26,7 +31,14 @@ impl RetryWatch {
             limit,
             since: None,
             last: String::new(),
+            prompted: None,
+            retried: false,
         }
+    }
+
+    /// The prompt was sent: retries before the model's first answer count from now.
+    pub fn prompted(&mut self) {
+        self.prompted = Some(Instant::now());
     }
 
     /// Takes a notice; true when it was a retry notice (rendered by the caller as any other).
@@ -37,7 +49,9 @@ impl RetryWatch {
         if notice.dismissed == Some(true) {
             self.since = None;
         } else {
-            self.since.get_or_insert_with(Instant::now);
+            self.retried = true;
+            let start = self.prompted.unwrap_or_else(Instant::now);
+            self.since.get_or_insert(start);
             self.last = notice
                 .description
                 .clone()
@@ -49,6 +63,13 @@ impl RetryWatch {
     /// Something other than a retry happened (the model answered).
     pub fn progress(&mut self) {
         self.since = None;
+        self.prompted = None;
+        self.retried = false;
+    }
+
+    /// The agent's last words about the model it retried and never reached this turn.
+    pub fn unreachable(&self) -> Option<&str> {
+        self.retried.then_some(self.last.as_str())
     }
 
     /// When to give up, while retries go on.
@@ -98,6 +119,10 @@ mod tests {
             watch.give_up(),
             "the model could not be reached within 30 s: Reconnecting... waiting for network"
         );
+        assert_eq!(
+            watch.unreachable(),
+            Some("Reconnecting... waiting for network")
+        );
         let other = ProviderNotice {
             id: "x".into(),
             severity: agent_bridge_protocol::Severity::Warning,
@@ -106,5 +131,30 @@ mod tests {
             dismissed: None,
         };
         assert!(!watch.notice(&other));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn retries_before_any_answer_count_from_the_prompt() {
+        let mut watch = RetryWatch::new(Duration::from_secs(30));
+        let mut notices = RetryNotice::default();
+        watch.prompted();
+        let prompt = Instant::now();
+        tokio::time::advance(Duration::from_secs(4)).await;
+        watch.notice(&notices.retrying("Cannot connect to API", None));
+        assert_eq!(watch.deadline(), Some(prompt + Duration::from_secs(30)));
+        assert_eq!(watch.unreachable(), Some("Cannot connect to API"));
+        // Withdrawn at the turn's end: the model was still never reached.
+        watch.notice(&notices.settle().expect("open"));
+        assert_eq!(watch.unreachable(), Some("Cannot connect to API"));
+        watch.progress();
+        assert_eq!(watch.unreachable(), None);
+        tokio::time::advance(Duration::from_secs(10)).await;
+        let later = Instant::now();
+        watch.notice(&notices.retrying("again", None));
+        assert_eq!(
+            watch.deadline(),
+            Some(later + Duration::from_secs(30)),
+            "after an answer the streak counts from its first retry"
+        );
     }
 }

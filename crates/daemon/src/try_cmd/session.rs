@@ -4,7 +4,7 @@
 
 use super::client::{Client, Inbound};
 use super::permission::{self, Policy};
-use super::pick::{self, Candidates};
+use super::pick::{Candidates, Picker};
 use super::render::{Renderer, TurnEnd};
 use super::retry::{self, RetryWatch};
 use super::term::{Spinner, Style};
@@ -87,6 +87,13 @@ struct Host {
     session_id: String,
 }
 
+/// How one provider's run ended.
+enum Run {
+    Ended(TurnEnd),
+    /// The model was out of reach (the agent's words); the next provider may be tried.
+    Unreachable(String),
+}
+
 impl Host {
     async fn drive(
         &mut self,
@@ -104,13 +111,38 @@ impl Host {
             providers: &init.providers,
             agents,
         };
-        let provider = pick::choose(
-            &self.client,
-            &mut self.renderer,
-            &candidates,
-            args.agent.as_deref(),
-        )
-        .await?;
+        let client = self.client.clone();
+        let mut picker = Picker::new(&client, &candidates, args.agent.as_deref()).await?;
+        for attempt in 0.. {
+            let Some(provider) = picker.next(&mut self.renderer).await? else {
+                bail!("no (other) provider is available and plugin.json has no demo provider");
+            };
+            if attempt > 0 {
+                self.session_id = format!("try-{}-{attempt}", std::process::id());
+            }
+            let fall_back = picker.may_fall_back() && candidates.agent_of(&provider.id) != "demo";
+            match self.run(&provider, &candidates, args, fall_back).await? {
+                Run::Ended(end) => return Ok(end),
+                Run::Unreachable(words) => {
+                    self.renderer.error(&format!(
+                        "giving up on {}: {words}; trying the next agent",
+                        provider.id
+                    ));
+                    self.close_connection().await;
+                }
+            }
+        }
+        bail!("no provider could be run")
+    }
+
+    /// Connects to `provider`, opens the session and runs the turn.
+    async fn run(
+        &mut self,
+        provider: &ProviderInfo,
+        candidates: &Candidates<'_>,
+        args: &TryArgs,
+        fall_back: bool,
+    ) -> anyhow::Result<Run> {
         let claude = candidates.agent_of(&provider.id) == agent_bridge_claude::AGENT;
         let connect = ConnectParams {
             provider_id: provider.id.clone(),
@@ -141,7 +173,7 @@ impl Host {
         }
         header.push_str(&format!(" · {}", cwd.display()));
         self.renderer.info(&header);
-        self.turn(args).await
+        self.turn(args, fall_back).await
     }
 
     fn connection(&self) -> &str {
@@ -223,8 +255,11 @@ impl Host {
         }
     }
 
-    /// Sends the prompt and follows the turn to its end.
-    async fn turn(&mut self, args: &TryArgs) -> anyhow::Result<TurnEnd> {
+    /// Sends the prompt and follows the turn to its end. With `fall_back`, a model out of reach
+    /// (retries `--give-up-after` s after the prompt, or a turn that failed while the agent
+    /// retried) ends the run quietly as [`Run::Unreachable`], for the caller to say so in one
+    /// line and close the connection (which ends the turn).
+    async fn turn(&mut self, args: &TryArgs, fall_back: bool) -> anyhow::Result<Run> {
         let mut sigint = signal(SignalKind::interrupt())?;
         let policy = permission::policy(args.yes, std::io::stdin().is_terminal());
         let prompt = ProviderPrompt {
@@ -242,14 +277,16 @@ impl Host {
         })
         .await?;
         self.renderer.begin_turn();
+        let mut retries = RetryWatch::new(Duration::from_secs(args.give_up_after));
+        retries.prompted();
         let mut ticker = tokio::time::interval(Duration::from_millis(100));
         // After a permission question, resume the spinner instead of replaying missed frames.
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         let spin = self.renderer.spinner_enabled();
         let mut interrupt_deadline: Option<tokio::time::Instant> = None;
         let mut turn_id: Option<String> = None;
-        let mut retries = RetryWatch::new(Duration::from_secs(args.give_up_after));
         let mut gave_up: Option<String> = None;
+        let mut retry_said: Vec<String> = Vec::new();
         let end = loop {
             let event = tokio::select! {
                 ev = self.next_event() => ev,
@@ -268,6 +305,11 @@ impl Host {
                 }
                 _ = sleep_until(retries.deadline()), if interrupt_deadline.is_none() => {
                     let why = retries.give_up();
+                    if fall_back {
+                        // Closing the connection ends the turn; no need to wait for it.
+                        self.renderer.finish_line();
+                        return Ok(Run::Unreachable(why));
+                    }
                     self.renderer.error(&format!("giving up: {why}"));
                     gave_up = Some(why);
                     interrupt_deadline = Some(self.interrupt().await);
@@ -279,7 +321,12 @@ impl Host {
             };
             match event {
                 ProviderEvent::TimelineItem { item, .. } => {
-                    if !matches!(item.body, ItemBody::Notification { .. }) {
+                    // The user's own message is no sign of the model.
+                    let model = !matches!(
+                        item.body,
+                        ItemBody::Notification { .. } | ItemBody::UserMessage { .. }
+                    );
+                    if model {
                         retries.progress();
                     }
                     self.renderer.item(&item)
@@ -313,8 +360,12 @@ impl Host {
                     }
                 }
                 ProviderEvent::SessionNotice { notice, .. } => {
-                    if retries.notice(&notice) && notice.dismissed == Some(true) {
-                        continue;
+                    // A retry streak is said once, not at every retry.
+                    if retries.notice(&notice) {
+                        if notice.dismissed == Some(true) || retry_said.contains(&notice.id) {
+                            continue;
+                        }
+                        retry_said.push(notice.id.clone());
                     }
                     let mut text = notice.title;
                     if let Some(d) = notice.description {
@@ -335,13 +386,19 @@ impl Host {
                 _ => {}
             }
         };
+        if fall_back {
+            if let (TurnEnd::Failed(why), Some(_)) = (&end, retries.unreachable()) {
+                self.renderer.finish_line();
+                return Ok(Run::Unreachable(why.clone()));
+            }
+        }
         // An interrupt `try` made because the model was out of reach is a failure.
         let end = match (end, gave_up) {
-            (TurnEnd::Canceled, Some(why)) => TurnEnd::Failed(why),
-            (end, _) => end,
+            (_, Some(why)) => TurnEnd::Failed(why),
+            (end, None) => end,
         };
         self.renderer.end(&end);
-        Ok(end)
+        Ok(Run::Ended(end))
     }
 
     /// Asks `session.interrupt`; returns until when to wait for the turn to end.
@@ -406,6 +463,12 @@ impl Host {
 
     /// Closes the connection (and so the session) and stops the server.
     async fn close(&mut self) {
+        self.close_connection().await;
+        let _ = self.client.notify(METHOD_SHUTDOWN, json!({})).await;
+    }
+
+    /// Closes the connection, and so the session: answered once its processes are gone.
+    async fn close_connection(&mut self) {
         if let Some(connection_id) = self.connection.take() {
             let params = CloseParams { connection_id };
             let closing = self
@@ -415,7 +478,6 @@ impl Host {
                 tracing::debug!("closing the connection failed: {e:#}");
             }
         }
-        let _ = self.client.notify(METHOD_SHUTDOWN, json!({})).await;
     }
 }
 

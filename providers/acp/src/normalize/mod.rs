@@ -8,8 +8,11 @@
 //! - `plan` -> one `todo` per turn; `available_commands_update` -> commands;
 //!   `current_mode_update` / `config_option_update` -> handed back for the session config;
 //!   `usage_update` -> usage; `session_info_update` -> title;
-//! - any other kind is logged once and ignored.
+//! - any other kind is logged once and ignored;
+//! - a retry the agent only logs ([`crate::retry_log`]) is a retry notice during a turn,
+//!   withdrawn when the model answers (an item) or the turn ends.
 
+mod shell_output;
 #[cfg(test)]
 pub(crate) mod tests;
 pub mod tools;
@@ -66,6 +69,7 @@ pub struct Normalizer {
     unknown_seen: HashSet<String>,
     /// Every update kind seen (for the report of what each agent sends).
     pub kinds_seen: HashSet<String>,
+    retry: agent_bridge_core::retry_notice::RetryNotice,
 }
 
 impl Normalizer {
@@ -86,9 +90,21 @@ impl Normalizer {
         self.turn.as_deref()
     }
 
-    /// Ends the turn: tool calls still running are reported canceled when `canceled`.
+    /// The agent retries the model (its words): a retry notice while a turn runs.
+    pub fn retrying(&mut self, words: &str) -> Option<AgentEvent> {
+        self.turn.as_ref()?;
+        Some(AgentEvent::Notice(self.retry.retrying(words, None)))
+    }
+
+    /// The retry notice withdrawn, if one is open (the model answered).
+    pub fn model_answered(&mut self) -> Option<AgentEvent> {
+        self.retry.settle().map(AgentEvent::Notice)
+    }
+
+    /// Ends the turn: tool calls still running are reported canceled when `canceled`; an open
+    /// retry notice is withdrawn.
     pub fn end_turn(&mut self, canceled: bool) -> Vec<AgentEvent> {
-        let mut out = Vec::new();
+        let mut out: Vec<AgentEvent> = self.model_answered().into_iter().collect();
         for id in std::mem::take(&mut self.turn_tools) {
             if let Some(f) = self.tools.remove(&id) {
                 let mut call = tools::tool_call(&f);

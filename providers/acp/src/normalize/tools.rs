@@ -152,11 +152,18 @@ fn shell(f: &ToolCallFields) -> ToolCallDetail {
     let output = meta_output
         .or_else(|| text_content(f))
         .or_else(|| raw.and_then(output_text));
+    let (output, reported_exit) = match output {
+        Some(text) => {
+            let (clean, exit) = super::shell_output::clean(&text);
+            (Some(clean), exit)
+        }
+        None => (None, None),
+    };
     ToolCallDetail::Shell {
         command: command(f),
         cwd: input_str(f, &["cwd", "workdir", "directory"]),
         output,
-        exit_code: exit.map(Some),
+        exit_code: exit.or(reported_exit).map(Some),
     }
 }
 

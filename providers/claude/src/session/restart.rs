@@ -52,7 +52,7 @@ impl ClaudeSession {
                 s.persistence_held,
             )
         };
-        self.respawn.sink = sink.clone();
+        self.relaunch.sink = sink.clone();
         let what = "restart after the CLI stopped";
         let Some(native) = native else {
             self.replace_runtime(&config, None, what).await?;
@@ -61,11 +61,11 @@ impl ClaudeSession {
             });
         };
         let projects = transcript::projects_dir(&launch::effective_env(
-            &self.respawn.launch,
-            &self.respawn.env,
+            &self.relaunch.launch,
+            &self.relaunch.env,
         ));
         if !saved::resumable(projects.as_deref(), &cwd, &native).await {
-            tracing::warn!(session = %self.respawn.session_id, native = %native, "Claude Code stopped before it wrote the conversation to disk; starting a new one");
+            tracing::warn!(session = %self.relaunch.session_id, native = %native, "Claude Code stopped before it wrote the conversation to disk; starting a new one");
             self.replace_runtime(&config, None, what).await?;
             return Ok(Restarted::Fresh {
                 reason: format!(
@@ -88,7 +88,7 @@ impl ClaudeSession {
             }
             Err(e) => match conversation_missing(&e) {
                 Some(words) => {
-                    tracing::warn!(session = %self.respawn.session_id, "{words}; starting a new conversation");
+                    tracing::warn!(session = %self.relaunch.session_id, "{words}; starting a new conversation");
                     self.replace_runtime(&config, None, what).await?;
                     Ok(Restarted::Fresh { reason: words })
                 }
@@ -109,7 +109,7 @@ impl ClaudeSession {
     ) -> Result<(), ProviderError> {
         let models = config.models.clone();
         let rewound_at = lock(&self.runtime.shared).rewound_at.clone();
-        let info = &self.respawn;
+        let info = &self.relaunch;
         let mut opts = info.opts.clone();
         opts.model = (config.model != "default").then(|| config.model.clone());
         opts.mode = config.mode.clone();
@@ -143,7 +143,7 @@ impl ClaudeSession {
         }
         let mut old = std::mem::replace(&mut self.runtime, fresh);
         old.shutdown().await;
-        self.respawn.opts = opts;
+        self.relaunch.opts = opts;
         Ok(())
     }
 }

@@ -135,7 +135,7 @@ impl ClaudeSession {
         cwd: &str,
         message: &str,
     ) -> Result<Option<String>, RewindError> {
-        let env = launch::effective_env(&self.respawn.launch, &self.respawn.env);
+        let env = launch::effective_env(&self.relaunch.launch, &self.relaunch.env);
         // The CLI writes its transcript a moment after a turn's result: a rewind asked right
         // after the turn may find its message not written yet, so it looks again for a while.
         let deadline = tokio::time::Instant::now() + TRANSCRIPT_WAIT;

@@ -23,7 +23,7 @@ use agent_bridge_protocol::ProviderError;
 
 /// What starting the session's app-server again takes, kept from the open.
 #[derive(Debug, Clone)]
-pub struct ThreadRelaunch {
+pub struct SessionRelaunch {
     /// The open's launch (program, arguments, environment with `CODEX_HOME`, folder) and the
     /// session's process scope.
     pub runtime: Relaunch,
@@ -35,7 +35,7 @@ pub struct ThreadRelaunch {
     pub processes: Option<SharedProcesses>,
 }
 
-impl ThreadRelaunch {
+impl SessionRelaunch {
     /// The thread settings a restart resumes with: the open's, under the committed config.
     pub fn thread_params(&self, config: &SessionConfig) -> ThreadStartParams {
         let mode = config.mode.as_deref().and_then(catalog::mode);
@@ -153,8 +153,8 @@ mod tests {
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
-    fn relaunch(thread: ThreadStartParams) -> ThreadRelaunch {
-        ThreadRelaunch {
+    fn relaunch(thread: ThreadStartParams) -> SessionRelaunch {
+        SessionRelaunch {
             runtime: Relaunch::new(
                 launch::app_server_spec(
                     &LaunchOverride::default(),

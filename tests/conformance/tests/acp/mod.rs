@@ -7,7 +7,6 @@
 //! that writes a file (`touch`), so "the command did not run" is "the file does not exist".
 #![allow(dead_code)]
 
-pub mod kill;
 pub mod shared;
 
 use agent_bridge_conformance::rig::{last_assistant_text, of_type};
@@ -38,6 +37,18 @@ pub struct Case {
     pub start_mode: Option<&'static str>,
     /// A restarted agent resumes (or loads) its native session; else it starts a new one.
     pub keeps_context_on_restart: bool,
+}
+
+impl Case {
+    /// The same agent for the kill scenarios ([`agent_bridge_conformance::kill`]).
+    pub fn kill(self) -> agent_bridge_conformance::kill::KillCase {
+        agent_bridge_conformance::kill::KillCase {
+            ask_mode: self.ask_mode,
+            unattended_mode: self.unattended_mode,
+            keeps_context_on_restart: self.keeps_context_on_restart,
+            saved_after_turn: false,
+        }
+    }
 }
 
 fn mode_patch(mode: Option<&str>) -> Value {
@@ -144,6 +155,23 @@ pub async fn unattended_mode_runs_without_asking(rig: &AgentRig, case: Case) {
         .into_iter()
         .any(|e| e.is("session.permission"));
     assert!(!asked, "the unattended mode asked");
+    // A completed command shows its output.
+    let run = rig.run_turn(sid, "please run `echo SHOWN-OUTPUT-7`").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    let outputs: Vec<String> = of_type(&rig.timeline(sid), "tool_call")
+        .into_iter()
+        .filter(|t| {
+            t["detail"]["command"]
+                .as_str()
+                .unwrap_or("")
+                .contains("SHOWN-OUTPUT-7")
+        })
+        .map(|t| t["detail"]["output"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        outputs.iter().any(|o| o.trim() == "SHOWN-OUTPUT-7"),
+        "the command's output, and only it, is shown: {outputs:?}"
+    );
     rig.finish(sid).await;
 }
 

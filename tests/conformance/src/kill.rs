@@ -1,10 +1,32 @@
-//! `kill -9` of an ACP agent: the turn fails with the exit status, nothing of the agent is
-//! left, and the session goes on with a restarted agent.
+//! `kill -9` of a session's agent, for every provider family (claude, codex, the ACP agents):
+//! the turn fails with the exit status, nothing of the agent is left, and the session goes on
+//! with a restarted agent. A provider's test file calls these with its [`KillCase`].
 
-use super::{mode_patch, Case};
-use agent_bridge_conformance::{AgentRig, Event, ProcInfo};
-use serde_json::json;
+use crate::{AgentRig, Event, ProcInfo};
+use serde_json::{json, Value};
 use std::time::Duration;
+
+/// What differs per agent in the kill scenarios.
+#[derive(Debug, Clone, Copy)]
+pub struct KillCase {
+    /// The mode that asks before a file-writing command (`None`: the default mode does).
+    pub ask_mode: Option<&'static str>,
+    /// The mode that runs tools without asking.
+    pub unattended_mode: &'static str,
+    /// A restarted agent resumes (or loads) its native session; else it starts a new one.
+    pub keeps_context_on_restart: bool,
+    /// The provider publishes the session's handle only once a turn is saved (Claude Code):
+    /// the mid-turn kill waits for that `session.persistence`, so the conversation it kills
+    /// is one the agent can resume.
+    pub saved_after_turn: bool,
+}
+
+fn mode_patch(mode: Option<&str>) -> Value {
+    match mode {
+        Some(m) => json!({ "mode": m }),
+        None => json!({}),
+    }
+}
 
 /// The session's processes started since `before` (a snapshot of the bridge's descendants):
 /// all of them, and the agent's own (a node or native process started from the pinned CLI,
@@ -93,12 +115,12 @@ const REMEMBER: &str = "KIWI-RESTART-7";
 /// restarts the agent (a warning notice says so), in the session's mode, and completes,
 /// without any earlier timeline item again. An agent that resumes its native session sends
 /// the earlier conversation to the model; one that cannot says that it lost it.
-pub async fn kill_9_mid_turn(rig: &AgentRig, case: Case) {
-    let sid = "acp-kill";
-    // Another environment: another agent process (sessions with the same launch share one,
-    // and a kill of it is every one's; see `shared_kill_9`).
+pub async fn kill_9_mid_turn(rig: &AgentRig, case: KillCase) {
+    let sid = "kill-mid";
+    // Another environment: another agent process (sessions with the same launch may share
+    // one, and then a kill of it is every one's; see the shared scenarios).
     rig.open(
-        "acp-other",
+        "kill-other",
         json!({"env": {"AGENT_BRIDGE_TEST_OTHER": "1"}}),
     )
     .await;
@@ -108,6 +130,9 @@ pub async fn kill_9_mid_turn(rig: &AgentRig, case: Case) {
         .run_turn(sid, &format!("say hi, and remember the word {REMEMBER}"))
         .await;
     assert_eq!(first.state(), "completed", "{:?}", first.end);
+    if case.saved_after_turn {
+        rig.wait(sid, "session.persistence", |_| true).await;
+    }
     let (_, turn) = rig.start_turn(sid, "SLOW please write a long text").await;
     rig.wait(sid, "timeline.item", |e| {
         e.item_type() == Some("assistant_message")
@@ -119,7 +144,7 @@ pub async fn kill_9_mid_turn(rig: &AgentRig, case: Case) {
     let end = rig.turn_end(sid, &turn).await;
     assert_failed_by_the_kill(rig, sid, &end);
     assert_gone(&all_mine).await;
-    let run = rig.run_turn("acp-other", "say hi").await;
+    let run = rig.run_turn("kill-other", "say hi").await;
     assert_eq!(
         run.state(),
         "completed",
@@ -165,7 +190,7 @@ pub async fn kill_9_mid_turn(rig: &AgentRig, case: Case) {
         restarted.at.saturating_duration_since(sent).as_millis(),
         logged
             .lines()
-            .rfind(|l| l.contains("ACP agent restarted"))
+            .rfind(|l| l.contains("restarted"))
             .unwrap_or("(no restart logged)")
     );
     // Resumed or carried over, the earlier conversation reaches the model.
@@ -189,11 +214,25 @@ pub async fn kill_9_mid_turn(rig: &AgentRig, case: Case) {
             "the history replayed into the timeline: {e}"
         );
     }
+    // Each prompt is in the timeline once.
+    let prompts: Vec<String> = crate::rig::of_type(&rig.timeline(sid), "user_message")
+        .into_iter()
+        .map(|i| i["text"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        prompts,
+        [
+            format!("say hi, and remember the word {REMEMBER}"),
+            "SLOW please write a long text".to_string(),
+            "please run `touch restarted.txt`".to_string(),
+        ],
+        "each prompt once"
+    );
     // The restarted agent belongs to the session: its close ends it.
     let (restarted_procs, _) = new_agent_procs(rig, &before);
     rig.finish(sid).await;
     assert_gone(&restarted_procs).await;
-    rig.finish("acp-other").await;
+    rig.finish("kill-other").await;
 }
 
 /// Marks the turn of [`kill_9_after_a_completed_turn`].
@@ -203,8 +242,8 @@ const REMEMBER_LAST: &str = "PLUM-AFTER-9";
 /// the next prompt restarts it; whether the agent brings its session back (resume or load) or
 /// not (a new one, the session's text carried over), the earlier turn reaches the model and
 /// the session is never given up. Prints which it was (the audit of issue 25).
-pub async fn kill_9_after_a_completed_turn(rig: &AgentRig, case: Case) {
-    let sid = "acp-kill-after";
+pub async fn kill_9_after_a_completed_turn(rig: &AgentRig, case: KillCase) {
+    let sid = "kill-after";
     let before = rig.host.descendants();
     rig.open(sid, json!({ "mode": case.unattended_mode })).await;
     // Found before the turn, so the kill follows the turn's end at once.
@@ -269,8 +308,8 @@ pub async fn kill_9_after_a_completed_turn(rig: &AgentRig, case: Case) {
 
 /// `kill -9` of the agent while it waits for a permission: the permission is resolved, the
 /// turn fails, the command never runs, and the next prompt restarts the agent and completes.
-pub async fn kill_9_with_a_pending_permission(rig: &AgentRig, case: Case) {
-    let sid = "acp-kill-perm";
+pub async fn kill_9_with_a_pending_permission(rig: &AgentRig, case: KillCase) {
+    let sid = "kill-perm";
     let before = rig.host.descendants();
     rig.open(sid, mode_patch(case.ask_mode)).await;
     let file = rig.cwd().join("killed.txt");
@@ -293,6 +332,19 @@ pub async fn kill_9_with_a_pending_permission(rig: &AgentRig, case: Case) {
     assert!(
         !events.iter().any(|e| e.is("session.runtime_failed")),
         "{events:#?}"
+    );
+    // The restarted agent runs in the session's asking mode: it asks again, and the command
+    // runs once allowed.
+    let (_, turn) = rig.start_turn(sid, "please run `touch allowed.txt`").await;
+    let (_, again) = rig.wait_permission(sid, Some(&pid)).await;
+    rig.answer_permission(sid, &again, json!({"behavior": "allow"}))
+        .await;
+    rig.wait_resolved(sid, &again).await;
+    let end = rig.turn_end(sid, &turn).await;
+    assert_eq!(end.turn_state(), Some("completed"), "{end}");
+    assert!(
+        rig.cwd().join("allowed.txt").exists(),
+        "the allowed command ran"
     );
     rig.finish(sid).await;
 }

@@ -1,0 +1,115 @@
+//! A shell command's output as the agent reports it, reduced to what the command printed.
+//!
+//! ACP agents wrap a finished command's output in their own presentation: claude-agent-acp
+//! in a Markdown code fence (```` ```console ````), Gemini CLI and Qwen Code in the report they
+//! give the model (`Command: …`, `Output: …`, `Exit Code: …`, `Process Group PGID: …`). The
+//! timeline shows the command's own output (and its exit code where the report has it).
+
+/// The keys of a Gemini / Qwen command report, each at the start of a line.
+const REPORT_KEYS: [&str; 8] = [
+    "Command:",
+    "Directory:",
+    "Output:",
+    "Error:",
+    "Exit Code:",
+    "Signal:",
+    "Background PIDs:",
+    "Process Group PGID:",
+];
+
+/// What a report or a fence leaves of `text`: the output, and the exit code when stated.
+pub fn clean(text: &str) -> (String, Option<i64>) {
+    if let Some(report) = report(text) {
+        return report;
+    }
+    (unfenced(text).unwrap_or(text).to_string(), None)
+}
+
+/// The inside of a text that is one Markdown code fence.
+fn unfenced(text: &str) -> Option<&str> {
+    let body = text.trim().strip_prefix("```")?.strip_suffix("```")?;
+    // The opening fence's line names the language.
+    let (_, inner) = body.split_once('\n')?;
+    Some(inner.strip_suffix('\n').unwrap_or(inner))
+}
+
+fn key_of(line: &str) -> Option<&'static str> {
+    REPORT_KEYS.iter().copied().find(|k| line.starts_with(k))
+}
+
+/// A command report: it starts with one of its keys and holds an `Output:` line.
+fn report(text: &str) -> Option<(String, Option<i64>)> {
+    let first = text.lines().next()?;
+    key_of(first)?;
+    let mut output: Option<Vec<&str>> = None;
+    let mut exit = None;
+    let mut in_output = false;
+    for line in text.lines() {
+        match key_of(line) {
+            Some("Output:") => {
+                in_output = true;
+                let rest = line["Output:".len()..].trim_start();
+                output = Some(vec![rest]);
+            }
+            Some(key) => {
+                in_output = false;
+                if key == "Exit Code:" {
+                    exit = line[key.len()..].trim().parse::<i64>().ok();
+                }
+            }
+            None if in_output => output.get_or_insert_with(Vec::new).push(line),
+            None => {}
+        }
+    }
+    let output = output?.join("\n");
+    let output = if output.trim() == "(empty)" {
+        String::new()
+    } else {
+        output
+    };
+    Some((output, exit))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_qwen_report_leaves_the_output_and_the_exit_code() {
+        let text = "Command: echo hi\nDirectory: (root)\nOutput: hi\nthere\nError: (none)\nExit Code: 3\nSignal: 0\nBackground PIDs: (none)\nProcess Group PGID: 7789";
+        assert_eq!(clean(text), ("hi\nthere".to_string(), Some(3)));
+    }
+
+    #[test]
+    fn a_gemini_report_leaves_the_output() {
+        assert_eq!(
+            clean("Output: hello\nProcess Group PGID: 6073"),
+            ("hello".to_string(), None)
+        );
+        assert_eq!(
+            clean("Output: (empty)\nProcess Group PGID: 1"),
+            (String::new(), None)
+        );
+    }
+
+    #[test]
+    fn a_fence_is_unwrapped() {
+        assert_eq!(
+            clean("```console\nSHOWN\nmore\n```"),
+            ("SHOWN\nmore".to_string(), None)
+        );
+    }
+
+    #[test]
+    fn plain_output_is_kept_as_it_is() {
+        for text in [
+            "hello",
+            "Output files: 3",
+            "line\nOutput: not a report",
+            "```",
+        ] {
+            assert_eq!(clean(text), (text.to_string(), None), "{text}");
+        }
+    }
+}
