@@ -28,6 +28,21 @@ pub struct Setup {
     /// Progress lines on stderr, every tenth of the `total` turns.
     pub progress: bool,
     pub total: usize,
+    /// Every session has the same launch (`--shared`): one agent process for all where the
+    /// provider shares processes.
+    pub shared: bool,
+}
+
+impl Setup {
+    /// The value of [`procs::SESSION_VAR`] session `id` runs with: its own, or the one all
+    /// sessions share.
+    pub fn session_mark(&self, id: &str) -> String {
+        if self.shared {
+            "shared".to_string()
+        } else {
+            id.to_string()
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -278,12 +293,20 @@ impl<'a> Driver<'a> {
 
     fn kill(&mut self, i: usize) {
         self.recorder.snapshot();
-        let id = self.sessions[i].id.clone();
-        let targets = procs::session_targets(self.host.pid, &id, self.setup.kill_target);
+        let mark = self.setup.session_mark(&self.sessions[i].id);
+        let targets = procs::session_targets(self.host.pid, &mark, self.setup.kill_target);
         if procs::kill(&targets) > 0 {
             self.ledger.counts.kills += 1;
             if let Some(turn) = self.sessions[i].turn_mut() {
                 turn.killed = true;
+            }
+            if self.setup.shared {
+                // The process served every session: each running turn dies with it.
+                for s in &mut self.sessions {
+                    if let Some(turn) = s.turn_mut() {
+                        turn.killed = true;
+                    }
+                }
             }
         }
     }

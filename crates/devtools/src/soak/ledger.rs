@@ -199,10 +199,12 @@ impl Ledger {
         if matches!(outcome, "failed" | "prompt_failed") && !killed && !probe {
             c.unexpected_failures += 1;
         }
+        // A probe killed in its turn (with `--shared`, another session's kill ends every
+        // running turn) is not a failed recovery: the session's next turn probes again.
         if probe {
             if outcome == "completed" {
                 c.recovered += 1;
-            } else {
+            } else if !killed {
                 c.not_recovered += 1;
             }
         }

@@ -180,3 +180,15 @@ fn a_refused_prompt_is_not_lost_and_an_unrecovered_kill_is_counted() {
         "an answer nobody asked for"
     );
 }
+
+#[test]
+fn a_probe_killed_again_probes_again_instead_of_counting_unrecovered() {
+    let mut l = Ledger::new();
+    // With --shared another session's kill ends the probe too: not a failed recovery.
+    l.on_turn(Action::Text, "failed", true, true);
+    l.on_turn(Action::Text, "completed", true, false);
+    // A probe that failed on its own is one.
+    l.on_turn(Action::Text, "failed", true, false);
+    assert_eq!((l.counts.recovered, l.counts.not_recovered), (1, 1));
+    assert_eq!(l.counts.unexpected_failures, 0);
+}

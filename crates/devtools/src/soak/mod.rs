@@ -77,6 +77,11 @@ pub struct SoakArgs {
     /// replacement.
     #[arg(long)]
     pub no_reopen: bool,
+    /// Give every session the same launch, so that a provider whose agent process serves
+    /// several sessions (codex app-server, the ACP agents) runs them all on one process: a
+    /// kill then fails every session's running turn, and each must recover in place.
+    #[arg(long)]
+    pub shared: bool,
     /// A folder holding the CLIs (default: the pinned ones in `.cache/clis`).
     #[arg(long)]
     pub cli_bin: Option<PathBuf>,

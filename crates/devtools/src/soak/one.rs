@@ -114,6 +114,7 @@ pub fn soak(
         warmup: args.warmup(),
         progress: !args.json,
         total: args.sessions * args.turns,
+        shared: args.shared,
     };
     let plans = (0..args.sessions)
         .map(|i| plan(args.seed, i, args.turns, &args.rates()))

@@ -44,7 +44,7 @@ impl Driver<'_> {
         let (id, request_id) = (s.id.clone(), format!("open-{}", s.id));
         let config = ProviderSessionConfig {
             cwd: self.setup.cwd.clone(),
-            env: BTreeMap::from([(SESSION_VAR.to_string(), id.clone())]),
+            env: BTreeMap::from([(SESSION_VAR.to_string(), self.setup.session_mark(&id))]),
             mode: self.setup.profile.ask_mode.map(str::to_string),
             ..Default::default()
         };
