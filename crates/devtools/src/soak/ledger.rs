@@ -200,9 +200,10 @@ impl Ledger {
             c.unexpected_failures += 1;
         }
         // A probe killed in its turn (with `--shared`, another session's kill ends every
-        // running turn) is not a failed recovery: the session's next turn probes again.
+        // running turn) is not a failed recovery: the session's next turn probes again. With
+        // `--shared` a probe may also be a turn the plan interrupts: canceled, it ran.
         if probe {
-            if outcome == "completed" {
+            if matches!(outcome, "completed" | "canceled") {
                 c.recovered += 1;
             } else if !killed {
                 c.not_recovered += 1;

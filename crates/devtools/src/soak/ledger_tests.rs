@@ -192,3 +192,10 @@ fn a_probe_killed_again_probes_again_instead_of_counting_unrecovered() {
     assert_eq!((l.counts.recovered, l.counts.not_recovered), (1, 1));
     assert_eq!(l.counts.unexpected_failures, 0);
 }
+
+#[test]
+fn a_probe_the_plan_interrupts_counts_as_recovered() {
+    let mut l = Ledger::new();
+    l.on_turn(Action::Interrupt { after_ms: 10 }, "canceled", true, false);
+    assert_eq!((l.counts.recovered, l.counts.not_recovered), (1, 0));
+}
