@@ -76,19 +76,32 @@ fn session(
     scope: &ProcessScope,
     sink: SessionSink,
 ) -> (CodexSession, SharedState) {
-    let shared = state::shared(Normalizer::new("s1", "th-1", "/w"));
-    let liveness = Liveness::default();
-    let inbound = CodexTranslator::inbound(shared.clone(), sink.clone(), liveness.clone());
     let first = spec(first);
-    let launch = RuntimeLaunch {
-        spec: &first,
-        label: launch::LABEL,
-        install: launch::INSTALL,
-        dialect: Arc::new(JsonRpc::bare()),
-        call_timeout: Duration::from_secs(10),
-        scope: Some(scope),
+    // A script written a moment ago can be "Text file busy" (ETXTBSY) at its exec: a process
+    // another test thread forked at that moment holds the writing descriptor until it execs.
+    // That is the test's race (the scripts are written by this process), not the bridge's.
+    let mut attempts = 0;
+    let (shared, server) = loop {
+        let shared = state::shared(Normalizer::new("s1", "th-1", "/w"));
+        let liveness = Liveness::default();
+        let inbound = CodexTranslator::inbound(shared.clone(), sink.clone(), liveness.clone());
+        let launch = RuntimeLaunch {
+            spec: &first,
+            label: launch::LABEL,
+            install: launch::INSTALL,
+            dialect: Arc::new(JsonRpc::bare()),
+            call_timeout: Duration::from_secs(10),
+            scope: Some(scope),
+        };
+        match AgentRuntime::spawn(launch, inbound, liveness) {
+            Ok(server) => break (shared, server),
+            Err(e) if e.message.contains("Text file busy") && attempts < 50 => {
+                attempts += 1;
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => panic!("spawn the stand-in: {e:?}"),
+        }
     };
-    let server = AgentRuntime::spawn(launch, inbound, liveness).expect("spawn the stand-in");
     let config = SessionConfig {
         model: Some("gpt-5".into()),
         effort: Some("high".into()),
