@@ -7,11 +7,13 @@
 
 mod common;
 
+use agent_bridge_conformance::agent_groups::{
+    agent_groups, group_id as group, leader_alive, one_agent_group,
+};
 use agent_bridge_conformance::procs::ProcInfo;
 use agent_bridge_conformance::{Event, HostOptions};
 use common::*;
 use serde_json::{json, Value};
-use std::collections::BTreeSet;
 use std::path::Path;
 
 /// A plugin folder whose codex-bridge entry has `"processPerSession": per_session`.
@@ -45,36 +47,15 @@ async fn rig_with(per_session: bool) -> Option<(Rig, tempfile::TempDir)> {
     Some((rig, plugin))
 }
 
-/// The processes of each running app-server, by process group (each CLI runs in its own).
+/// The processes of each running app-server, by process group (the app-server runs tools in
+/// groups of their own).
 fn app_servers(rig: &Rig) -> Vec<Vec<ProcInfo>> {
-    let procs = rig.procs_where(|_| true);
-    // A group is the bridge's guard's (the app-server runs tools in groups of their own).
-    let groups: BTreeSet<i32> = procs
-        .iter()
-        .filter(|p| p.cmdline.contains("__guard") && p.cmdline.contains("app-server"))
-        .map(|p| p.pgid)
-        .collect();
-    groups
-        .into_iter()
-        .map(|g| procs.iter().filter(|p| p.pgid == g).cloned().collect())
-        .collect()
+    agent_groups(rig, "app-server")
 }
 
 /// The one app-server's process group.
 fn one_app_server(rig: &Rig) -> Vec<ProcInfo> {
-    let mut servers = app_servers(rig);
-    assert_eq!(servers.len(), 1, "one shared app-server: {servers:#?}");
-    servers.remove(0)
-}
-
-/// The process group of an app-server (its processes come and go: tools, say).
-fn group(procs: &[ProcInfo]) -> i32 {
-    procs.first().map(|p| p.pgid).unwrap_or_default()
-}
-
-/// The app-server's guard, the leader of its group, is running.
-fn leader_alive(procs: &[ProcInfo]) -> bool {
-    procs.iter().any(|p| p.pid == p.pgid && p.is_alive())
+    one_agent_group(rig, "app-server")
 }
 
 /// SIGKILLs the app-server itself (the native binary, not its guard or npm launcher).

@@ -53,16 +53,9 @@ fn kill_9(proc: &ProcInfo) {
 }
 
 /// Waits (bounded) until none of `procs` lives.
-async fn assert_gone(procs: &[ProcInfo]) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let left: Vec<_> = procs.iter().filter(|p| p.is_alive()).collect();
-        if left.is_empty() {
-            return;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "orphans: {left:?}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+pub async fn assert_gone(procs: &[ProcInfo]) {
+    let left = crate::procs::wait_gone(procs, Duration::from_secs(10)).await;
+    assert!(left.is_empty(), "orphans: {left:?}");
 }
 
 /// A turn killed with its agent failed with the exit status, and the session was not given up.
@@ -86,11 +79,11 @@ fn assert_failed_by_the_kill(rig: &AgentRig, sid: &str, end: &Event) {
 
 /// Longest the prompt that restarts the agent waits for its result: the core's bound on a
 /// restart (`OPEN_TIMEOUT`). Starting OpenCode alone takes seconds, tens on a loaded machine.
-const RESTART_LIMIT: Duration = Duration::from_secs(90);
+pub const RESTART_LIMIT: Duration = Duration::from_secs(90);
 
 /// Sends a prompt to a session whose agent died (it restarts the agent first) and returns
 /// the end of its turn.
-async fn restarting_turn(rig: &AgentRig, sid: &str, text: &str) -> Event {
+pub async fn restarting_turn(rig: &AgentRig, sid: &str, text: &str) -> Event {
     let cmid = rig
         .host
         .prompt(&rig.conn, sid, text)

@@ -67,6 +67,7 @@
 //!   after `session.closed` nor for a connection after `provider/close`; `provider/send` and
 //!   `provider/close` answer `null`.
 
+pub mod agent_groups;
 pub mod binary;
 pub mod elicitation;
 pub mod event;

@@ -4,40 +4,19 @@
 //! back on one new process; a close leaves the other session and the process running.
 
 use super::{mode_patch, Case};
-use agent_bridge_conformance::{AgentRig, Event, ProcInfo};
+use agent_bridge_conformance::agent_groups::{
+    agent_groups, group_id as group, leader_alive, one_agent_group,
+};
+use agent_bridge_conformance::kill::{assert_gone, restarting_turn};
+use agent_bridge_conformance::{AgentRig, ProcInfo};
 use serde_json::json;
-use std::collections::BTreeSet;
-use std::time::Duration;
 
-/// The processes of each running agent (by process group: each runs in its own, under its
-/// guard) started from the pinned CLI.
 fn agents(rig: &AgentRig) -> Vec<Vec<ProcInfo>> {
-    let all = rig.procs_where(|_| true);
-    let groups: BTreeSet<i32> = all
-        .iter()
-        .filter(|p| p.cmdline.contains("__guard") && p.cmdline.contains(rig.spec.cli))
-        .map(|p| p.pgid)
-        .collect();
-    groups
-        .into_iter()
-        .map(|g| all.iter().filter(|p| p.pgid == g).cloned().collect())
-        .collect()
+    agent_groups(rig, rig.spec.cli)
 }
 
 fn one_agent(rig: &AgentRig) -> Vec<ProcInfo> {
-    let mut found = agents(rig);
-    assert_eq!(found.len(), 1, "one shared agent process: {found:#?}");
-    found.remove(0)
-}
-
-/// The process group of an agent (its processes come and go: an agent runs `ps`, say).
-fn group(procs: &[ProcInfo]) -> i32 {
-    procs.first().map(|p| p.pgid).unwrap_or_default()
-}
-
-/// The agent's guard, the leader of its group, is running.
-fn leader_alive(procs: &[ProcInfo]) -> bool {
-    procs.iter().any(|p| p.pid == p.pgid && p.is_alive())
+    one_agent_group(rig, rig.spec.cli)
 }
 
 /// SIGKILLs the agent itself (the newest process of its group that is not its guard).
@@ -51,30 +30,6 @@ fn kill_9(group: &[ProcInfo]) {
     unsafe {
         libc::kill(target.pid, libc::SIGKILL);
     }
-}
-
-async fn assert_gone(procs: &[ProcInfo]) {
-    let left = agent_bridge_conformance::procs::wait_gone(procs, Duration::from_secs(10)).await;
-    assert!(left.is_empty(), "orphans: {left:?}");
-}
-
-/// Longest a prompt that restarts the agent may wait for its result (see `kill.rs`).
-const RESTART_LIMIT: Duration = Duration::from_secs(90);
-
-async fn restarting_turn(rig: &AgentRig, sid: &str, text: &str) -> Event {
-    let cmid = rig
-        .host
-        .prompt(&rig.conn, sid, text)
-        .await
-        .expect("prompt admitted");
-    let result = rig
-        .host
-        .prompt_result(sid, &cmid, RESTART_LIMIT)
-        .await
-        .unwrap_or_else(|e| panic!("the restarting prompt's result: {e:#}"));
-    assert_eq!(result["type"], "turn", "{result}");
-    rig.turn_end(sid, result["turnId"].as_str().unwrap_or_default())
-        .await
 }
 
 /// Two sessions on one agent process: one waits on a permission (as long as it takes) while
