@@ -3,13 +3,13 @@
 //! bridge's own flags, each stdout line stamped when it is read.
 
 use super::turn_phases::TurnStamps;
-use crate::host::child::stamped_lines;
+use crate::host::child::{piped_command, stamped_lines};
 use agent_bridge_core::supervisor::SpawnSpec;
 use anyhow::{anyhow, bail, Context};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -38,18 +38,7 @@ pub struct DirectCli {
 impl DirectCli {
     /// Starts the CLI; returns it and the instant just before the spawn.
     pub fn spawn(spec: &SpawnSpec) -> anyhow::Result<(DirectCli, Instant)> {
-        let mut cmd = Command::new(&spec.program);
-        cmd.args(&spec.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        if let Some(cwd) = &spec.cwd {
-            cmd.current_dir(cwd);
-        }
-        if let Some(base) = &spec.base_env {
-            cmd.env_clear().envs(base);
-        }
-        cmd.envs(&spec.env);
+        let mut cmd = piped_command(spec);
         let started = Instant::now();
         let mut child = cmd
             .spawn()

@@ -2,13 +2,13 @@
 //! stdio (`codex app-server`, codex-acp) in a process group of its own, each stdout line
 //! stamped when it is read.
 
-use crate::host::child::stamped_lines;
+use crate::host::child::{piped_command, stamped_lines};
 use agent_bridge_core::supervisor::SpawnSpec;
 use anyhow::{anyhow, bail, Context};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -31,19 +31,8 @@ impl RpcChild {
         name: &'static str,
         jsonrpc: bool,
     ) -> anyhow::Result<(RpcChild, Instant)> {
-        let mut cmd = Command::new(&spec.program);
-        cmd.args(&spec.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .process_group(0);
-        if let Some(cwd) = &spec.cwd {
-            cmd.current_dir(cwd);
-        }
-        if let Some(base) = &spec.base_env {
-            cmd.env_clear().envs(base);
-        }
-        cmd.envs(&spec.env);
+        let mut cmd = piped_command(spec);
+        cmd.process_group(0);
         let started = Instant::now();
         let mut child = cmd
             .spawn()

@@ -65,3 +65,21 @@ fn read_lines(
         }
     });
 }
+
+/// The command of a launch `spec` with piped stdin and stdout (stderr dropped): its program,
+/// arguments, folder and environment (`base_env` replacing the inherited one when set).
+pub fn piped_command(spec: &agent_bridge_core::supervisor::SpawnSpec) -> std::process::Command {
+    let mut cmd = std::process::Command::new(&spec.program);
+    cmd.args(&spec.args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    if let Some(cwd) = &spec.cwd {
+        cmd.current_dir(cwd);
+    }
+    if let Some(base) = &spec.base_env {
+        cmd.env_clear().envs(base);
+    }
+    cmd.envs(&spec.env);
+    cmd
+}
