@@ -13,7 +13,7 @@
 use super::{connect, open_with, prompt_turn, PROMPT, STEP};
 use crate::bench::bridge::Bridge;
 use crate::bench::claude_cli::DirectCli;
-use crate::bench::codex_modes::Acp;
+use crate::bench::acp_drive::Acp;
 use crate::bench::compare::{Mode, ModeSamples, ORDERS};
 use crate::bench::turn_phases::{anthropic_generation, phases, Clock, Phases, TurnStamps};
 use crate::host::mock::MockServer;

@@ -15,7 +15,8 @@
 
 use super::bridge::Bridge;
 use super::claude::connect;
-use super::codex_modes::{bridge_close, bridge_open, bridge_turn, Acp, Direct, TurnTimes};
+use super::acp_drive::Acp;
+use super::codex_modes::{bridge_close, bridge_open, bridge_turn, Direct, TurnTimes};
 use super::codex_report::{CodexReport, ModeReport};
 use super::compare::ORDERS;
 use super::stats::Dist;
@@ -132,7 +133,7 @@ fn record(
     Ok(())
 }
 
-fn load_average() -> String {
+pub(super) fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .ok()
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))

@@ -14,7 +14,7 @@ use agent_bridge_protocol::{
     ProviderSessionConfig, TurnState,
 };
 use anyhow::{anyhow, bail};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::time::{Duration, Instant};
 
 pub const PROMPT: &str = "say hi";
@@ -36,7 +36,7 @@ pub struct TurnTimes {
     pub end: Instant,
 }
 
-fn push_output(outputs: &mut Vec<Instant>, at: Instant) {
+pub fn push_output(outputs: &mut Vec<Instant>, at: Instant) {
     if outputs.len() < MAX_OUTPUTS {
         outputs.push(at);
     }
@@ -88,52 +88,6 @@ impl Direct {
         let status = &done["params"]["turn"]["status"];
         if status != "completed" {
             bail!("a direct turn ended {status}");
-        }
-        Ok(TurnTimes { sent, outputs, end })
-    }
-}
-
-/// An ACP adapter driven as an editor drives it (codex-acp with the same hermetic config.toml,
-/// full-access / never; claude-agent-acp in the Claude section).
-pub struct Acp {
-    pub cli: RpcChild,
-    session: Value,
-}
-
-impl Acp {
-    pub fn spawn(spec: &SpawnSpec, name: &'static str) -> anyhow::Result<(RpcChild, Instant)> {
-        RpcChild::spawn(spec, name, true)
-    }
-
-    /// initialize + session/new; returns the session and spawn -> session ready.
-    pub fn open(mut cli: RpcChild, started: Instant, cwd: &str) -> anyhow::Result<(Acp, Duration)> {
-        let init = json!({"protocolVersion": 1, "clientCapabilities": {}});
-        cli.call("initialize", init, STEP)?;
-        let (_, at, result) =
-            cli.call("session/new", json!({"cwd": cwd, "mcpServers": []}), STEP)?;
-        let session = result["sessionId"].clone();
-        if !session.is_string() {
-            bail!("session/new answered no sessionId: {result}");
-        }
-        Ok((Acp { cli, session }, at.saturating_duration_since(started)))
-    }
-
-    pub fn turn(&mut self) -> anyhow::Result<TurnTimes> {
-        let params =
-            json!({"sessionId": self.session, "prompt": [{"type": "text", "text": PROMPT}]});
-        let (id, sent) = self.cli.request("session/prompt", params)?;
-        let mut outputs = Vec::new();
-        let (end, answer) = self.cli.wait(STEP, "the session/prompt answer", |at, v| {
-            if v["method"] == "session/update"
-                && v["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
-            {
-                push_output(&mut outputs, at);
-            }
-            v["id"] == json!(id) && v.get("method").is_none()
-        })?;
-        let stop = &answer["result"]["stopReason"];
-        if stop != "end_turn" {
-            bail!("a {} turn stopped with {stop}", self.cli.name());
         }
         Ok(TurnTimes { sent, outputs, end })
     }

@@ -1,7 +1,10 @@
 //! `agent-bridge-dev bench`: runs a built agent-bridge's `serve` as a child over pipes with the
 //! demo agent, measures latency, throughput and memory, and prints them beside their targets
-//! (`--claude`, `--codex`: the real CLIs, directly and through the bridge).
+//! (`--claude`, `--codex`, `--acp`: the real CLIs, directly and through the bridge).
 
+mod acp;
+mod acp_drive;
+mod acp_report;
 mod bridge;
 mod claude;
 mod claude_cli;
@@ -70,10 +73,15 @@ pub struct BenchArgs {
     pub codex: codex::CodexArgs,
     #[command(flatten)]
     pub sharing: sharing::SharingArgs,
+    #[command(flatten)]
+    pub acp: acp::AcpArgs,
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let bridge = bridge_binary(args.bridge_bin.as_deref())?;
+    if args.acp.acp {
+        return acp::run(&args.acp, args.json, args.plugin_dir, bridge);
+    }
     if args.sharing.sharing {
         return sharing::run(&args.sharing, args.json, args.plugin_dir, bridge);
     }
