@@ -177,7 +177,8 @@ impl Setup {
             ..LaunchOverride::default()
         };
         // The very command line the bridge runs.
-        let direct = agent_bridge_acp::launch::spec(&profile, &launch, Some(&cwd), &BTreeMap::new());
+        let direct =
+            agent_bridge_acp::launch::spec(&profile, &launch, Some(&cwd), &BTreeMap::new());
         Ok(Setup {
             cli: cli.to_string(),
             name,
@@ -228,7 +229,8 @@ fn opens(setup: &Setup, n: usize, s: &mut [Samples; 2]) -> anyhow::Result<()> {
                 drop(direct);
             } else {
                 let (mut b, conn) = setup.bridge()?;
-                s[1].open.push(ns(setup.bridge_open(&mut b, &conn, "open")?));
+                s[1].open
+                    .push(ns(setup.bridge_open(&mut b, &conn, "open")?));
                 bridge_close(&mut b, &conn, "open")?;
                 shutdown(b);
             }
@@ -366,14 +368,29 @@ mod tests {
         let log = vec![
             recorded(Family::OpenaiChat, "/v1/chat/completions", 90, Some(95)),
             recorded(Family::OpenaiChat, "/v1/chat/completions", 100, Some(150)),
-            recorded(Family::Gemini, "/v1beta/models/m:countTokens", 101, Some(102)),
-            recorded(Family::Gemini, "/v1beta/models/m:streamGenerateContent", 120, Some(170)),
+            recorded(
+                Family::Gemini,
+                "/v1beta/models/m:countTokens",
+                101,
+                Some(102),
+            ),
+            recorded(
+                Family::Gemini,
+                "/v1beta/models/m:streamGenerateContent",
+                120,
+                Some(170),
+            ),
             recorded(Family::Unknown, "/x", 105, Some(190)),
             recorded(Family::OpenaiChat, "/v1/chat/completions", 180, Some(250)),
         ];
         assert_eq!(model_span(&log, 100, 200), Some((100, 170)));
         assert_eq!(model_span(&log, 300, 400), None);
-        let unfinished = vec![recorded(Family::OpenaiResponses, "/v1/responses", 100, None)];
+        let unfinished = vec![recorded(
+            Family::OpenaiResponses,
+            "/v1/responses",
+            100,
+            None,
+        )];
         assert_eq!(model_span(&unfinished, 0, 200), None);
     }
 

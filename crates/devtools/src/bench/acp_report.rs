@@ -114,8 +114,16 @@ impl AcpReport {
                     p50(&s.to_model_request),
                     p50(&s.model_end_to_turn_end),
                     fmt_mb(s.rss_peak_bytes as f64),
-                    if bridge { ratio(a.turn_ratio()) } else { String::new() },
-                    if bridge { ratio(a.ratio(|s| s.open)) } else { String::new() },
+                    if bridge {
+                        ratio(a.turn_ratio())
+                    } else {
+                        String::new()
+                    },
+                    if bridge {
+                        ratio(a.ratio(|s| s.open))
+                    } else {
+                        String::new()
+                    },
                 ]);
             }
         }

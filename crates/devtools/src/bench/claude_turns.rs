@@ -11,9 +11,9 @@
 //! each, cycling through every order of the three, with a quiet gap before each turn. Every turn is split with the mock's timestamps (see `turn_phases`).
 
 use super::{connect, open_with, prompt_turn, PROMPT, STEP};
+use crate::bench::acp_drive::Acp;
 use crate::bench::bridge::Bridge;
 use crate::bench::claude_cli::DirectCli;
-use crate::bench::acp_drive::Acp;
 use crate::bench::compare::{Mode, ModeSamples, ORDERS};
 use crate::bench::turn_phases::{anthropic_generation, phases, Clock, Phases, TurnStamps};
 use crate::host::mock::MockServer;

@@ -13,9 +13,9 @@
 //! write, the first assistant text and the turn end it reads, so each turn splits into prompt
 //! -> model request, the model's own time, and model end -> turn end.
 
+use super::acp_drive::Acp;
 use super::bridge::Bridge;
 use super::claude::connect;
-use super::acp_drive::Acp;
 use super::codex_modes::{bridge_close, bridge_open, bridge_turn, Direct, TurnTimes};
 use super::codex_report::{CodexReport, ModeReport};
 use super::compare::ORDERS;
