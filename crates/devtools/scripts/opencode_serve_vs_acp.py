@@ -77,9 +77,10 @@ class Serve:
 
     def turn(self, sid):
         body = {"parts": [{"type": "text", "text": "say hi"}]}
-        t = time.monotonic()
+        t, wall = time.monotonic(), time.time()
         msg = http("POST", self.url(f"/session/{sid}/message"), body)
         took = time.monotonic() - t
+        self.window = (wall, time.time())
         if msg.get("info", {}).get("error"):
             raise RuntimeError(f"serve turn failed: {msg['info']['error']}")
         return took, msg
@@ -121,9 +122,10 @@ class Acp:
                 return v["result"]
 
     def turn(self):
-        t = time.monotonic()
+        t, wall = time.monotonic(), time.time()
         r = self.call("session/prompt", {"sessionId": self.sid,
                                          "prompt": [{"type": "text", "text": "say hi"}]})
+        self.window = (wall, time.time())
         if r.get("stopReason") != "end_turn":
             raise RuntimeError(f"acp turn: {r}")
         return time.monotonic() - t
@@ -147,7 +149,8 @@ def main():
     ap.add_argument("--out", default=".")
     a = ap.parse_args()
     root = tempfile.mkdtemp(prefix="oc-serve-vs-acp-")
-    mock = subprocess.Popen([a.mock, "--port", "0"], stdout=subprocess.PIPE,
+    log = os.path.join(root, "mock-requests.jsonl")
+    mock = subprocess.Popen([a.mock, "--port", "0", "--log", log], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
     port = int(re.search(r":(\d+)", mock.stdout.readline()).group(1))
     env = json.loads(subprocess.check_output([a.mock, "env", "opencode", "--root", root,
@@ -155,7 +158,7 @@ def main():
     env["PATH"] = os.path.dirname(a.opencode) + ":" + env.get("PATH", "")
     cwd = os.path.join(root, "work")
     out = {"opens": {"serve_listening": [], "serve_session": [], "acp": []},
-           "turns": {"serve": [], "acp": []}}
+           "turns": {"serve": [], "acp": []}, "windows": {"serve": [], "acp": []}}
     try:
         # A first start of each builds the database: not counted.
         Serve(a.opencode, env, cwd).close(); Acp(a.opencode, env, cwd).close()
@@ -183,6 +186,7 @@ def main():
                     took = c.turn()
                 if t > 0:
                     out["turns"][side].append(took)
+                    out["windows"][side].append((s if side == "serve" else c).window)
         time.sleep(1.5)
         out["rss"] = {"serve": rss_tree(s.p.pid), "acp": rss_tree(c.p.pid)}
         doc = http("GET", s.url("/doc"))
@@ -216,12 +220,29 @@ def main():
         s.close(); c.close()
     finally:
         mock.send_signal(signal.SIGTERM); mock.wait()
+    reqs = []
+    with open(log) as f:
+        for line in f:
+            r = json.loads(line)
+            if r.get("family") == "openai-chat" and r.get("done_unix_us"):
+                reqs.append((r["at_unix_us"] / 1e6, r["done_unix_us"] / 1e6))
+    phases = {}
+    for side in ("serve", "acp"):
+        before, after = [], []
+        for sent, end in out["windows"][side]:
+            during = [(at, done) for at, done in reqs if sent <= at <= end and done <= end]
+            if during:
+                before.append(min(at for at, _ in during) - sent)
+                after.append(end - max(done for _, done in during))
+        phases[side] = (p50(before), p50(after))
     summary = {
         "serve listening p50 ms": p50(out["opens"]["serve_listening"]),
         "serve spawn -> session p50 ms": p50(out["opens"]["serve_session"]),
         "acp spawn -> session/new p50 ms": p50(out["opens"]["acp"]),
         "serve turn p50 ms": p50(out["turns"]["serve"]),
         "acp turn p50 ms": p50(out["turns"]["acp"]),
+        "serve prompt -> model request / model end -> turn end p50 ms": phases["serve"],
+        "acp prompt -> model request / model end -> turn end p50 ms": phases["acp"],
         "serve tree RSS MB": out["rss"]["serve"] / 1e6,
         "acp tree RSS MB": out["rss"]["acp"] / 1e6,
         "n opens / turns": (a.opens, a.turns - 1),
