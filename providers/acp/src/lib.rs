@@ -22,6 +22,7 @@ pub mod retry_log;
 pub mod session;
 pub mod state;
 pub mod translate;
+pub mod unattended;
 pub mod wire;
 
 pub use provider::AcpProvider;

@@ -170,7 +170,7 @@ impl Provider for AcpProvider {
         let session = state.as_ref().ok().and_then(|s| s.session_id.clone());
         agent.shutdown(session.as_deref()).await;
         let state = state?;
-        Ok(AcpConfig::new(&state, &self.profile.unattended_modes).catalog())
+        Ok(AcpConfig::new(&state, &self.profile.unattended_modes, &self.profile.unattended_options).catalog())
     }
 
     async fn list_sessions(
@@ -342,7 +342,7 @@ async fn open_session(
         }
     };
     let state: SessionAnswer = serde_json::from_value(answer).unwrap_or_default();
-    let config = AcpConfig::new(&state, &profile.unattended_modes);
+    let config = AcpConfig::new(&state, &profile.unattended_modes, &profile.unattended_options);
     let changes = agent_bridge_protocol::ProviderConfigChanges {
         model: cfg.model.clone().map(Some),
         mode: cfg.mode.clone().map(Some),
