@@ -361,11 +361,42 @@ pub async fn catalog_lists_models_and_modes(rig: &AgentRig, case: Case) {
             "the model `{model}` is offered: {catalog:#}"
         );
     }
-    // The profile's unattended modes are marked (OpenCode has none of its own: its `yolo` is
-    // the test's agent).
-    let expected = rig.spec.cli != "opencode";
+    // The profile's unattended modes are marked (OpenCode and Kilo have none of their own:
+    // their `yolo` is the test's agent).
+    let expected = !matches!(rig.spec.cli, "opencode" | "kilo");
     assert_eq!(unattended["isUnattended"], json!(expected), "{unattended}");
     rig.host.assert_invariants();
+}
+
+/// A session opened, prompted and closed, then the bridge stopped: no process that carries the
+/// agent's HOME is left (Cline without its local session backend leaves a detached hub daemon,
+/// parent 1, outside the agent's process group).
+pub async fn no_process_is_left_behind(rig: &AgentRig) {
+    let sid = "acp-leftover";
+    rig.open(sid, json!({})).await;
+    let run = rig.run_turn(sid, "say hi").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    rig.finish(sid).await;
+    let home = format!("HOME={}", rig.env.home.display());
+    let ours = || -> Vec<String> {
+        agent_bridge_conformance::procs::all_procs()
+            .into_iter()
+            .filter(|p| {
+                std::fs::read(format!("/proc/{}/environ", p.pid)).is_ok_and(|env| {
+                    env.split(|b| *b == 0)
+                        .any(|var| var == home.as_bytes())
+                })
+            })
+            .map(|p| format!("{} (parent {}): {}", p.pid, p.ppid, p.cmdline))
+            .collect()
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut left = ours();
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        left = ours();
+    }
+    assert!(left.is_empty(), "processes of the agent outlived its close: {left:#?}");
 }
 
 /// A 1x1 PNG.
