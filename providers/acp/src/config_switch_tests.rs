@@ -60,7 +60,11 @@ fn choosing_the_switch_turns_it_on_and_another_mode_turns_it_off() {
             json!({"sessionId": "s", "configId": "mode", "value": "#plan"}),
         ]
     );
-    assert_eq!(plan[0].previous.as_deref(), Some("on"), "undo turns it back on");
+    assert_eq!(
+        plan[0].previous.as_deref(),
+        Some("on"),
+        "undo turns it back on"
+    );
     // Back to the mode under the switch: only the switch goes off.
     let back = c.plan("s", &mode("#agent")).expect("plan");
     assert_eq!(back.len(), 1);

@@ -213,7 +213,16 @@ mod tests {
         let table: Table = serde_json::from_str(PROFILES).expect("profiles.json parses");
         assert_eq!(
             table.profiles.keys().cloned().collect::<Vec<_>>(),
-            vec!["claude-acp", "cline", "codex-acp", "copilot", "gemini", "kilo", "opencode", "qwen"]
+            vec![
+                "claude-acp",
+                "cline",
+                "codex-acp",
+                "copilot",
+                "gemini",
+                "kilo",
+                "opencode",
+                "qwen"
+            ]
         );
         for (name, p) in &table.profiles {
             assert!(!p.program.is_empty(), "{name}");
@@ -240,7 +249,17 @@ mod tests {
             .filter(|(_, p)| p.auth.is_some())
             .map(|(n, _)| n)
             .collect();
-        assert_eq!(with_auth, ["claude-acp", "cline", "codex-acp", "copilot", "gemini", "qwen"]);
+        assert_eq!(
+            with_auth,
+            [
+                "claude-acp",
+                "cline",
+                "codex-acp",
+                "copilot",
+                "gemini",
+                "qwen"
+            ]
+        );
     }
 
     #[test]
@@ -257,6 +276,18 @@ mod tests {
         ));
         assert_eq!(named.name, "qwen");
         assert_eq!(named.args, vec!["--acp", "--debug"]);
+        let cline = for_entry(&entry(
+            r#"{"id":"cline-bridge","label":"C","agent":"acp","command":["cline"]}"#,
+        ));
+        assert_eq!(
+            cline
+                .env
+                .get("CLINE_SESSION_BACKEND_MODE")
+                .map(String::as_str),
+            Some("local"),
+            "never a hub daemon left behind"
+        );
+        assert_eq!(cline.unattended_options, vec!["auto_approve"]);
     }
 
     #[test]
@@ -270,6 +301,14 @@ mod tests {
         assert_eq!(p.unattended_modes, vec!["auto"]);
         assert_eq!(p.capabilities, GENERIC_CAPABILITIES.to_vec());
         assert!(p.unusable_methods.is_empty());
+        let switched = for_entry(&entry(
+            r#"{"id":"my-cline","label":"Cline","agent":"acp","command":["cline","--acp"],"options":{"unattendedOptions":["auto_approve"]}}"#,
+        ));
+        assert_eq!(switched.unattended_options, vec!["auto_approve"]);
+        assert!(
+            switched.env.is_empty(),
+            "a user's agent gets no profile variables"
+        );
         let declared = for_entry(&entry(
             r#"{"id":"goose","label":"Goose","agent":"acp","command":["goose","acp"],"options":{"unusableMethods":{"session/resume":"loses tools"}}}"#,
         ));

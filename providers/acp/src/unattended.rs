@@ -27,8 +27,10 @@ fn on_off(option: &ConfigOption) -> Option<bool> {
         Some("boolean") => Some(true),
         Some("select") | None => {
             let values: Vec<String> = option.choices().into_iter().map(|c| c.value).collect();
-            (values.len() == 2 && values.iter().any(|v| v == "on") && values.iter().any(|v| v == "off"))
-                .then_some(false)
+            (values.len() == 2
+                && values.iter().any(|v| v == "on")
+                && values.iter().any(|v| v == "off"))
+            .then_some(false)
         }
         Some(_) => None,
     }
@@ -77,7 +79,8 @@ impl Switch {
     /// The `session/set_config_option` params that turn the switch on or off (a boolean
     /// option's value goes with `"type": "boolean"`: Cline refuses a bare `true` with -32602).
     pub fn params(&self, session_id: &str, on: bool) -> Value {
-        let mut params = json!({"sessionId": session_id, "configId": self.id, "value": self.value(on)});
+        let mut params =
+            json!({"sessionId": session_id, "configId": self.id, "value": self.value(on)});
         if self.boolean {
             params["type"] = json!("boolean");
         }

@@ -6,8 +6,10 @@
 //! Skipped with a SKIPPED line when the CLI is not installed, failing instead under CI or
 //! `AGENT_BRIDGE_REQUIRE_CLIS=1`.
 
-// Not here: a session list (Cline 3.0.65 advertises none) and a model change (it offers one
-// model under an OpenAI-compatible provider).
+// Not here: a session list (Cline 3.0.65 advertises none), a model change (it offers one
+// model under an OpenAI-compatible provider) and images: 3.0.65 advertises
+// promptCapabilities.image, but the image never reaches the model request (the test failed);
+// cline-bridge does not declare `prompt.image`.
 
 mod acp;
 
@@ -26,7 +28,6 @@ const SPEC: RigSpec = RigSpec {
     provider: "cline-bridge",
     caps: &[
         "prompt.message",
-        "prompt.image",
         "session.configure",
         "session.persistence",
         "permission",
@@ -55,7 +56,6 @@ acp_tests! { rig;
     shared_two_sessions_at_once => |r| acp::shared::shared_two_sessions_at_once(&r, CASE);
     shared_close_one => |r| acp::shared::shared_close_one(&r, CASE);
     catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
-    image_prompt_reaches_the_model => |r| acp::image_prompt_reaches_the_model(&r);
     reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);
     permission_allowed => |r| acp::permission_allowed(&r, CASE);
     permission_denied => |r| acp::permission_denied(&r, CASE);

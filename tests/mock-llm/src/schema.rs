@@ -282,6 +282,9 @@ mod tests {
         // Cline's run_commands: a list of command lines.
         let cline = json!({"properties": {"commands": {"type": "array", "items": {"type": "string"}}},
             "required": ["commands"]});
-        assert_eq!(shell_arguments(&cline, "echo hi"), json!({"commands": ["echo hi"]}));
+        assert_eq!(
+            shell_arguments(&cline, "echo hi"),
+            json!({"commands": ["echo hi"]})
+        );
     }
 }

@@ -382,10 +382,8 @@ pub async fn no_process_is_left_behind(rig: &AgentRig) {
         agent_bridge_conformance::procs::all_procs()
             .into_iter()
             .filter(|p| {
-                std::fs::read(format!("/proc/{}/environ", p.pid)).is_ok_and(|env| {
-                    env.split(|b| *b == 0)
-                        .any(|var| var == home.as_bytes())
-                })
+                std::fs::read(format!("/proc/{}/environ", p.pid))
+                    .is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == home.as_bytes()))
             })
             .map(|p| format!("{} (parent {}): {}", p.pid, p.ppid, p.cmdline))
             .collect()
@@ -396,7 +394,10 @@ pub async fn no_process_is_left_behind(rig: &AgentRig) {
         tokio::time::sleep(Duration::from_millis(200)).await;
         left = ours();
     }
-    assert!(left.is_empty(), "processes of the agent outlived its close: {left:#?}");
+    assert!(
+        left.is_empty(),
+        "processes of the agent outlived its close: {left:#?}"
+    );
 }
 
 /// A 1x1 PNG.

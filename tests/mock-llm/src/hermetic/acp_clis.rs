@@ -19,7 +19,11 @@ fn pretty(v: &serde_json::Value) -> String {
 
 /// Copilot with a model provider of its own (no GitHub login), offline (no telemetry, web
 /// tools or auto-update).
-pub(super) fn copilot_files(home: &Path, base: &str, env: &mut Env) -> Result<PathBuf, HermeticError> {
+pub(super) fn copilot_files(
+    home: &Path,
+    base: &str,
+    env: &mut Env,
+) -> Result<PathBuf, HermeticError> {
     let dir = home.join(".copilot");
     mkdir(&dir)?;
     set(
@@ -85,7 +89,11 @@ pub(super) fn kilo_files(home: &Path, base: &str, env: &mut Env) -> Result<PathB
 /// Cline with the mock as its OpenAI-compatible provider (`updatedAt` is required, else the
 /// file is discarded), telemetry, updates and the feature-flag fetch off, and the local session
 /// backend (else a hub daemon outlives the process; the cline-bridge profile sets it too).
-pub(super) fn cline_files(home: &Path, base: &str, env: &mut Env) -> Result<PathBuf, HermeticError> {
+pub(super) fn cline_files(
+    home: &Path,
+    base: &str,
+    env: &mut Env,
+) -> Result<PathBuf, HermeticError> {
     let dir = home.join(".cline");
     let data = dir.join("data");
     let providers = json!({
