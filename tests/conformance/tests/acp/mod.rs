@@ -368,26 +368,45 @@ pub async fn catalog_lists_models_and_modes(rig: &AgentRig, case: Case) {
     rig.host.assert_invariants();
 }
 
-/// A session opened, prompted and closed, then the bridge stopped: no process that carries the
-/// agent's HOME is left (Cline without its local session backend leaves a detached hub daemon,
-/// parent 1, outside the agent's process group).
+/// A session opened and prompted: every process carrying the agent's HOME is in the agent's
+/// process group (the group a close stops; Cline without its local session backend starts a
+/// hub daemon in a session of its own, which a graceful exit of the agent leaves behind, parent
+/// 1); once closed, none is left.
 pub async fn no_process_is_left_behind(rig: &AgentRig) {
     let sid = "acp-leftover";
     rig.open(sid, json!({})).await;
     let run = rig.run_turn(sid, "say hi").await;
     assert_eq!(run.state(), "completed", "{:?}", run.end);
-    rig.finish(sid).await;
     let home = format!("HOME={}", rig.env.home.display());
-    let ours = || -> Vec<String> {
+    let ours = || -> Vec<agent_bridge_conformance::ProcInfo> {
         agent_bridge_conformance::procs::all_procs()
             .into_iter()
             .filter(|p| {
                 std::fs::read(format!("/proc/{}/environ", p.pid))
                     .is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == home.as_bytes()))
             })
-            .map(|p| format!("{} (parent {}): {}", p.pid, p.ppid, p.cmdline))
             .collect()
     };
+    let group = rig
+        .cli_procs()
+        .first()
+        .map(|p| p.pgid)
+        .expect("the agent's process");
+    let outside: Vec<String> = ours()
+        .into_iter()
+        .filter(|p| p.pgid != group)
+        .map(|p| {
+            format!(
+                "{} (group {}, parent {}): {}",
+                p.pid, p.pgid, p.ppid, p.cmdline
+            )
+        })
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "processes of the agent outside its process group {group}: {outside:#?}"
+    );
+    rig.finish(sid).await;
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     let mut left = ours();
     while !left.is_empty() && std::time::Instant::now() < deadline {
