@@ -31,7 +31,7 @@ is_elf() { # path -> 0 when the (symlink-resolved) file starts with the ELF magi
 
 verify() {
   local ok=0 name
-  for name in claude codex gemini opencode qwen claude-agent-acp codex-acp; do
+  for name in claude codex gemini opencode qwen claude-agent-acp codex-acp copilot kilo cline; do
     [ -x "$bin/$name" ] || { log "missing bin: $name"; ok=1; }
   done
   # claude-code and opencode-ai swap their bin for the platform binary in an install script
@@ -74,7 +74,7 @@ fi
 verify || die "installed CLIs failed verification (see above)"
 echo "$want" >"$stamp"
 log "done in $(( $(date +%s) - start )) s"
-for name in claude codex gemini opencode qwen; do
+for name in claude codex gemini opencode qwen copilot kilo cline; do
   log "  $name $("$bin/$name" --version 2>/dev/null | head -n1)"
 done
 echo "$bin"

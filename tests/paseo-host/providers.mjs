@@ -48,6 +48,10 @@ export const CASES = {
         ],
       }),
   },
+  // Copilot's and Cline's unattended modes are config options offered as modes.
+  "copilot-bridge": { cli: "copilot", askMode: null, otherMode: "allow_all" },
+  "kilo-bridge": { cli: "kilo", askMode: null, otherMode: "yolo", prepare: yoloKilo },
+  "cline-bridge": { cli: "cline", askMode: null, otherMode: "auto_approve" },
 };
 
 /** OpenCode asks before shell commands and edits; its `yolo` agent (a mode) does not. */
@@ -57,6 +61,16 @@ function askingOpencode(root) {
   config.permission = { bash: "ask", edit: "ask" };
   config.agent = {
     yolo: { mode: "primary", description: "Runs every tool without asking", permission: { bash: "allow", edit: "allow" } },
+  };
+  writeFileSync(file, JSON.stringify(config));
+}
+
+/** Kilo (an OpenCode fork) asks before shell commands (the recipe); its `yolo` agent does not. */
+function yoloKilo(root) {
+  const file = path.join(root, "home", ".config", "kilo", "kilo.json");
+  const config = JSON.parse(readFileSync(file, "utf8"));
+  config.agent = {
+    yolo: { mode: "primary", description: "code with every tool allowed", permission: { bash: "allow", edit: "allow" } },
   };
   writeFileSync(file, JSON.stringify(config));
 }

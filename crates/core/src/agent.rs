@@ -162,6 +162,14 @@ pub trait Provider: Send + Sync + 'static {
     /// Capabilities this provider implements; a connection gets offered ∩ these.
     fn capabilities(&self) -> Vec<Capability>;
 
+    /// The capabilities a connection with `ctx`'s launch is offered from: by default
+    /// [`capabilities`](Self::capabilities); an agent that tells what it supports (a user's own
+    /// ACP agent in its `initialize`) may be asked here, its answer remembered.
+    async fn capabilities_for(&self, ctx: &ProviderContext) -> Vec<Capability> {
+        let _ = ctx;
+        self.capabilities()
+    }
+
     /// The vendor CLI this provider runs; `None` for a built-in agent.
     fn cli(&self) -> Option<CliSpec> {
         None

@@ -198,6 +198,16 @@ impl ProviderEntry {
         }
     }
 
+    /// What this entry offers a connection with `ctx`'s launch
+    /// ([`Provider::capabilities_for`]), limited by the entry's declaration.
+    pub async fn capabilities_for(&self, ctx: &crate::agent::ProviderContext) -> Vec<Capability> {
+        let all = self.provider.capabilities_for(ctx).await;
+        match &self.declared {
+            Some(declared) => all.into_iter().filter(|c| declared.contains(c)).collect(),
+            None => all,
+        }
+    }
+
     /// The launch for a connection: the connect request's `launch` when given (it replaces
     /// command, arguments and environment), else the entry's own; the entry's `env` applies
     /// on top of either.

@@ -1,9 +1,11 @@
 //! Models, modes and thinking levels of an ACP session: the config options of `session/new`
 //! (category `model` / `mode` / `thought_level`) first, the legacy `modes` / `models` fields as
 //! fallback. Changes go through `session/set_config_option`, else `session/set_mode` /
-//! `session/set_model`; a configure is planned (every value checked) before any call.
+//! `session/set_model`; a configure is planned (every value checked) before any call. An
+//! unattended switch ([`crate::unattended`]) is one more mode.
 
 use crate::normalize::ConfigChange;
+use crate::unattended::Switch;
 use crate::wire::{method, ConfigOption, ModeState, ModelState, SessionAnswer};
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
@@ -15,6 +17,8 @@ use serde_json::{json, Value};
 pub const MODEL: &str = "model";
 pub const MODE: &str = "mode";
 pub const THOUGHT: &str = "thought_level";
+/// The calls that turn an unattended switch on (`on`) or off (`off`).
+pub const UNATTENDED: &str = "unattended";
 
 /// The config surface of one session.
 #[derive(Debug, Clone, Default)]
@@ -23,6 +27,8 @@ pub struct AcpConfig {
     modes: Option<ModeState>,
     models: Option<ModelState>,
     unattended: Vec<String>,
+    /// The option id names of unattended switches (a profile's `unattendedOptions`).
+    switch_names: Vec<String>,
     /// The values at open, for resets: (category, value).
     defaults: Vec<(&'static str, String)>,
 }
@@ -39,12 +45,16 @@ pub struct SetCall {
 }
 
 impl AcpConfig {
-    pub fn new(state: &SessionAnswer, unattended: &[String]) -> Self {
+    /// The config of a `session/new` (or load) answer; `unattended` are the mode ids that run
+    /// tools without asking, `switches` the ids of config options that do
+    /// ([`crate::unattended`]; an on/off option of category `permissions` is one anyway).
+    pub fn new(state: &SessionAnswer, unattended: &[String], switches: &[String]) -> Self {
         let mut c = AcpConfig {
             options: state.config_options.clone().unwrap_or_default(),
             modes: state.modes.clone(),
             models: state.models.clone(),
             unattended: unattended.to_vec(),
+            switch_names: switches.to_vec(),
             defaults: Vec::new(),
         };
         for cat in [MODEL, MODE, THOUGHT] {
@@ -55,14 +65,39 @@ impl AcpConfig {
         c
     }
 
+    /// The select option of a category: the one whose id is the category's name, else the
+    /// first (Cline's `provider` and `model` are both of category `model`).
     fn option(&self, category: &str) -> Option<&ConfigOption> {
-        self.options.iter().find(|o| {
+        let of = |o: &&ConfigOption| {
             o.category.as_deref() == Some(category) && o.kind.as_deref() != Some("boolean")
-        })
+        };
+        let mut options = self.options.iter().filter(of);
+        let first = options.clone().next();
+        options.find(|o| o.id == category).or(first)
     }
 
-    /// The current value of a category.
+    /// The unattended switch, if the agent has one.
+    pub fn switch(&self) -> Option<Switch> {
+        Switch::find(&self.options, &self.switch_names)
+    }
+
+    /// The switch when it is on.
+    fn switch_on(&self) -> Option<Switch> {
+        self.switch().filter(|s| s.is_on(&self.options))
+    }
+
+    /// The current value of a category (the mode: the switch's id while it is on).
     pub fn current(&self, category: &str) -> Option<String> {
+        if category == MODE {
+            if let Some(s) = self.switch_on() {
+                return Some(s.id);
+            }
+        }
+        self.base(category)
+    }
+
+    /// The current value of a category's own option (the mode under the switch).
+    fn base(&self, category: &str) -> Option<String> {
         if let Some(o) = self.option(category) {
             return o.current();
         }
@@ -76,8 +111,18 @@ impl AcpConfig {
         }
     }
 
-    /// The (id, label, description) choices of a category.
+    /// The (id, label, description) choices of a category (the modes and the switch).
     fn choices(&self, category: &str) -> Vec<(String, String, Option<String>)> {
+        let mut out = self.own_choices(category);
+        if category == MODE {
+            if let Some(s) = self.switch() {
+                out.push((s.id, s.name, s.description));
+            }
+        }
+        out
+    }
+
+    fn own_choices(&self, category: &str) -> Vec<(String, String, Option<String>)> {
         if let Some(o) = self.option(category) {
             return o
                 .choices()
@@ -132,10 +177,11 @@ impl AcpConfig {
     }
 
     pub fn modes(&self) -> Vec<ProviderMode> {
+        let switch = self.switch().map(|s| s.id);
         self.choices(MODE)
             .into_iter()
             .map(|(id, label, description)| ProviderMode {
-                is_unattended: Some(self.unattended.contains(&id)),
+                is_unattended: Some(self.unattended.contains(&id) || switch.as_ref() == Some(&id)),
                 id,
                 label,
                 description,
@@ -205,6 +251,12 @@ impl AcpConfig {
 
     /// Records a value the agent accepted.
     pub fn set_local(&mut self, category: &str, value: &str) {
+        if category == UNATTENDED {
+            if let Some(s) = self.switch() {
+                s.set_local(&mut self.options, value == "on");
+            }
+            return;
+        }
         if let Some(o) = self
             .options
             .iter_mut()
@@ -238,7 +290,18 @@ impl AcpConfig {
 
     /// The call that sets `category` to `value` in `session_id`.
     pub fn call(&self, session_id: &str, category: &'static str, value: &str) -> Option<SetCall> {
-        let previous = self.current(category);
+        if category == UNATTENDED {
+            let s = self.switch()?;
+            let on = s.is_on(&self.options);
+            return Some(SetCall {
+                category,
+                value: value.to_string(),
+                previous: Some(if on { "on" } else { "off" }.to_string()),
+                method: method::SESSION_SET_CONFIG_OPTION,
+                params: s.params(session_id, value == "on"),
+            });
+        }
+        let previous = self.base(category);
         let (method, params) = if let Some(o) = self.option(category) {
             (
                 method::SESSION_SET_CONFIG_OPTION,
@@ -317,98 +380,43 @@ impl AcpConfig {
                     what.replace(' ', "_")
                 ))));
             }
-            let call = self.call(session_id, category, &value).ok_or_else(|| {
+            let cannot = || {
                 ProviderError::new(format!("this agent cannot change its {what}"))
                     .with_code(ErrorCode::InvalidConfig)
-            })?;
-            calls.push(call);
+            };
+            if category == MODE {
+                calls.extend(self.mode_calls(session_id, &value).ok_or_else(cannot)?);
+                continue;
+            }
+            calls.push(self.call(session_id, category, &value).ok_or_else(cannot)?);
         }
         Ok(calls)
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    fn state(v: Value) -> SessionAnswer {
-        serde_json::from_value(v).expect("state")
-    }
-
-    fn gemini() -> AcpConfig {
-        AcpConfig::new(
-            &state(json!({"sessionId": "s",
-                "modes": {"currentModeId": "default", "availableModes": [
-                    {"id": "default", "name": "Default"}, {"id": "yolo", "name": "YOLO"}]},
-                "models": {"currentModelId": "auto", "availableModels": [
-                    {"modelId": "auto", "name": "Auto"}, {"modelId": "gemini-2.5-pro"}]}})),
-            &["yolo".to_string()],
-        )
-    }
-
-    #[test]
-    fn legacy_modes_and_models_are_the_fallback() {
-        let c = gemini();
-        let s = c.state();
-        assert_eq!(s.mode.as_deref(), Some("default"));
-        assert_eq!(s.model.as_deref(), Some("auto"));
-        assert_eq!(s.modes[1].is_unattended, Some(true));
-        let plan = c
-            .plan(
-                "s",
-                &ProviderConfigChanges {
-                    mode: Some(Some("yolo".into())),
-                    model: Some(Some("gemini-2.5-pro".into())),
-                    ..Default::default()
-                },
-            )
-            .expect("plan");
-        assert_eq!(
-            plan.iter().map(|c| c.method).collect::<Vec<_>>(),
-            vec![method::SESSION_SET_MODEL, method::SESSION_SET_MODE]
-        );
-    }
-
-    #[test]
-    fn config_options_come_first_and_a_bad_value_plans_nothing() {
-        let c = AcpConfig::new(
-            &state(json!({"sessionId": "s",
-                "modes": {"currentModeId": "build", "availableModes": [{"id": "build"}]},
-                "configOptions": [
-                    {"id": "mode", "category": "mode", "type": "select", "currentValue": "build",
-                     "options": [{"value": "build", "name": "Build"}, {"value": "plan", "name": "Plan"}]},
-                    {"id": "model", "category": "model", "type": "select", "currentValue": "m/a",
-                     "options": [{"group": "g", "name": "G", "options": [{"value": "m/a", "name": "A"}]}]}]})),
-            &[],
-        );
-        assert_eq!(c.state().modes.len(), 2);
-        assert_eq!(c.state().models[0].id, "m/a");
-        let ok = c
-            .plan(
-                "s",
-                &ProviderConfigChanges {
-                    mode: Some(Some("plan".into())),
-                    ..Default::default()
-                },
-            )
-            .expect("plan");
-        assert_eq!(ok[0].method, method::SESSION_SET_CONFIG_OPTION);
-        assert_eq!(
-            ok[0].params,
-            json!({"sessionId": "s", "configId": "mode", "value": "plan"})
-        );
-        let bad = c.plan(
-            "s",
-            &ProviderConfigChanges {
-                mode: Some(Some("plan".into())),
-                model: Some(Some("nope".into())),
-                ..Default::default()
-            },
-        );
-        assert_eq!(
-            bad.map_err(|e| e.code),
-            Err(Some(agent_bridge_protocol::ErrorCode::InvalidModel))
-        );
+impl AcpConfig {
+    /// The calls that set the mode to `value` (the current mode differs): the switch's id turns
+    /// it on; another mode turns it off where it is on, then sets that mode.
+    fn mode_calls(&self, session_id: &str, value: &str) -> Option<Vec<SetCall>> {
+        let switch = self.switch();
+        if switch.as_ref().is_some_and(|s| s.id == value) {
+            return Some(vec![self.call(session_id, UNATTENDED, "on")?]);
+        }
+        let mut calls = Vec::new();
+        if self.switch_on().is_some() {
+            calls.push(self.call(session_id, UNATTENDED, "off")?);
+        }
+        if self.base(MODE).as_deref() != Some(value) {
+            calls.push(self.call(session_id, MODE, value)?);
+        }
+        Some(calls)
     }
 }
+
+#[cfg(test)]
+#[path = "config_switch_tests.rs"]
+mod switch_tests;
+
+#[cfg(test)]
+#[path = "config_tests.rs"]
+mod tests;

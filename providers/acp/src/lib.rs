@@ -7,6 +7,7 @@
 //! short-lived agent of their own. Where the agents differ lives in `profiles.json`
 //! ([`profile`]); every ACP call is gated on what the agent advertised in `initialize`.
 
+pub mod advertised;
 pub mod auth;
 pub mod auth_probe;
 pub mod auth_status;
@@ -22,6 +23,7 @@ pub mod retry_log;
 pub mod session;
 pub mod state;
 pub mod translate;
+pub mod unattended;
 pub mod wire;
 
 pub use provider::AcpProvider;

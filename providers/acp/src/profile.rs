@@ -3,8 +3,8 @@
 //!
 //! An entry picks a built-in profile with `options.profile` (`"gemini"`), or by its id
 //! (`gemini-bridge` -> `gemini`); any other entry is a user's own ACP agent, launched by its
-//! `command` as is. `options.args`, `options.unattendedModes` and `options.unusableMethods`
-//! override the profile's.
+//! `command` as is. `options.args`, `options.unattendedModes`, `options.unattendedOptions` and
+//! `options.unusableMethods` override the profile's.
 
 use crate::auth::AuthSpec;
 use agent_bridge_core::registry::ProviderManifest;
@@ -43,6 +43,10 @@ struct Entry {
     version_args: Vec<String>,
     #[serde(default)]
     unattended_modes: Vec<String>,
+    #[serde(default)]
+    unattended_options: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
     capabilities: Vec<Capability>,
     #[serde(default)]
     unusable_methods: BTreeMap<String, String>,
@@ -68,6 +72,10 @@ pub struct Profile {
     pub version_args: Vec<String>,
     /// Mode ids that run tools without asking.
     pub unattended_modes: Vec<String>,
+    /// Ids of config options that run tools without asking when on ([`crate::unattended`]).
+    pub unattended_options: Vec<String>,
+    /// Variables every start of the agent gets (over the launch's and the session's).
+    pub env: BTreeMap<String, String>,
     pub capabilities: Vec<Capability>,
     /// Session methods the agent advertises but that do not work (method -> why): treated as
     /// not advertised ([`crate::wire::AgentCapabilities::withdraw`]).
@@ -101,6 +109,8 @@ pub fn builtin(name: &str) -> Option<Profile> {
         tested_version: entry.tested_version,
         version_args: entry.version_args,
         unattended_modes: entry.unattended_modes,
+        unattended_options: entry.unattended_options,
+        env: entry.env,
         capabilities: entry.capabilities,
         unusable_methods: entry.unusable_methods,
         auth: entry.auth,
@@ -147,6 +157,8 @@ pub fn for_entry(entry: &ProviderManifest) -> Profile {
             tested_version: None,
             version_args: Vec::new(),
             unattended_modes: Vec::new(),
+            unattended_options: Vec::new(),
+            env: BTreeMap::new(),
             capabilities: GENERIC_CAPABILITIES.to_vec(),
             unusable_methods: BTreeMap::new(),
             auth: None,
@@ -167,6 +179,12 @@ pub fn for_entry(entry: &ProviderManifest) -> Profile {
                 Some(modes) => profile.unattended_modes = modes,
                 None => {
                     tracing::warn!(provider = %entry.id, "option `unattendedModes` must be a list of strings; ignored")
+                }
+            },
+            "unattendedOptions" => match strings(value) {
+                Some(options) => profile.unattended_options = options,
+                None => {
+                    tracing::warn!(provider = %entry.id, "option `unattendedOptions` must be a list of strings; ignored")
                 }
             },
             "unusableMethods" => match serde_json::from_value(value.clone()) {
@@ -191,11 +209,20 @@ mod tests {
     }
 
     #[test]
-    fn the_table_is_valid_and_has_the_five_agents() {
+    fn the_table_is_valid_and_has_the_eight_agents() {
         let table: Table = serde_json::from_str(PROFILES).expect("profiles.json parses");
         assert_eq!(
             table.profiles.keys().cloned().collect::<Vec<_>>(),
-            vec!["claude-acp", "codex-acp", "gemini", "opencode", "qwen"]
+            vec![
+                "claude-acp",
+                "cline",
+                "codex-acp",
+                "copilot",
+                "gemini",
+                "kilo",
+                "opencode",
+                "qwen"
+            ]
         );
         for (name, p) in &table.profiles {
             assert!(!p.program.is_empty(), "{name}");
@@ -222,7 +249,17 @@ mod tests {
             .filter(|(_, p)| p.auth.is_some())
             .map(|(n, _)| n)
             .collect();
-        assert_eq!(with_auth, ["claude-acp", "codex-acp", "gemini", "qwen"]);
+        assert_eq!(
+            with_auth,
+            [
+                "claude-acp",
+                "cline",
+                "codex-acp",
+                "copilot",
+                "gemini",
+                "qwen"
+            ]
+        );
     }
 
     #[test]
@@ -239,6 +276,18 @@ mod tests {
         ));
         assert_eq!(named.name, "qwen");
         assert_eq!(named.args, vec!["--acp", "--debug"]);
+        let cline = for_entry(&entry(
+            r#"{"id":"cline-bridge","label":"C","agent":"acp","command":["cline"]}"#,
+        ));
+        assert_eq!(
+            cline
+                .env
+                .get("CLINE_SESSION_BACKEND_MODE")
+                .map(String::as_str),
+            Some("local"),
+            "never a hub daemon left behind"
+        );
+        assert_eq!(cline.unattended_options, vec!["auto_approve"]);
     }
 
     #[test]
@@ -252,6 +301,14 @@ mod tests {
         assert_eq!(p.unattended_modes, vec!["auto"]);
         assert_eq!(p.capabilities, GENERIC_CAPABILITIES.to_vec());
         assert!(p.unusable_methods.is_empty());
+        let switched = for_entry(&entry(
+            r#"{"id":"my-cline","label":"Cline","agent":"acp","command":["cline","--acp"],"options":{"unattendedOptions":["auto_approve"]}}"#,
+        ));
+        assert_eq!(switched.unattended_options, vec!["auto_approve"]);
+        assert!(
+            switched.env.is_empty(),
+            "a user's agent gets no profile variables"
+        );
         let declared = for_entry(&entry(
             r#"{"id":"goose","label":"Goose","agent":"acp","command":["goose","acp"],"options":{"unusableMethods":{"session/resume":"loses tools"}}}"#,
         ));

@@ -1,5 +1,6 @@
 //! [`AcpProvider`]: availability, catalog, session list and open/reopen of one ACP agent.
 
+use crate::advertised::Advertised;
 use crate::auth_probe::AuthCheck;
 use crate::config::AcpConfig;
 use crate::launch::{self, auth_error, Agent};
@@ -31,6 +32,8 @@ pub const DEFAULT_PROCESS_PER_SESSION: bool = false;
 pub struct AcpProvider {
     profile: Profile,
     auth: AuthCheck,
+    /// What a user's own agent advertised in `initialize`.
+    advertised: Advertised,
     /// The shared agent processes, unless every session has its own.
     processes: Option<SharedProcesses>,
 }
@@ -45,6 +48,7 @@ impl AcpProvider {
         AcpProvider {
             profile,
             auth: AuthCheck::default(),
+            advertised: Advertised::default(),
             processes: shared.then(launch::shared_processes),
         }
     }
@@ -98,6 +102,20 @@ fn temp_cwd() -> String {
 impl Provider for AcpProvider {
     fn capabilities(&self) -> Vec<Capability> {
         self.profile.capabilities.clone()
+    }
+
+    /// A built-in profile's tested capabilities; for a user's own agent, what it advertises
+    /// in `initialize` ([`crate::advertised`]).
+    async fn capabilities_for(&self, ctx: &ProviderContext) -> Vec<Capability> {
+        if self.profile.builtin
+            || (self.profile.program.is_empty() && ctx.launch.command.is_none())
+            || ctx.launch.resolve(&self.profile.program).is_err()
+        {
+            return self.capabilities();
+        }
+        self.advertised
+            .capabilities(&self.profile, &ctx.launch)
+            .await
     }
 
     fn cli(&self) -> Option<CliSpec> {
@@ -170,7 +188,12 @@ impl Provider for AcpProvider {
         let session = state.as_ref().ok().and_then(|s| s.session_id.clone());
         agent.shutdown(session.as_deref()).await;
         let state = state?;
-        Ok(AcpConfig::new(&state, &self.profile.unattended_modes).catalog())
+        Ok(AcpConfig::new(
+            &state,
+            &self.profile.unattended_modes,
+            &self.profile.unattended_options,
+        )
+        .catalog())
     }
 
     async fn list_sessions(
@@ -342,7 +365,11 @@ async fn open_session(
         }
     };
     let state: SessionAnswer = serde_json::from_value(answer).unwrap_or_default();
-    let config = AcpConfig::new(&state, &profile.unattended_modes);
+    let config = AcpConfig::new(
+        &state,
+        &profile.unattended_modes,
+        &profile.unattended_options,
+    );
     let changes = agent_bridge_protocol::ProviderConfigChanges {
         model: cfg.model.clone().map(Some),
         mode: cfg.mode.clone().map(Some),

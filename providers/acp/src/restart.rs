@@ -213,7 +213,11 @@ async fn bring_back(
         }
     };
     let state: SessionAnswer = serde_json::from_value(answer).unwrap_or_default();
-    let mut config = AcpConfig::new(&state, &launch.profile.unattended_modes);
+    let mut config = AcpConfig::new(
+        &state,
+        &launch.profile.unattended_modes,
+        &launch.profile.unattended_options,
+    );
     config.inherit_defaults(previous);
     lock(shared).config = config;
     let refused = reapply(&agent, shared, &session_id, previous).await?;

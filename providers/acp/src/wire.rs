@@ -183,6 +183,8 @@ pub struct ConfigOption {
     #[serde(default)]
     pub name: Option<String>,
     #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
     pub category: Option<String>,
     #[serde(default, rename = "type")]
     pub kind: Option<String>,

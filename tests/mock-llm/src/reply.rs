@@ -22,6 +22,7 @@ pub const SHELL_TOOLS: &[&str] = &[
     "local_shell",
     "execute_command",
     "run_command",
+    "run_commands",
 ];
 
 /// Default number of chunks of a slow reply.

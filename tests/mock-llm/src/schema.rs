@@ -194,7 +194,10 @@ pub fn shell_arguments(schema: &Value, command: &str) -> Value {
         .unwrap_or_else(|| "command".to_string());
     let mut out = Map::new();
     let is_array = props.get(&key).and_then(schema_type).as_deref() == Some("array");
-    let value = if is_array {
+    let value = if is_array && key == "commands" {
+        // A list of command lines (Cline's `run_commands`), not an argv.
+        json!([command])
+    } else if is_array {
         json!(["bash", "-lc", command])
     } else {
         json!(command)
@@ -276,5 +279,12 @@ mod tests {
             json!({"command": ["bash", "-lc", "echo hello"], "timeout_ms": 1})
         );
         assert_eq!(shell_arguments(&json!({}), "ls"), json!({"command": "ls"}));
+        // Cline's run_commands: a list of command lines.
+        let cline = json!({"properties": {"commands": {"type": "array", "items": {"type": "string"}}},
+            "required": ["commands"]});
+        assert_eq!(
+            shell_arguments(&cline, "echo hi"),
+            json!({"commands": ["echo hi"]})
+        );
     }
 }

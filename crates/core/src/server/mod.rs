@@ -192,7 +192,7 @@ impl State {
             Ok(HostRequest::Initialize(p)) => self.initialize(p),
             Ok(HostRequest::Availability(p)) => return self.availability(id, p).await,
             Ok(HostRequest::CatalogCacheKey(p)) => return self.cache_key(id, p).await,
-            Ok(HostRequest::Connect(p)) => self.connect(p),
+            Ok(HostRequest::Connect(p)) => self.connect(p).await,
             Ok(HostRequest::Send(p)) => return self.send(id, p).await,
             Ok(HostRequest::Close(p)) => return self.close(id, p).await,
             Err(err) => Err(err),
@@ -278,7 +278,7 @@ impl State {
         }
     }
 
-    fn connect(&mut self, params: ConnectParams) -> Result<Value, RpcError> {
+    async fn connect(&mut self, params: ConnectParams) -> Result<Value, RpcError> {
         let entry = self.entry(&params.provider_id)?;
         let version = agent_bridge_protocol::PROVIDER_PROTOCOL_VERSION;
         if !params.request.versions.contains(&version) {
@@ -287,11 +287,13 @@ impl State {
                 format!("none of the offered protocol versions {:?} is supported (this bridge speaks {version})", params.request.versions),
             ));
         }
-        let capabilities =
-            capability::negotiate(&params.request.capabilities, &entry.capabilities());
+        let ctx = self.context(&entry, params.request.launch);
+        let capabilities = capability::negotiate(
+            &params.request.capabilities,
+            &entry.capabilities_for(&ctx).await,
+        );
         let connection_id = format!("c{}", self.next_connection);
         self.next_connection += 1;
-        let ctx = self.context(&entry, params.request.launch);
         let conn = Connection::new(
             connection_id.clone(),
             entry,

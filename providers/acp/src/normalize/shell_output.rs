@@ -2,7 +2,8 @@
 //!
 //! ACP agents wrap a finished command's output in their own presentation: claude-agent-acp
 //! in a Markdown code fence (```` ```console ````), Gemini CLI and Qwen Code in the report they
-//! give the model (`Command: …`, `Output: …`, `Exit Code: …`, `Process Group PGID: …`). The
+//! give the model (`Command: …`, `Output: …`, `Exit Code: …`, `Process Group PGID: …`),
+//! GitHub Copilot CLI after a last line `<shellId: 1 completed with exit code 0>`. The
 //! timeline shows the command's own output (and its exit code where the report has it).
 
 /// The keys of a Gemini / Qwen command report, each at the start of a line.
@@ -22,6 +23,9 @@ pub fn clean(text: &str) -> (String, Option<i64>) {
     if let Some(report) = report(text) {
         return report;
     }
+    if let Some(trailed) = shell_trailer(text) {
+        return trailed;
+    }
     (unfenced(text).unwrap_or(text).to_string(), None)
 }
 
@@ -31,6 +35,20 @@ fn unfenced(text: &str) -> Option<&str> {
     // The opening fence's line names the language.
     let (_, inner) = body.split_once('\n')?;
     Some(inner.strip_suffix('\n').unwrap_or(inner))
+}
+
+/// Copilot's output: the command's lines, then `<shellId: N completed with exit code X>`.
+fn shell_trailer(text: &str) -> Option<(String, Option<i64>)> {
+    let trimmed = text.trim_end();
+    let (output, last) = match trimmed.rsplit_once('\n') {
+        Some((output, last)) => (output, last),
+        None => ("", trimmed),
+    };
+    let inner = last.trim().strip_prefix("<shellId:")?.strip_suffix('>')?;
+    let exit = inner
+        .rsplit_once("exit code")
+        .and_then(|(_, code)| code.trim().parse::<i64>().ok());
+    Some((output.to_string(), exit))
 }
 
 fn key_of(line: &str) -> Option<&'static str> {
@@ -74,6 +92,22 @@ fn report(text: &str) -> Option<(String, Option<i64>)> {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn copilots_shell_trailer_gives_the_exit_code() {
+        assert_eq!(
+            clean("SHOWN-OUTPUT-7\n<shellId: 1 completed with exit code 0>"),
+            ("SHOWN-OUTPUT-7".to_string(), Some(0))
+        );
+        assert_eq!(
+            clean("a\nb\n<shellId: 12 completed with exit code 2>\n"),
+            ("a\nb".to_string(), Some(2))
+        );
+        assert_eq!(
+            clean("<shellId: 3 completed with exit code 0>"),
+            (String::new(), Some(0))
+        );
+    }
 
     #[test]
     fn a_qwen_report_leaves_the_output_and_the_exit_code() {

@@ -69,10 +69,27 @@ fn file_path(f: &ToolCallFields) -> String {
         .unwrap_or_default()
 }
 
-/// A raw output as text: a string, or the usual output fields of an object.
+/// Cline's report of one command: `{"query": cmd, "result": output, "success": bool}`.
+fn cline_result(v: &Value) -> Option<String> {
+    v.get("query")?;
+    v.get("result")?.as_str().map(str::to_string)
+}
+
+/// A raw output as text: a string, or the usual output fields of an object; Cline's list of
+/// command reports (live) or one report as a JSON string (replayed).
 fn output_text(v: &Value) -> Option<String> {
     match v {
-        Value::String(s) => Some(s.clone()),
+        Value::String(s) => Some(
+            serde_json::from_str::<Value>(s)
+                .ok()
+                .as_ref()
+                .and_then(cline_result)
+                .unwrap_or_else(|| s.clone()),
+        ),
+        Value::Array(items) => {
+            let parts: Vec<String> = items.iter().filter_map(cline_result).collect();
+            (!parts.is_empty()).then(|| parts.concat())
+        }
         Value::Object(m) => [
             "output",
             "formatted_output",
@@ -103,8 +120,16 @@ fn error_text(f: &ToolCallFields) -> String {
 
 fn command(f: &ToolCallFields) -> String {
     let from_input = f.raw_input.as_ref().and_then(|i| {
-        let cmd = match i.get("command") {
+        let cmd = match i.get("command").or_else(|| i.get("commands")) {
             Some(Value::String(s)) => Some(s.clone()),
+            // Cline's `run_commands`: command lines.
+            Some(Value::Array(lines)) if i.get("command").is_none() => Some(
+                lines
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
             Some(Value::Array(parts)) => Some(
                 parts
                     .iter()
@@ -349,6 +374,31 @@ mod tests {
         assert!(
             matches!(call.detail, ToolCallDetail::Shell { ref command, .. } if command == "touch x")
         );
+    }
+
+    #[test]
+    fn clines_run_commands_shows_its_command_and_output_live_and_replayed() {
+        let live = fields(
+            json!({"toolCallId": "t", "kind": "execute", "status": "completed",
+            "rawInput": {"commands": ["echo hi"]},
+            "rawOutput": [{"query": "echo hi", "result": "hi\n", "success": true}]}),
+        );
+        let replayed = fields(
+            json!({"toolCallId": "t", "kind": "execute", "status": "completed",
+            "rawInput": {"commands": ["echo hi"]},
+            "rawOutput": "{\"query\":\"echo hi\",\"result\":\"hi\\n\",\"success\":true}"}),
+        );
+        for f in [live, replayed] {
+            match detail(&f) {
+                ToolCallDetail::Shell {
+                    command, output, ..
+                } => assert_eq!(
+                    (command.as_str(), output.as_deref()),
+                    ("echo hi", Some("hi\n"))
+                ),
+                other => panic!("not a shell call: {other:?}"),
+            }
+        }
     }
 
     #[test]

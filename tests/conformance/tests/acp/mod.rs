@@ -361,11 +361,62 @@ pub async fn catalog_lists_models_and_modes(rig: &AgentRig, case: Case) {
             "the model `{model}` is offered: {catalog:#}"
         );
     }
-    // The profile's unattended modes are marked (OpenCode has none of its own: its `yolo` is
-    // the test's agent).
-    let expected = rig.spec.cli != "opencode";
+    // The profile's unattended modes are marked (OpenCode and Kilo have none of their own:
+    // their `yolo` is the test's agent).
+    let expected = !matches!(rig.spec.cli, "opencode" | "kilo");
     assert_eq!(unattended["isUnattended"], json!(expected), "{unattended}");
     rig.host.assert_invariants();
+}
+
+/// A session opened and prompted: every process carrying the agent's HOME is in the agent's
+/// process group (the group a close stops; Cline without its local session backend starts a
+/// hub daemon in a session of its own, which a graceful exit of the agent leaves behind, parent
+/// 1); once closed, none is left.
+pub async fn no_process_is_left_behind(rig: &AgentRig) {
+    let sid = "acp-leftover";
+    rig.open(sid, json!({})).await;
+    let run = rig.run_turn(sid, "say hi").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    let home = format!("HOME={}", rig.env.home.display());
+    let ours = || -> Vec<agent_bridge_conformance::ProcInfo> {
+        agent_bridge_conformance::procs::all_procs()
+            .into_iter()
+            .filter(|p| {
+                std::fs::read(format!("/proc/{}/environ", p.pid))
+                    .is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == home.as_bytes()))
+            })
+            .collect()
+    };
+    let group = rig
+        .cli_procs()
+        .first()
+        .map(|p| p.pgid)
+        .expect("the agent's process");
+    let outside: Vec<String> = ours()
+        .into_iter()
+        .filter(|p| p.pgid != group)
+        .map(|p| {
+            format!(
+                "{} (group {}, parent {}): {}",
+                p.pid, p.pgid, p.ppid, p.cmdline
+            )
+        })
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "processes of the agent outside its process group {group}: {outside:#?}"
+    );
+    rig.finish(sid).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut left = ours();
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        left = ours();
+    }
+    assert!(
+        left.is_empty(),
+        "processes of the agent outlived its close: {left:#?}"
+    );
 }
 
 /// A 1x1 PNG.

@@ -25,6 +25,9 @@ pub fn build(cli: Cli, port: u16, root: &Path) -> Result<HermeticEnv, HermeticEr
         Cli::Gemini => gemini_files(&home, &base, &mut env)?,
         Cli::Opencode => opencode_files(&home, &base, &mut env)?,
         Cli::Qwen => qwen_files(&home, &base, &mut env)?,
+        Cli::Copilot => super::acp_clis::copilot_files(&home, &base, &mut env)?,
+        Cli::Kilo => super::acp_clis::kilo_files(&home, &base, &mut env)?,
+        Cli::Cline => super::acp_clis::cline_files(&home, &base, &mut env)?,
     };
     Ok(HermeticEnv {
         cli,
@@ -245,4 +248,19 @@ pub fn claude_agent_acp(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, Herm
 /// `@zed-industries/codex-acp` (Codex's env).
 pub fn codex_acp(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
     build(Cli::CodexAcp, mock.port(), root)
+}
+
+/// GitHub Copilot CLI (`copilot --acp --stdio`) with the mock as its own model provider.
+pub fn copilot(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
+    build(Cli::Copilot, mock.port(), root)
+}
+
+/// Kilo Code CLI (`kilo acp`).
+pub fn kilo(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
+    build(Cli::Kilo, mock.port(), root)
+}
+
+/// Cline (`cline --acp`).
+pub fn cline(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
+    build(Cli::Cline, mock.port(), root)
 }

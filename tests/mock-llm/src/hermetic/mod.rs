@@ -7,9 +7,12 @@
 //! The map is meant for one child process (`env_clear()` + `envs()`, see
 //! [`HermeticEnv::apply`]); never put it into the test process's own environment.
 
+mod acp_clis;
 mod clis;
 
-pub use clis::{build, claude, claude_agent_acp, codex, codex_acp, gemini, opencode, qwen};
+pub use clis::{
+    build, claude, claude_agent_acp, cline, codex, codex_acp, copilot, gemini, kilo, opencode, qwen,
+};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -34,10 +37,13 @@ pub enum Cli {
     Qwen,
     ClaudeAgentAcp,
     CodexAcp,
+    Copilot,
+    Kilo,
+    Cline,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 7] = [
+    pub const ALL: [Cli; 10] = [
         Cli::Claude,
         Cli::Codex,
         Cli::Gemini,
@@ -45,6 +51,9 @@ impl Cli {
         Cli::Qwen,
         Cli::ClaudeAgentAcp,
         Cli::CodexAcp,
+        Cli::Copilot,
+        Cli::Kilo,
+        Cli::Cline,
     ];
 
     /// The executable's name in `node_modules/.bin`.
@@ -57,6 +66,9 @@ impl Cli {
             Cli::Qwen => "qwen",
             Cli::ClaudeAgentAcp => "claude-agent-acp",
             Cli::CodexAcp => "codex-acp",
+            Cli::Copilot => "copilot",
+            Cli::Kilo => "kilo",
+            Cli::Cline => "cline",
         }
     }
 

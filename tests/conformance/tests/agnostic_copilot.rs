@@ -1,0 +1,55 @@
+//! copilot-bridge end to end: the real pinned GitHub Copilot CLI (`copilot --acp --stdio`)
+//! with the mock as its own model provider, through the ACP provider: the agnostic scenarios
+//! and the ACP ones (`tests/acp`). Its unattended switch is the config option `allow_all`,
+//! offered as the mode `allow_all`. Skipped with a SKIPPED line when the CLI is not installed,
+//! failing instead under CI or `AGENT_BRIDGE_REQUIRE_CLIS=1`.
+
+// Not here: a model change (Copilot lists no models under a provider of its own).
+
+mod acp;
+
+use agent_bridge_conformance::{AgentRig, RigSpec};
+
+const SPEC: RigSpec = RigSpec {
+    provider: "copilot-bridge",
+    caps: &[
+        "prompt.message",
+        "prompt.image",
+        "session.configure",
+        "session.persistence",
+        "session.list",
+        "permission",
+    ],
+    cli: "copilot",
+    hermetic: mock_llm::hermetic::copilot,
+};
+
+const CASE: acp::Case = acp::Case {
+    ask_mode: None,
+    unattended_mode: "allow_all",
+    other_model: None,
+    start_mode: None,
+    keeps_context_on_restart: true,
+};
+
+async fn rig() -> Option<AgentRig> {
+    acp::rig(SPEC).await
+}
+
+acp_tests! { rig;
+    unattended_mode_runs_without_asking => |r| acp::unattended_mode_runs_without_asking(&r, CASE);
+    mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
+    kill_9_mid_turn => |r| agent_bridge_conformance::kill::kill_9_mid_turn(&r, CASE.kill());
+    kill_9_after_a_completed_turn => |r| agent_bridge_conformance::kill::kill_9_after_a_completed_turn(&r, CASE.kill());
+    shared_two_sessions_at_once => |r| acp::shared::shared_two_sessions_at_once(&r, CASE);
+    shared_close_one => |r| acp::shared::shared_close_one(&r, CASE);
+    catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
+    image_prompt_reaches_the_model => |r| acp::image_prompt_reaches_the_model(&r);
+    reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);
+    session_list_has_our_session => |r| acp::session_list_has_our_session(&r);
+    permission_allowed => |r| acp::permission_allowed(&r, CASE);
+    permission_denied => |r| acp::permission_denied(&r, CASE);
+    interrupt_with_a_pending_permission => |r| acp::interrupt_with_a_pending_permission(&r, CASE);
+}
+
+agent_bridge_conformance::agnostic_scenarios!(cli rig, after acp::record_traffic);
