@@ -5,7 +5,7 @@
 //!   [`idle_time`] after its last session left; a new session of the same launch joins it
 //!   (`lifecycle::shared`);
 //! - Claude keeps a pre-started, initialized process for the spawn it last used (its `warm`
-//!   module), stopped after the same [`idle_time`].
+//!   module), stopped after [`DEFAULT_IDLE`] (its own switch: `AGENT_BRIDGE_CLAUDE_SPARE=0`).
 //!
 //! Bounded: at most one idle spare per provider (an older one is stopped when another becomes
 //! idle), stopped after [`idle_time`] (`AGENT_BRIDGE_SPARE_IDLE_SECS`, default
@@ -28,7 +28,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// How long an unused spare is kept by default (ten minutes, as Claude's spare always was).
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(600);
-/// The bridge environment variable that sets the idle time, in seconds (`0`: no spares).
+/// The bridge environment variable that sets the shared families' idle time, in seconds (`0`:
+/// no spares; the last session's close stops the process and waits for it).
 pub const IDLE_ENV: &str = "AGENT_BRIDGE_SPARE_IDLE_SECS";
 /// The environment variable that moves the report folder (tests).
 pub const DIR_ENV: &str = "AGENT_BRIDGE_SPARES_DIR";

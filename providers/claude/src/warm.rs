@@ -11,9 +11,9 @@
 //! - It never leaks: it is stopped after [`WarmConfig::idle`] unused, when the pool (the
 //!   provider) is dropped, and with the bridge (the supervisor's guard kills its group). A
 //!   dropped [`Runtime`] SIGKILLs its process group.
-//! - `AGENT_BRIDGE_CLAUDE_SPARE=0` in the bridge's environment turns spares off, as does
-//!   `AGENT_BRIDGE_SPARE_IDLE_SECS=0` (the idle time of every family's spares,
-//!   [`agent_bridge_core::spares`]).
+//! - `AGENT_BRIDGE_CLAUDE_SPARE=0` in the bridge's environment turns spares off. The idle time
+//!   is the core's default ([`agent_bridge_core::spares::DEFAULT_IDLE`]); the core's
+//!   `AGENT_BRIDGE_SPARE_IDLE_SECS` sets the shared families' idle time, not this one's.
 //! - A ready spare is registered with the core's spares (reported by `doctor --json` as
 //!   `prestarted`, stopped by the bridge's exit like every family's spare).
 //!
@@ -152,14 +152,11 @@ impl Default for WarmConfig {
 }
 
 impl WarmConfig {
-    /// The defaults with the core's idle time, unless the bridge's environment turns spares
-    /// off.
+    /// The defaults, unless the bridge's environment turns spares off.
     pub fn from_env() -> Self {
         let off = std::env::var(SPARE_ENV).is_ok_and(|v| v == "0" || v == "false");
-        let idle = agent_bridge_core::spares::idle_time();
         WarmConfig {
-            enabled: !off && !idle.is_zero(),
-            idle,
+            enabled: !off,
             ..WarmConfig::default()
         }
     }
