@@ -44,12 +44,21 @@ acp_tests! { rig;
     shared_two_sessions_at_once => |r| acp::shared::shared_two_sessions_at_once(&r, CASE);
     shared_kill_9 => |r| acp::shared::shared_kill_9(&r, CASE);
     shared_close_one => |r| acp::shared::shared_close_one(&r, CASE);
+    spare_idle => |r| acp::shared::spare_idle(&r, CASE);
     catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
     reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);
     session_list_has_our_session => |r| acp::session_list_has_our_session(&r);
     permission_allowed => |r| acp::permission_allowed(&r, CASE);
     permission_denied => |r| acp::permission_denied(&r, CASE);
     interrupt_with_a_pending_permission => |r| acp::interrupt_with_a_pending_permission(&r, CASE);
+}
+
+async fn spare_rig() -> Option<AgentRig> {
+    acp::spare_rig(SPEC).await
+}
+
+acp_tests! { spare_rig;
+    spare_reused => |r| acp::shared::spare_reused(&r, CASE);
 }
 
 agent_bridge_conformance::agnostic_scenarios!(cli rig, after acp::record_traffic);

@@ -24,6 +24,20 @@ pub async fn rig(spec: RigSpec) -> Option<AgentRig> {
     AgentRig::start_in(spec, options, |cli, env| spec.launch(cli, env)).await
 }
 
+/// [`rig`] whose bridge keeps a spare as long as no test lasts
+/// ([`agent_bridge_conformance::spare::LONG_IDLE`]).
+pub async fn spare_rig(spec: RigSpec) -> Option<AgentRig> {
+    let options = HostOptions {
+        request_timeout: Duration::from_secs(40),
+        ..HostOptions::default()
+    }
+    .env(
+        agent_bridge_core::spares::IDLE_ENV,
+        agent_bridge_conformance::spare::LONG_IDLE,
+    );
+    AgentRig::start_in(spec, options, |cli, env| spec.launch(cli, env)).await
+}
+
 /// What differs per agent in the scenarios.
 #[derive(Debug, Clone, Copy)]
 pub struct Case {
