@@ -4,7 +4,7 @@
 //! after the grace, when it dies meanwhile, or when the bridge stops.
 
 use super::process::{SharedMember, SharedProcess};
-use super::Route;
+use super::{ProcessDeaths, Route};
 use crate::lifecycle::{lock, AgentRuntime, EventTarget, Translator};
 use crate::rpc::Inbound;
 use crate::scope::ProcessScope;
@@ -50,6 +50,8 @@ struct Inner {
     provider: OnceLock<String>,
     /// The idle process kept as the provider's spare, if any.
     spare: Mutex<Option<IdleSpare>>,
+    /// The crash-loop count of each key's processes.
+    deaths: Mutex<HashMap<SharedKey, ProcessDeaths>>,
 }
 
 /// The provider's idle process, waiting out its grace.
@@ -85,6 +87,7 @@ impl SharedProcesses {
                 stop_limit,
                 provider: OnceLock::new(),
                 spare: Mutex::new(None),
+                deaths: Mutex::default(),
             }),
         }
     }
@@ -195,7 +198,11 @@ impl SharedProcesses {
         if let Some(pid) = runtime.process.pid() {
             scope.forget(pid);
         }
-        let process = Arc::new(SharedProcess::new(runtime, handshake, members));
+        let deaths = lock(&self.inner.deaths)
+            .entry(key.clone())
+            .or_default()
+            .clone();
+        let process = Arc::new(SharedProcess::new(runtime, handshake, members, deaths));
         if let Some(stale) = slot.replace(process.clone()) {
             tracing::debug!(?stale, "a dead shared process replaced");
         }
