@@ -108,3 +108,25 @@ async fn no_idle_time_no_spare_the_last_leave_stops_the_process() {
     assert!(!alive(first), "gone when the leave returns");
     assert_eq!(spare_pid(&pool), None);
 }
+
+#[tokio::test]
+async fn a_process_left_after_it_died_is_no_spare_and_keeps_the_spare_there_is() {
+    let pool = SharedProcesses::new(LONG, STOP);
+    let a = join(&pool, &[("K", "a")], echo("a"), "thread-a").await;
+    let b = join(&pool, &[("K", "b")], echo("b"), "thread-b").await;
+    let (pa, pb) = (pid(&a), pid(&b));
+    a.member.leave().await;
+    assert_eq!(spare_pid(&pool), Some(pa));
+    // SAFETY: kill has no memory preconditions; the pid is our child's.
+    unsafe { libc::kill(pb as i32, libc::SIGKILL) };
+    wait_gone(pb).await;
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !b.member.rpc().is_closed() {
+        assert!(tokio::time::Instant::now() < deadline, "the death is seen");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    b.member.leave().await;
+    assert_eq!(spare_pid(&pool), Some(pa), "the live spare stays");
+    assert!(alive(pa));
+    assert!(!registered(pb));
+}

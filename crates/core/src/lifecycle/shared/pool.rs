@@ -235,6 +235,12 @@ impl SharedProcesses {
             return;
         }
         let Ok(rt) = rt else { return };
+        if process.rpc().is_closed() {
+            // Dead already (the last member left after a crash): no spare.
+            let pool = self.clone();
+            rt.spawn(async move { pool.stop_idle(key, process, epoch).await });
+            return;
+        }
         self.keep_as_spare(&rt, &key, &process, epoch);
         let pool = self.clone();
         let grace = self.inner.idle_grace;
