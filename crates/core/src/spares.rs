@@ -2,14 +2,14 @@
 //! starting its CLI. Every family keeps them through this module's rules:
 //!
 //! - a shared family (Codex app-server, ACP agents) keeps its process running for
-//!   [`idle_time`] after its last session left; a new session of the same launch joins it
+//!   [`idle_time`] after its last session left (none unless `AGENT_BRIDGE_SPARE_IDLE_SECS` says); a new session of the same launch joins it
 //!   (`lifecycle::shared`);
 //! - Claude keeps a pre-started, initialized process for the spawn it last used (its `warm`
 //!   module), stopped after [`DEFAULT_IDLE`] (its own switch: `AGENT_BRIDGE_CLAUDE_SPARE=0`).
 //!
 //! Bounded: at most one idle spare per provider (an older one is stopped when another becomes
-//! idle), stopped after [`idle_time`] (`AGENT_BRIDGE_SPARE_IDLE_SECS`, default
-//! [`DEFAULT_IDLE`]; `0` keeps none), dropped when it dies while idle, and stopped when the
+//! idle), stopped after [`idle_time`] (`AGENT_BRIDGE_SPARE_IDLE_SECS`; unset: none for the
+//! shared families, [`DEFAULT_SHARED_IDLE`]), dropped when it dies while idle, and stopped when the
 //! bridge stops ([`stop_all`], called by the server on exit; the process guard kills them if
 //! the bridge itself is killed).
 //!
@@ -26,16 +26,21 @@ use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// How long an unused spare is kept by default (ten minutes, as Claude's spare always was).
+/// How long an unused Claude spare is kept (ten minutes), and a shared process's spare when
+/// [`IDLE_ENV`] is set without a number.
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(600);
+/// How long a shared process is kept as a spare when [`IDLE_ENV`] is not set: not at all (the
+/// last close stops it and is answered once it is gone, as `docs/wire.md` promises: a session's
+/// processes are gone before its close is answered). See `docs/configuration.md`.
+pub const DEFAULT_SHARED_IDLE: Duration = Duration::ZERO;
 /// The bridge environment variable that sets the shared families' idle time, in seconds (`0`:
 /// no spares; the last session's close stops the process and waits for it).
 pub const IDLE_ENV: &str = "AGENT_BRIDGE_SPARE_IDLE_SECS";
 /// The environment variable that moves the report folder (tests).
 pub const DIR_ENV: &str = "AGENT_BRIDGE_SPARES_DIR";
 
-/// How long an unused spare is kept: [`IDLE_ENV`] when it is a number of seconds, else
-/// [`DEFAULT_IDLE`].
+/// How long a shared family's unused spare is kept: [`IDLE_ENV`] when it is a number of
+/// seconds ([`DEFAULT_IDLE`] when it is something else), else [`DEFAULT_SHARED_IDLE`].
 pub fn idle_time() -> Duration {
     idle_from(std::env::var(IDLE_ENV).ok().as_deref())
 }
@@ -44,10 +49,10 @@ fn idle_from(value: Option<&str>) -> Duration {
     match value.map(str::trim).map(str::parse::<f64>) {
         Some(Ok(secs)) if secs.is_finite() && secs >= 0.0 => Duration::from_secs_f64(secs),
         Some(_) => {
-            tracing::warn!("{IDLE_ENV} must be a number of seconds; the default is used");
+            tracing::warn!("{IDLE_ENV} must be a number of seconds; 600 is used");
             DEFAULT_IDLE
         }
-        None => DEFAULT_IDLE,
+        None => DEFAULT_SHARED_IDLE,
     }
 }
 
@@ -273,7 +278,7 @@ mod tests {
 
     #[test]
     fn the_idle_time_is_read_in_seconds_with_a_default() {
-        assert_eq!(idle_from(None), DEFAULT_IDLE);
+        assert_eq!(idle_from(None), DEFAULT_SHARED_IDLE);
         assert_eq!(idle_from(Some("0")), Duration::ZERO);
         assert_eq!(idle_from(Some("1.5")), Duration::from_millis(1500));
         assert_eq!(idle_from(Some("soon")), DEFAULT_IDLE);

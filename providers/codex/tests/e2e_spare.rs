@@ -6,24 +6,21 @@
 
 mod common;
 
-use agent_bridge_conformance::spare::{self, Exit, LONG_IDLE};
+use agent_bridge_conformance::spare::{self, Exit, LONG_IDLE, SHORT_IDLE};
 use agent_bridge_conformance::HostOptions;
 use common::*;
 use serde_json::json;
 
-/// The rig whose bridge keeps a spare for `idle` seconds (the host's default: 1 s).
-async fn rig_idle(idle: Option<&str>) -> Option<Rig> {
-    let mut options = HostOptions::default();
-    if let Some(idle) = idle {
-        options = options.env(agent_bridge_core::spares::IDLE_ENV, idle);
-    }
+/// The rig whose bridge keeps a spare for `idle` seconds.
+async fn rig_idle(idle: &str) -> Option<Rig> {
+    let options = HostOptions::default().env(agent_bridge_core::spares::IDLE_ENV, idle);
     Rig::start_in(SPEC, options, |cli, env| SPEC.launch(cli, env)).await
 }
 
 #[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_closed_app_server_is_the_spare_the_next_open_joins_and_it_goes_with_the_bridge() {
-    let Some(rig) = rig_idle(Some(LONG_IDLE)).await else {
+    let Some(rig) = rig_idle(LONG_IDLE).await else {
         return;
     };
     spare::spare_taken_reported_and_gone_with_the_bridge(
@@ -39,7 +36,7 @@ async fn the_closed_app_server_is_the_spare_the_next_open_joins_and_it_goes_with
 #[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sigterm_to_the_bridge_stops_the_spare_app_server() {
-    let Some(rig) = rig_idle(Some(LONG_IDLE)).await else {
+    let Some(rig) = rig_idle(LONG_IDLE).await else {
         return;
     };
     spare::spare_taken_reported_and_gone_with_the_bridge(
@@ -55,7 +52,7 @@ async fn a_sigterm_to_the_bridge_stops_the_spare_app_server() {
 #[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_spare_app_server_goes_after_its_idle_time() {
-    let Some(rig) = rig_idle(None).await else {
+    let Some(rig) = rig_idle(SHORT_IDLE).await else {
         return;
     };
     spare::spare_goes_after_its_idle_time(&rig, "app-server", json!({})).await;

@@ -45,21 +45,12 @@ impl Default for HostOptions {
             bin: None,
             args: vec!["serve".to_string()],
             cwd: None,
-            // A shared agent process whose sessions all left is kept 1 s as the provider's
-            // spare (not the default ten minutes): a test that closes the last session sees it
-            // go within its waits. The spare tests set their own idle time.
             // Its report of idle spares goes to a folder of its own, so that a `doctor` run with
             // the same environment sees this bridge's spares only.
-            env: vec![
-                (
-                    agent_bridge_core::spares::IDLE_ENV.to_string(),
-                    "1".to_string(),
-                ),
-                (
-                    agent_bridge_core::spares::DIR_ENV.to_string(),
-                    spares_dir().display().to_string(),
-                ),
-            ],
+            env: vec![(
+                agent_bridge_core::spares::DIR_ENV.to_string(),
+                spares_dir().display().to_string(),
+            )],
             data_dir: None,
             request_timeout: Duration::from_secs(30),
         }

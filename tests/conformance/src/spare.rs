@@ -3,9 +3,10 @@
 //! --json` reports it with its memory, the next open joins it (no new process), it goes after
 //! its idle time, and nothing of it outlives the bridge.
 //!
-//! The rig's bridge decides the idle time (`AGENT_BRIDGE_SPARE_IDLE_SECS`): the caller starts
-//! it with [`LONG_IDLE`] for [`spare_taken_reported_and_gone_with_the_bridge`]; the
-//! conformance host's default (1 s) serves [`spare_goes_after_its_idle_time`].
+//! The rig's bridge decides the idle time (`AGENT_BRIDGE_SPARE_IDLE_SECS`; spares are off
+//! unless it is set): the caller starts it with [`LONG_IDLE`] for
+//! [`spare_taken_reported_and_gone_with_the_bridge`], with [`SHORT_IDLE`] for
+//! [`spare_goes_after_its_idle_time`].
 
 use crate::agent_groups::{agent_groups, group_id, leader_alive, one_agent_group};
 use crate::kill::assert_gone;
@@ -14,6 +15,8 @@ use serde_json::{json, Value};
 
 /// An idle time no test outlives: the spare goes only with the bridge.
 pub const LONG_IDLE: &str = "600";
+/// An idle time the test's waits outlast.
+pub const SHORT_IDLE: &str = "1";
 
 /// How the bridge is stopped.
 #[derive(Debug, Clone, Copy)]
@@ -96,7 +99,7 @@ pub async fn spare_taken_reported_and_gone_with_the_bridge(
     assert_gone(&agent).await;
 }
 
-/// The rig runs with the host's short idle time: a closed session's process stays as the spare
+/// The rig runs with [`SHORT_IDLE`]: a closed session's process stays as the spare
 /// only that long, then goes; the next open starts another.
 pub async fn spare_goes_after_its_idle_time(rig: &AgentRig, marker: &str, patch: Value) {
     rig.open("sp-1", patch.clone()).await;

@@ -73,7 +73,6 @@ acp_tests! { rig;
     shared_two_sessions_at_once => |r| acp::shared::shared_two_sessions_at_once(&r, CASE);
     shared_kill_9 => |r| acp::shared::shared_kill_9(&r, CASE);
     shared_close_one => |r| acp::shared::shared_close_one(&r, CASE);
-    spare_idle => |r| acp::shared::spare_idle(&r, CASE);
     catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
     image_prompt_reaches_the_model => |r| acp::image_prompt_reaches_the_model(&r);
     reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);
@@ -84,12 +83,20 @@ acp_tests! { rig;
     interrupt_with_a_pending_permission => |r| acp::interrupt_with_a_pending_permission(&r, CASE);
 }
 
-async fn spare_rig() -> Option<AgentRig> {
-    acp::spare_rig(SPEC).await
+async fn spare_long_rig() -> Option<AgentRig> {
+    acp::spare_rig(SPEC, agent_bridge_conformance::spare::LONG_IDLE).await
 }
 
-acp_tests! { spare_rig;
+async fn spare_short_rig() -> Option<AgentRig> {
+    acp::spare_rig(SPEC, agent_bridge_conformance::spare::SHORT_IDLE).await
+}
+
+acp_tests! { spare_long_rig;
     spare_reused => |r| acp::shared::spare_reused(&r, CASE);
+}
+
+acp_tests! { spare_short_rig;
+    spare_idle => |r| acp::shared::spare_idle(&r, CASE);
 }
 
 agent_bridge_conformance::agnostic_scenarios!(cli rig, after acp::record_traffic);

@@ -24,17 +24,13 @@ pub async fn rig(spec: RigSpec) -> Option<AgentRig> {
     AgentRig::start_in(spec, options, |cli, env| spec.launch(cli, env)).await
 }
 
-/// [`rig`] whose bridge keeps a spare as long as no test lasts
-/// ([`agent_bridge_conformance::spare::LONG_IDLE`]).
-pub async fn spare_rig(spec: RigSpec) -> Option<AgentRig> {
+/// [`rig`] whose bridge keeps a spare `idle` seconds (`AGENT_BRIDGE_SPARE_IDLE_SECS`).
+pub async fn spare_rig(spec: RigSpec, idle: &str) -> Option<AgentRig> {
     let options = HostOptions {
         request_timeout: Duration::from_secs(40),
         ..HostOptions::default()
     }
-    .env(
-        agent_bridge_core::spares::IDLE_ENV,
-        agent_bridge_conformance::spare::LONG_IDLE,
-    );
+    .env(agent_bridge_core::spares::IDLE_ENV, idle);
     AgentRig::start_in(spec, options, |cli, env| spec.launch(cli, env)).await
 }
 

@@ -171,9 +171,8 @@ pub async fn shared_kill_9(rig: &AgentRig, case: Case) {
     assert_gone(&again).await;
 }
 
-/// Closing one session (with a turn running) leaves the other and the process running; after
-/// the last close the process is the spare for the idle time (1 s under the conformance host),
-/// then goes.
+/// Closing one session (with a turn running) leaves the other and the process running; the
+/// last close stops the process (no spare unless `AGENT_BRIDGE_SPARE_IDLE_SECS` is set).
 pub async fn shared_close_one(rig: &AgentRig, case: Case) {
     rig.open("sh-stay", json!({ "mode": case.unattended_mode }))
         .await;
@@ -200,14 +199,14 @@ pub async fn shared_close_one(rig: &AgentRig, case: Case) {
 }
 
 /// The last close leaves the process as the spare; doctor reports it; the next open joins it;
-/// a SIGTERM to the bridge leaves nothing of it (the rig keeps spares long: `spare_rig`).
+/// a SIGTERM to the bridge leaves nothing of it (the rig keeps spares long: `spare_long_rig`).
 pub async fn spare_reused(rig: &AgentRig, case: Case) {
     let patch = json!({ "mode": case.unattended_mode });
     spare::spare_taken_reported_and_gone_with_the_bridge(rig, rig.spec.cli, patch, Exit::Sigterm)
         .await;
 }
 
-/// The spare goes after its idle time (the host's 1 s); the next open starts another.
+/// The spare goes after its idle time (`spare_short_rig`: 1 s); the next open starts another.
 pub async fn spare_idle(rig: &AgentRig, case: Case) {
     let patch = json!({ "mode": case.unattended_mode });
     spare::spare_goes_after_its_idle_time(rig, rig.spec.cli, patch).await;
