@@ -336,6 +336,14 @@ pub trait AgentSession: Send + 'static {
         true
     }
 
+    /// On a process shared with other sessions: its launch's crash-loop count and which
+    /// process it is now, so that a death of the process counts once for the crash-loop guard,
+    /// not once per session (see `lifecycle::shared::ProcessDeaths`). `None` (the default): the
+    /// session's own deaths count.
+    fn shared_death(&self) -> Option<crate::lifecycle::shared::SharedDeath> {
+        None
+    }
+
     /// Whether [`restart`](Self::restart) can bring the runtime back after it died. When false
     /// (the default) a runtime failure ends the session (`session.runtime_failed`).
     fn can_restart(&self) -> bool {

@@ -25,6 +25,7 @@ pub mod rpc;
 pub mod scope;
 pub mod server;
 pub mod session;
+pub mod spares;
 pub mod supervisor;
 pub mod timeline;
 

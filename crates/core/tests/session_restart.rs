@@ -4,12 +4,15 @@
 
 mod support;
 
+use agent_bridge_core::lifecycle::shared::ProcessDeaths;
 use agent_bridge_core::session::CRASH_LOOP_LIMIT;
 use agent_bridge_core::{AgentEvent, SessionSink, TurnOutcome};
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::*;
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use support::{kinds, Behaviour, Host};
 
 fn restartable() -> Behaviour {
@@ -246,6 +249,87 @@ async fn a_completed_turn_between_deaths_is_no_crash_loop() {
     }
     let restarts = calls(&host).iter().filter(|c| *c == "restart").count();
     assert_eq!(restarts as u32, CRASH_LOOP_LIMIT * 2 - 1);
+}
+
+/// Starts a turn of session `sid` and returns its id.
+async fn start_on(host: &mut Host, sid: &str, cmid: &str) -> String {
+    host.prompt(sid, cmid, "work", "auto").await;
+    let events = host.until("session.prompt_result").await;
+    let result = events.last().unwrap()["result"].clone();
+    assert_eq!(result["type"], "turn", "{result}");
+    host.until("session.turn").await;
+    result["turnId"].as_str().unwrap().to_string()
+}
+
+/// The next restarted sink of `sid`.
+async fn restarted(host: &mut Host, sid: &str) -> SessionSink {
+    let (id, sink) = host.sinks.recv().await.expect("restarted");
+    assert_eq!(id, sid);
+    sink
+}
+
+#[tokio::test]
+async fn on_a_shared_process_deaths_are_the_processs_and_another_sessions_turn_resets_them() {
+    // s1 and s2 share a process. It dies again and again during s2's turns, which never
+    // complete; s1 completes a turn between the deaths. Per session, s2 would be a crash loop;
+    // per process, the process works (s1's turns complete).
+    let deaths = ProcessDeaths::default();
+    let serial = Arc::new(AtomicU64::new(1));
+    let mut host = Host::start(Behaviour {
+        shared: Some((deaths.clone(), serial.clone())),
+        ..restartable()
+    })
+    .await;
+    let mut a = host.open("s1").await;
+    let mut b = host.open("s2").await;
+    for death in 1..=CRASH_LOOP_LIMIT + 1 {
+        start_on(&mut host, "s2", &format!("b{death}")).await;
+        if death > 1 {
+            b = restarted(&mut host, "s2").await;
+        }
+        // One death of the process fails both sessions.
+        die(&b, "cli exited (signal: 9)").await;
+        die(&a, "cli exited (signal: 9)").await;
+        let end = host.until("session.turn").await;
+        assert_eq!(end.last().unwrap()["state"], "failed");
+        assert!(!kinds(&end).contains(&"session.runtime_failed".to_string()));
+        serial.fetch_add(1, Ordering::SeqCst);
+        let turn = start_on(&mut host, "s1", &format!("a{death}")).await;
+        a = restarted(&mut host, "s1").await;
+        a.turn_ended(turn, TurnOutcome::Completed).await;
+        let end = host.until("session.turn").await;
+        assert_eq!(end.last().unwrap()["state"], "completed");
+        assert!(!kinds(&end).contains(&"session.runtime_failed".to_string()));
+        assert_eq!(deaths.in_a_row(), 0, "s1's turn reset the process's count");
+    }
+    let result = prompt(&mut host, "last", "still here").await;
+    assert_eq!(result["type"], "turn", "{result}");
+}
+
+#[tokio::test]
+async fn on_a_shared_process_one_death_counts_once_for_all_its_sessions() {
+    let deaths = ProcessDeaths::default();
+    let serial = Arc::new(AtomicU64::new(1));
+    let mut host = Host::start(Behaviour {
+        shared: Some((deaths.clone(), serial.clone())),
+        ..restartable()
+    })
+    .await;
+    let a = host.open("s1").await;
+    let b = host.open("s2").await;
+    start_on(&mut host, "s1", "a0").await;
+    start_on(&mut host, "s2", "b0").await;
+    die(&a, "cli exited (signal: 9)").await;
+    die(&b, "cli exited (signal: 9)").await;
+    host.until("session.turn").await;
+    host.until("session.turn").await;
+    // Each session restarts, so each has counted the death.
+    start_on(&mut host, "s1", "a1").await;
+    let a = restarted(&mut host, "s1").await;
+    start_on(&mut host, "s2", "b1").await;
+    let b = restarted(&mut host, "s2").await;
+    assert_eq!(deaths.in_a_row(), 1, "one death, two sessions");
+    drop((a, b));
 }
 
 #[tokio::test]

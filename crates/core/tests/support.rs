@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+use agent_bridge_core::lifecycle::shared::{ProcessDeaths, SharedDeath};
 use agent_bridge_core::registry::ProviderEntry;
 use agent_bridge_core::server::{serve, ServerConfig};
 use agent_bridge_core::supervisor::LaunchOverride;
@@ -10,6 +11,7 @@ use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::*;
 use async_trait::async_trait;
 use serde_json::{json, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
@@ -46,6 +48,9 @@ pub struct Behaviour {
     pub notice_on_restart: bool,
     /// `restart` cannot bring the native session back: it answers `Restarted::Fresh`.
     pub fresh_restarts: bool,
+    /// Every session is on one shared process: its launch's crash-loop count, and the serial
+    /// of the process now (the test bumps it when "the process" restarts).
+    pub shared: Option<(ProcessDeaths, Arc<AtomicU64>)>,
 }
 
 pub struct FakeProvider {
@@ -290,6 +295,13 @@ impl AgentSession for FakeSession {
     }
     fn can_restart(&self) -> bool {
         self.behaviour.restartable
+    }
+    fn shared_death(&self) -> Option<SharedDeath> {
+        let (deaths, serial) = self.behaviour.shared.as_ref()?;
+        Some(SharedDeath {
+            deaths: deaths.clone(),
+            serial: serial.load(Ordering::SeqCst),
+        })
     }
     async fn restart(&mut self, sink: SessionSink) -> Result<Restarted, ProviderError> {
         self.log("restart".into());

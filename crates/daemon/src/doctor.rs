@@ -124,7 +124,10 @@ fn check(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         ExitCode::SUCCESS
     };
     if args.json {
-        println!("{}", crate::doctor_json::render(&findings)?);
+        println!(
+            "{}",
+            crate::doctor_json::render(&findings, &agent_bridge_core::spares::running())?
+        );
         return Ok(code);
     }
     let source = match &dir {
@@ -142,6 +145,18 @@ fn check(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     );
     for line in crate::doctor_text::format_findings(&findings, style) {
         println!("{line}");
+    }
+    for spare in agent_bridge_core::spares::running() {
+        println!(
+            "{}",
+            style.dim(&format!(
+                "idle spare of {}: pid {}, {} MB (bridge pid {})",
+                spare.record.provider,
+                spare.record.pid,
+                spare.rss_bytes / 1_000_000,
+                spare.bridge_pid
+            ))
+        );
     }
     println!("{}", crate::doctor_text::summary(&findings));
     Ok(code)

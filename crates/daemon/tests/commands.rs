@@ -160,7 +160,8 @@ fn doctor_json_prints_one_object_per_provider() {
     assert_eq!(
         findings,
         serde_json::json!([{"id": "demo", "label": "Demo agent", "agent": "demo",
-            "status": "available", "version": null, "cli": null, "diagnostic": null}])
+            "status": "available", "version": null, "cli": null, "diagnostic": null,
+            "spares": []}])
     );
 
     let manifest = r#"{"id":"p","version":"1","providers":[

@@ -26,13 +26,11 @@ use std::time::Duration;
 pub const SETUP_TIMEOUT: Duration = Duration::from_secs(50);
 /// Longest a stop waits for the process group to go after `session/close` and stdin close.
 pub const CLOSE_LIMIT: Duration = Duration::from_millis(3000);
-/// How long a shared agent process nobody uses any more is kept: none (the last session's
-/// close stops it and waits for it, as a close of a session with its own process does).
-pub const SHARED_IDLE_GRACE: Duration = Duration::ZERO;
 
-/// The shared agent processes of a provider.
+/// The shared agent processes of a provider; the last one left idle is the provider's warm
+/// spare for [`agent_bridge_core::spares::idle_time`].
 pub fn shared_processes() -> SharedProcesses {
-    SharedProcesses::new(SHARED_IDLE_GRACE, CLOSE_LIMIT)
+    SharedProcesses::new(agent_bridge_core::spares::idle_time(), CLOSE_LIMIT)
 }
 
 /// Longest `session/close` may take at shutdown.

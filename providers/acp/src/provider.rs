@@ -66,7 +66,9 @@ impl AcpProvider {
                 DEFAULT_PROCESS_PER_SESSION
             }),
         };
-        Self::with_shared_processes(profile::for_entry(entry), !per_session)
+        let mut provider = Self::with_shared_processes(profile::for_entry(entry), !per_session);
+        provider.processes = provider.processes.map(|p| p.named(&entry.id));
+        provider
     }
 
     pub fn profile(&self) -> &Profile {

@@ -326,6 +326,10 @@ impl AgentSession for AcpSession {
         s.normalizer.active_turn().is_none() && s.pending.is_empty()
     }
 
+    fn shared_death(&self) -> Option<agent_bridge_core::lifecycle::shared::SharedDeath> {
+        self.agent.runtime.shared_death()
+    }
+
     /// A new agent process resumes the native session ([`crate::restart`]).
     fn can_restart(&self) -> bool {
         true

@@ -48,6 +48,7 @@ impl ClaudeProvider {
     /// spare processes kept (0 = none), under `AGENT_BRIDGE_CLAUDE_SPARE=0`, which wins.
     pub fn from_entry(entry: &ProviderManifest) -> Self {
         let mut config = WarmConfig::from_env();
+        config.provider = entry.id.clone();
         for (key, value) in &entry.options {
             match (key.as_str(), value.as_u64()) {
                 ("warmSpares", Some(n)) => {

@@ -11,12 +11,22 @@
 //! - It never leaks: it is stopped after [`WarmConfig::idle`] unused, when the pool (the
 //!   provider) is dropped, and with the bridge (the supervisor's guard kills its group). A
 //!   dropped [`Runtime`] SIGKILLs its process group.
-//! - `AGENT_BRIDGE_CLAUDE_SPARE=0` in the bridge's environment turns spares off.
+//! - `AGENT_BRIDGE_CLAUDE_SPARE=0` in the bridge's environment turns spares off. The idle time
+//!   is the core's default ([`agent_bridge_core::spares::DEFAULT_IDLE`]); the core's
+//!   `AGENT_BRIDGE_SPARE_IDLE_SECS` sets the shared families' idle time, not this one's.
+//! - A ready spare is registered with the core's spares (reported by `doctor --json` as
+//!   `prestarted`, stopped by the bridge's exit like every family's spare).
+//!
+//! Claude keeps its own pool rather than the shared-process one: its spare is not a process a
+//! session left but one started ahead for an exact spawn (cwd and flags included), and its
+//! process is Claude's own runtime (stream-json channel, normalizer, events), not the core's
+//! JSON-RPC `AgentRuntime`.
 
 use crate::launch::LaunchOptions;
 use crate::normalize::{Mode, Normalizer};
 use crate::runtime::{initialize, spawn_runtime, startup_error, Runtime};
 use agent_bridge_core::lifecycle::lock;
+use agent_bridge_core::spares::{self, SpareTicket};
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnSpec};
 use agent_bridge_core::SessionSink;
 use agent_bridge_protocol::ProviderError;
@@ -28,8 +38,8 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
-/// How long an unused spare is kept.
-pub const IDLE_LIMIT: Duration = Duration::from_secs(600);
+/// How long an unused spare is kept (the core's default for every family).
+pub const IDLE_LIMIT: Duration = agent_bridge_core::spares::DEFAULT_IDLE;
 /// Most spares kept at once by default: one, for the most recently used spawn (a spare is a
 /// whole CLI process, ~165 MB resident for claude 2.1.197; `warmSpares` raises it).
 pub const MAX_SPARES: usize = 1;
@@ -126,6 +136,8 @@ pub struct WarmConfig {
     pub enabled: bool,
     pub idle: Duration,
     pub max_spares: usize,
+    /// The provider id its spares are reported under.
+    pub provider: String,
 }
 
 impl Default for WarmConfig {
@@ -134,6 +146,7 @@ impl Default for WarmConfig {
             enabled: true,
             idle: IDLE_LIMIT,
             max_spares: MAX_SPARES,
+            provider: "claude-bridge".into(),
         }
     }
 }
@@ -154,6 +167,8 @@ struct Entry {
     key: SpareKey,
     spare: Spare,
     reaper: AbortHandle,
+    /// Its registration with the core's spares (dropped with the entry).
+    _ticket: SpareTicket,
 }
 
 #[derive(Default)]
@@ -311,11 +326,27 @@ fn insert(
     s.next_id += 1;
     let id = s.next_id;
     let reaper = tokio::spawn(reap_after(Arc::downgrade(state), id, config.idle)).abort_handle();
+    let pid = spare.runtime.agent.process.pid().unwrap_or(0);
+    let weak = Arc::downgrade(state);
+    let ticket = spares::register(&config.provider, pid, "prestarted", move || {
+        Box::pin(async move {
+            let Some(state) = weak.upgrade() else { return };
+            let spare = state.lock().ok().and_then(|mut s| {
+                let index = s.entries.iter().position(|e| e.id == id)?;
+                Some(s.remove(index))
+            });
+            drop(state);
+            if let Some(mut spare) = spare {
+                spare.runtime.shutdown().await;
+            }
+        })
+    });
     s.entries.push(Entry {
         id,
         key,
         spare,
         reaper,
+        _ticket: ticket,
     });
     let mut evicted = Vec::new();
     while s.entries.len() > config.max_spares.max(1) {

@@ -90,13 +90,10 @@ pub async fn start(
     Ok(server)
 }
 
-/// How long a shared app-server nobody uses any more is kept: none (the last session's close
-/// stops it and waits for it, as a close of a session with its own app-server does).
-pub const SHARED_IDLE_GRACE: Duration = Duration::ZERO;
-
-/// The shared app-servers of a provider.
+/// The shared app-servers of a provider; the last one left idle is the provider's warm spare
+/// for [`agent_bridge_core::spares::idle_time`].
 pub fn shared_processes() -> SharedProcesses {
-    SharedProcesses::new(SHARED_IDLE_GRACE, CLOSE_LIMIT)
+    SharedProcesses::new(agent_bridge_core::spares::idle_time(), CLOSE_LIMIT)
 }
 
 /// The runtime of a session whose state is `shared` and whose events go to `sink`: an

@@ -81,7 +81,9 @@ impl CodexProvider {
                 _ => tracing::warn!(provider = %entry.id, "unknown option `{key}` ignored"),
             }
         }
-        Self::with_shared_processes(!per_session)
+        let mut provider = Self::with_shared_processes(!per_session);
+        provider.processes = provider.processes.map(|p| p.named(&entry.id));
+        provider
     }
 
     async fn sandbox_problem(&self, launch: &LaunchOverride) -> Option<String> {

@@ -339,6 +339,10 @@ impl AgentSession for CodexSession {
             && s.normalizer.running_tools() == 0
     }
 
+    fn shared_death(&self) -> Option<agent_bridge_core::lifecycle::shared::SharedDeath> {
+        self.server.shared_death()
+    }
+
     /// A dead app-server is started again and resumes the thread (see `restart`).
     fn can_restart(&self) -> bool {
         true

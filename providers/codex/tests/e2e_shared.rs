@@ -254,7 +254,7 @@ async fn closing_one_session_leaves_the_other_and_its_process_running() {
     let run = rig.run_turn("s-stay", "say hi").await;
     assert_eq!(run.state(), "completed", "{:?}", run.end);
     assert_eq!(group(&one_app_server(&rig)), group(&server));
-    // The last close stops it.
+    // The last close stops it (no spare unless AGENT_BRIDGE_SPARE_IDLE_SECS is set: e2e_spare).
     rig.finish("s-stay").await;
     assert_all_gone(&server).await;
     assert!(app_servers(&rig).is_empty());

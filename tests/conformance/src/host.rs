@@ -45,11 +45,23 @@ impl Default for HostOptions {
             bin: None,
             args: vec!["serve".to_string()],
             cwd: None,
-            env: Vec::new(),
+            // Its report of idle spares goes to a folder of its own, so that a `doctor` run with
+            // the same environment sees this bridge's spares only.
+            env: vec![(
+                agent_bridge_core::spares::DIR_ENV.to_string(),
+                spares_dir().display().to_string(),
+            )],
             data_dir: None,
             request_timeout: Duration::from_secs(30),
         }
     }
+}
+
+/// A folder of its own for one bridge's report of idle spares.
+fn spares_dir() -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("agent-bridge-spares-{}-{n}", std::process::id()))
 }
 
 impl HostOptions {

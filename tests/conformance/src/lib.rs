@@ -84,6 +84,7 @@ pub mod rewind;
 pub mod rig;
 pub mod scenarios;
 pub mod session;
+pub mod spare;
 pub mod suite;
 pub mod validate;
 

@@ -145,6 +145,11 @@ impl AgentRig {
     }
 
     /// Records the scenario in the CLI report (`AGENT_BRIDGE_CLI_REPORT`).
+    /// How the rig's bridge was started (its environment, say).
+    pub fn options(&self) -> &HostOptions {
+        &self.options
+    }
+
     pub fn report(&self, scenario: &str) {
         mock_llm::report_ok(self.spec.cli, &self.version, scenario);
     }

@@ -52,4 +52,20 @@ acp_tests! { rig;
     interrupt_with_a_pending_permission => |r| acp::interrupt_with_a_pending_permission(&r, CASE);
 }
 
+async fn spare_long_rig() -> Option<AgentRig> {
+    acp::spare_rig(SPEC, agent_bridge_conformance::spare::LONG_IDLE).await
+}
+
+async fn spare_short_rig() -> Option<AgentRig> {
+    acp::spare_rig(SPEC, agent_bridge_conformance::spare::SHORT_IDLE).await
+}
+
+acp_tests! { spare_long_rig;
+    spare_reused => |r| acp::shared::spare_reused(&r, CASE);
+}
+
+acp_tests! { spare_short_rig;
+    spare_idle => |r| acp::shared::spare_idle(&r, CASE);
+}
+
 agent_bridge_conformance::agnostic_scenarios!(cli rig, after acp::record_traffic);

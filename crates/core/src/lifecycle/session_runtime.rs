@@ -3,7 +3,7 @@
 //! for both; only what "stop" means differs (a shared process stops when its last session
 //! leaves).
 
-use super::shared::{Settle, SharedMember};
+use super::shared::{Settle, SharedDeath, SharedMember};
 use super::{AgentRuntime, Liveness};
 use crate::rpc::{PeerError, PeerHandle};
 use agent_bridge_protocol::ProviderError;
@@ -66,6 +66,15 @@ impl SessionRuntime {
         match self {
             SessionRuntime::Own(_) => Settle::default(),
             SessionRuntime::Shared(m) => m.settle(),
+        }
+    }
+
+    /// On a shared process, its key's crash-loop count and which process it is (a death of
+    /// the process counts once, not once per session).
+    pub fn shared_death(&self) -> Option<SharedDeath> {
+        match self {
+            SessionRuntime::Own(_) => None,
+            SessionRuntime::Shared(m) => Some(m.process().death()),
         }
     }
 

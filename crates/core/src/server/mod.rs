@@ -115,6 +115,13 @@ where
         );
     }
     drop(closing);
+    // The warm spares go with the bridge.
+    if tokio::time::timeout(crate::limits::SHUTDOWN_TIMEOUT, crate::spares::stop_all())
+        .await
+        .is_err()
+    {
+        tracing::warn!("idle spares did not stop in time; the process guard kills them");
+    }
     drop(state);
     let _ = tokio::time::timeout(Duration::from_millis(200), writer_task).await;
     reason

@@ -238,6 +238,8 @@ impl Actor {
         mut session: Box<dyn AgentSession>,
         rx: &mut mpsc::Receiver<SessionCommand>,
     ) {
+        // On a shared process, a completed turn resets its launch's crash-loop count.
+        self.recovery.shared = session.shared_death().map(|d| d.deaths);
         loop {
             // A runtime failure reported meanwhile (or while opening) is acted on first.
             self.settle_failure(&mut session).await;

@@ -4,10 +4,13 @@
 //! or configure first restarts the runtime (resuming the native session) and says so with a
 //! `session.notice`. The session ends with `session.runtime_failed` only when the agent cannot
 //! restart, the restart fails, or the runtime died [`CRASH_LOOP_LIMIT`] times in a row without
-//! completing a turn (a crash loop).
+//! completing a turn (a crash loop). On a shared process the deaths are the process's (its
+//! launch's): one death failing N sessions counts once, and a turn completed by any session of
+//! the launch resets the count.
 
 use super::*;
 use crate::agent::Restarted;
+use crate::lifecycle::shared::ProcessDeaths;
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{ProviderNotice, Severity};
 
@@ -39,12 +42,17 @@ pub(super) struct Recovery {
     pub deaths_in_a_row: u32,
     /// Restarts so far (numbers the notices).
     pub restarts: u32,
+    /// On a shared process: the crash-loop count of its launch.
+    pub shared: Option<ProcessDeaths>,
 }
 
 impl Recovery {
     /// A turn completed: the runtime works.
     pub fn progressed(&mut self) {
         self.deaths_in_a_row = 0;
+        if let Some(shared) = &self.shared {
+            shared.progressed();
+        }
     }
 }
 
@@ -60,10 +68,18 @@ impl Actor {
         if !session.can_restart() {
             return Err(error);
         }
-        if self.recovery.deaths_in_a_row >= CRASH_LOOP_LIMIT {
+        let in_a_row = match session.shared_death() {
+            Some(death) => {
+                let in_a_row = death.deaths.died(death.serial);
+                self.recovery.shared = Some(death.deaths);
+                in_a_row
+            }
+            None => self.recovery.deaths_in_a_row,
+        };
+        if in_a_row >= CRASH_LOOP_LIMIT {
             return Err(ProviderError::new(format!(
-                "the agent stopped {} times in a row without completing a turn; giving up: {}",
-                self.recovery.deaths_in_a_row, error.message
+                "the agent stopped {in_a_row} times in a row without completing a turn; giving up: {}",
+                error.message
             ))
             .with_code(ErrorCode::CrashLoop)
             .with_diagnostic(error.diagnostic.clone().unwrap_or_default()));

@@ -18,6 +18,7 @@ mod report;
 mod sharing;
 pub(crate) mod stats;
 mod turn_phases;
+mod warm_open;
 
 use crate::host::locate::bridge_binary;
 use crate::host::proc_tree::{rss_bytes, PeakSampler};

@@ -43,15 +43,19 @@ pub struct SharingArgs {
     /// Also measure this ACP agent (its pinned CLI's name: `opencode`, `qwen`...).
     #[arg(long)]
     pub sharing_acp: Option<String>,
+    /// Instead: warm opens after a close, this many open → close rounds per family on one
+    /// bridge, with warm spares (the closed process is the spare) and without (idle time 0).
+    #[arg(long)]
+    pub sharing_warm_rounds: Option<usize>,
 }
 
 /// One agent family as the bench drives it.
-struct Family {
-    cli: String,
-    provider: String,
-    launch: Value,
-    cwd: String,
-    codex: bool,
+pub(super) struct Family {
+    pub(super) cli: String,
+    pub(super) provider: String,
+    pub(super) launch: Value,
+    pub(super) cwd: String,
+    pub(super) codex: bool,
     _hermetic: Hermetic,
 }
 
@@ -72,7 +76,7 @@ pub struct Run {
 }
 
 /// A plugin folder whose `provider` entry has `"processPerSession": per_session`.
-fn plugin_dir(
+pub(super) fn plugin_dir(
     base: Option<&Path>,
     provider: &str,
     per_session: bool,
@@ -149,7 +153,7 @@ fn measure(
     })
 }
 
-fn family(
+pub(super) fn family(
     mock: &MockServer,
     cli: &str,
     agent: &str,
@@ -245,6 +249,9 @@ pub fn run(
     let mut families = vec![family(&mock, "codex", "codex", base.as_deref())?];
     if let Some(cli) = &args.sharing_acp {
         families.push(family(&mock, cli, "acp", base.as_deref())?);
+    }
+    if let Some(rounds) = args.sharing_warm_rounds {
+        return super::warm_open::run(&families, rounds, json_out, base.as_deref(), &bridge);
     }
     let mut runs = Vec::new();
     for family in &families {

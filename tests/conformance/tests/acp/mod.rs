@@ -24,6 +24,16 @@ pub async fn rig(spec: RigSpec) -> Option<AgentRig> {
     AgentRig::start_in(spec, options, |cli, env| spec.launch(cli, env)).await
 }
 
+/// [`rig`] whose bridge keeps a spare `idle` seconds (`AGENT_BRIDGE_SPARE_IDLE_SECS`).
+pub async fn spare_rig(spec: RigSpec, idle: &str) -> Option<AgentRig> {
+    let options = HostOptions {
+        request_timeout: Duration::from_secs(40),
+        ..HostOptions::default()
+    }
+    .env(agent_bridge_core::spares::IDLE_ENV, idle);
+    AgentRig::start_in(spec, options, |cli, env| spec.launch(cli, env)).await
+}
+
 /// What differs per agent in the scenarios.
 #[derive(Debug, Clone, Copy)]
 pub struct Case {

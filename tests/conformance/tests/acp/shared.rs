@@ -1,13 +1,16 @@
 //! Sessions sharing one ACP agent process (the default for sessions with the same launch): two
 //! run turns at once (one waits on a permission while the other completes a turn); a `kill -9`
 //! of the process fails both running turns and each next prompt brings its own native session
-//! back on one new process; a close leaves the other session and the process running.
+//! back on one new process; a close leaves the other session and the process running; the last
+//! close leaves the process as the provider's spare (taken by the next open, gone after its idle
+//! time or with the bridge).
 
 use super::{mode_patch, Case};
 use agent_bridge_conformance::agent_groups::{
     agent_groups, group_id as group, leader_alive, one_agent_group,
 };
 use agent_bridge_conformance::kill::{assert_gone, restarting_turn};
+use agent_bridge_conformance::spare::{self, Exit};
 use agent_bridge_conformance::{AgentRig, ProcInfo};
 use serde_json::json;
 
@@ -169,7 +172,7 @@ pub async fn shared_kill_9(rig: &AgentRig, case: Case) {
 }
 
 /// Closing one session (with a turn running) leaves the other and the process running; the
-/// last close stops the process.
+/// last close stops the process (no spare unless `AGENT_BRIDGE_SPARE_IDLE_SECS` is set).
 pub async fn shared_close_one(rig: &AgentRig, case: Case) {
     rig.open("sh-stay", json!({ "mode": case.unattended_mode }))
         .await;
@@ -193,4 +196,18 @@ pub async fn shared_close_one(rig: &AgentRig, case: Case) {
     rig.finish("sh-stay").await;
     assert_gone(&agent).await;
     assert!(agents(rig).is_empty());
+}
+
+/// The last close leaves the process as the spare; doctor reports it; the next open joins it;
+/// a SIGTERM to the bridge leaves nothing of it (the rig keeps spares long: `spare_long_rig`).
+pub async fn spare_reused(rig: &AgentRig, case: Case) {
+    let patch = json!({ "mode": case.unattended_mode });
+    spare::spare_taken_reported_and_gone_with_the_bridge(rig, rig.spec.cli, patch, Exit::Sigterm)
+        .await;
+}
+
+/// The spare goes after its idle time (`spare_short_rig`: 1 s); the next open starts another.
+pub async fn spare_idle(rig: &AgentRig, case: Case) {
+    let patch = json!({ "mode": case.unattended_mode });
+    spare::spare_goes_after_its_idle_time(rig, rig.spec.cli, patch).await;
 }

@@ -18,6 +18,8 @@
 //! - A member has its own [`Liveness`]: the process's death is a runtime failure of every live
 //!   member (each gets `RuntimeFailed` after the messages queued before it); a member that
 //!   leaves (close, restart) stops receiving at once.
+//! - Crash loops are counted per launch key ([`ProcessDeaths`]): one death of the process is one
+//!   death, however many members it failed.
 //! - The last member leaving stops the process after the pool's idle grace (at once, awaited by
 //!   the leaving session's close, when the grace is zero).
 //!
@@ -26,9 +28,11 @@
 //! Where that matters (a replay before its answer, a turn's last updates before the answer that
 //! ends it) the session waits on its [`Settle`] after the answer.
 
+mod deaths;
 mod pool;
 mod process;
 
+pub use deaths::{ProcessDeaths, SharedDeath};
 pub use pool::{SharedKey, SharedProcesses};
 pub use process::{Settle, SharedMember, SharedProcess};
 

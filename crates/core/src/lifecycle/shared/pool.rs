@@ -1,7 +1,10 @@
 //! The shared processes of a provider, one per launch key, started once and stopped when idle.
+//! With an idle grace, the process whose last session left is the provider's warm spare (see
+//! [`crate::spares`]): one at most per provider (another one becoming idle stops it), stopped
+//! after the grace, when it dies meanwhile, or when the bridge stops.
 
 use super::process::{SharedMember, SharedProcess};
-use super::Route;
+use super::{ProcessDeaths, Route};
 use crate::lifecycle::{lock, AgentRuntime, EventTarget, Translator};
 use crate::rpc::Inbound;
 use crate::scope::ProcessScope;
@@ -10,7 +13,7 @@ use agent_bridge_protocol::{ErrorCode, ProviderError};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 /// What sessions must have in common to share a process: the launch (program, arguments,
@@ -43,6 +46,20 @@ struct Inner {
     cells: Mutex<HashMap<SharedKey, Cell>>,
     idle_grace: Duration,
     stop_limit: Duration,
+    /// The provider id, for the spare's report.
+    provider: OnceLock<String>,
+    /// The idle process kept as the provider's spare, if any.
+    spare: Mutex<Option<IdleSpare>>,
+    /// The crash-loop count of each key's processes.
+    deaths: Mutex<HashMap<SharedKey, ProcessDeaths>>,
+}
+
+/// The provider's idle process, waiting out its grace.
+struct IdleSpare {
+    key: SharedKey,
+    process: Weak<SharedProcess>,
+    epoch: u64,
+    _ticket: crate::spares::SpareTicket,
 }
 
 /// A provider's shared processes.
@@ -68,7 +85,34 @@ impl SharedProcesses {
                 cells: Mutex::new(HashMap::new()),
                 idle_grace,
                 stop_limit,
+                provider: OnceLock::new(),
+                spare: Mutex::new(None),
+                deaths: Mutex::default(),
             }),
+        }
+    }
+
+    /// The pool of provider `id` (the name its idle spare is reported under).
+    pub fn named(self, id: &str) -> Self {
+        let _ = self.inner.provider.set(id.to_string());
+        self
+    }
+
+    /// The provider's idle process kept as its spare, if any (for tests and reports).
+    pub fn spare(&self) -> Option<Arc<SharedProcess>> {
+        lock(&self.inner.spare)
+            .as_ref()
+            .and_then(|s| s.process.upgrade())
+    }
+
+    /// `process` is no longer the spare (a session joined it, or it stops).
+    fn unspare(&self, process: &Arc<SharedProcess>) {
+        let mut spare = lock(&self.inner.spare);
+        if spare
+            .as_ref()
+            .is_some_and(|s| std::ptr::eq(s.process.as_ptr(), Arc::as_ptr(process)))
+        {
+            spare.take();
         }
     }
 
@@ -146,6 +190,7 @@ impl SharedProcesses {
         let cell = self.cell(key);
         let mut slot = cell.lock().await;
         if let Some(process) = slot.as_ref().filter(|p| p.usable()) {
+            self.unspare(process);
             return Ok(process.clone());
         }
         let (members, inbound) = SharedProcess::demux(route.clone());
@@ -153,7 +198,11 @@ impl SharedProcesses {
         if let Some(pid) = runtime.process.pid() {
             scope.forget(pid);
         }
-        let process = Arc::new(SharedProcess::new(runtime, handshake, members));
+        let deaths = lock(&self.inner.deaths)
+            .entry(key.clone())
+            .or_default()
+            .clone();
+        let process = Arc::new(SharedProcess::new(runtime, handshake, members, deaths));
         if let Some(stale) = slot.replace(process.clone()) {
             tracing::debug!(?stale, "a dead shared process replaced");
         }
@@ -186,12 +235,70 @@ impl SharedProcesses {
             return;
         }
         let Ok(rt) = rt else { return };
+        if process.rpc().is_closed() {
+            // Dead already (the last member left after a crash): no spare.
+            let pool = self.clone();
+            rt.spawn(async move { pool.stop_idle(key, process, epoch).await });
+            return;
+        }
+        self.keep_as_spare(&rt, &key, &process, epoch);
         let pool = self.clone();
         let grace = self.inner.idle_grace;
         rt.spawn(async move {
-            tokio::time::sleep(grace).await;
+            // A spare that dies while idle is dropped at once (the next open starts another).
+            tokio::select! {
+                _ = tokio::time::sleep(grace) => {}
+                _ = process.runtime().process.wait_exit() => {}
+            }
             pool.stop_idle(key, process, epoch).await;
         });
+    }
+
+    /// Registers idle `process` as the provider's spare; the previous spare, if still idle,
+    /// stops (one spare per provider).
+    fn keep_as_spare(
+        &self,
+        rt: &tokio::runtime::Handle,
+        key: &SharedKey,
+        process: &Arc<SharedProcess>,
+        epoch: u64,
+    ) {
+        let weak_pool = Arc::downgrade(&self.inner);
+        let weak_process = Arc::downgrade(process);
+        let stop_key = key.clone();
+        let provider = self
+            .inner
+            .provider
+            .get()
+            .cloned()
+            .unwrap_or_else(|| process.runtime().label().to_string());
+        let ticket =
+            crate::spares::register(&provider, process.pid().unwrap_or(0), "shared", move || {
+                Box::pin(async move {
+                    let (Some(inner), Some(process)) =
+                        (weak_pool.upgrade(), weak_process.upgrade())
+                    else {
+                        return;
+                    };
+                    SharedProcesses { inner }
+                        .stop_idle(stop_key, process, epoch)
+                        .await;
+                })
+            });
+        let previous = lock(&self.inner.spare).replace(IdleSpare {
+            key: key.clone(),
+            process: Arc::downgrade(process),
+            epoch,
+            _ticket: ticket,
+        });
+        let Some(previous) = previous else { return };
+        if let Some(old) = previous.process.upgrade() {
+            if !Arc::ptr_eq(&old, process) {
+                tracing::info!(pid = ?old.pid(), "another idle process replaces the spare");
+                let pool = self.clone();
+                rt.spawn(async move { pool.stop_idle(previous.key, old, previous.epoch).await });
+            }
+        }
     }
 
     /// Stops `process` unless a member joined since it became idle at `epoch`.
@@ -206,6 +313,7 @@ impl SharedProcesses {
                 *slot = None;
             }
         }
+        self.unspare(&process);
         tracing::info!(pid = ?process.pid(), "idle shared agent process stopped");
         process.runtime().shutdown(self.inner.stop_limit).await;
     }

@@ -2,14 +2,14 @@
 //! each member's queue and task.
 
 use super::pool::SharedProcesses;
-use super::{Route, RouteKey, SharedKey};
+use super::{ProcessDeaths, Route, RouteKey, SharedDeath, SharedKey};
 use crate::agent_process::ExitInfo;
 use crate::lifecycle::{lock, AgentRuntime, EventTarget, InboundDriver, Liveness, Translator};
 use crate::rpc::{rpc_error, Inbound, IncomingRequest, PeerHandle, METHOD_NOT_FOUND};
 use crate::scope::ProcessScope;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot, OwnedMutexGuard};
 
@@ -60,6 +60,8 @@ pub struct SharedProcess {
     label: String,
     /// Held by the session opening on the process until it claims its native session.
     opening: Arc<tokio::sync::Mutex<()>>,
+    /// Its launch key's crash-loop count, and which process of the key it is.
+    death: SharedDeath,
 }
 
 impl std::fmt::Debug for SharedProcess {
@@ -82,7 +84,13 @@ impl SharedProcess {
         (members, inbound)
     }
 
-    pub(super) fn new(runtime: AgentRuntime, handshake: Value, members: MemberTable) -> Self {
+    pub(super) fn new(
+        runtime: AgentRuntime,
+        handshake: Value,
+        members: MemberTable,
+        deaths: ProcessDeaths,
+    ) -> Self {
+        static SERIAL: AtomicU64 = AtomicU64::new(0);
         // The process itself is live from the start: its members decide what its exit means.
         runtime.liveness.go_live();
         let label = runtime.label().to_string();
@@ -92,7 +100,16 @@ impl SharedProcess {
             members,
             label,
             opening: Arc::default(),
+            death: SharedDeath {
+                deaths,
+                serial: SERIAL.fetch_add(1, Ordering::Relaxed),
+            },
         }
+    }
+
+    /// The crash-loop count of the process's key, and which process it is.
+    pub fn death(&self) -> SharedDeath {
+        self.death.clone()
     }
 
     pub fn runtime(&self) -> &AgentRuntime {
