@@ -36,7 +36,11 @@ pub fn run(data: &[u8]) {
                     out
                 } else {
                     if let Ok(state) = serde_json::from_value::<SessionAnswer>(v) {
-                        config = AcpConfig::new(&state, &["auto".to_string()]);
+                        config = AcpConfig::new(
+                            &state,
+                            &["auto".to_string()],
+                            &["allow_all".to_string(), "auto_approve".to_string()],
+                        );
                     }
                     if n.active_turn().is_none() {
                         turns += 1;
