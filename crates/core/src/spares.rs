@@ -1,15 +1,17 @@
 //! Warm spares: agent processes kept idle so that the next session of a provider opens without
 //! starting its CLI. Every family keeps them through this module's rules:
 //!
-//! - a shared family (Codex app-server, ACP agents) keeps its process running for
-//!   [`idle_time`] after its last session left (none unless `AGENT_BRIDGE_SPARE_IDLE_SECS` says); a new session of the same launch joins it
-//!   (`lifecycle::shared`);
+//! - a shared family (Codex app-server, ACP agents): the last session's close stops its process
+//!   (the close is answered once it is gone) and a fresh process of the same launch starts as
+//!   the spare, kept [`idle_time`]; a new session of the same launch joins it
+//!   (`lifecycle::shared`, its `fresh` module). A fresh process holds no session's state: the
+//!   stopped one saved its sessions on its way out;
 //! - Claude keeps a pre-started, initialized process for the spawn it last used (its `warm`
 //!   module), stopped after [`DEFAULT_IDLE`] (its own switch: `AGENT_BRIDGE_CLAUDE_SPARE=0`).
 //!
 //! Bounded: at most one idle spare per provider (an older one is stopped when another becomes
-//! idle), stopped after [`idle_time`] (`AGENT_BRIDGE_SPARE_IDLE_SECS`; unset: none for the
-//! shared families, [`DEFAULT_SHARED_IDLE`]), dropped when it dies while idle, and stopped when the
+//! idle), stopped after [`idle_time`] (`AGENT_BRIDGE_SPARE_IDLE_SECS`; unset:
+//! [`DEFAULT_SHARED_IDLE`]; `0`: no spare), dropped when it dies while idle, and stopped when the
 //! bridge stops ([`stop_all`], called by the server on exit; the process guard kills them if
 //! the bridge itself is killed).
 //!
@@ -29,10 +31,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// How long an unused Claude spare is kept (ten minutes), and a shared process's spare when
 /// [`IDLE_ENV`] is set without a number.
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(600);
-/// How long a shared process is kept as a spare when [`IDLE_ENV`] is not set: not at all (the
-/// last close stops it and is answered once it is gone, as `docs/wire.md` promises: a session's
-/// processes are gone before its close is answered). See `docs/configuration.md`.
-pub const DEFAULT_SHARED_IDLE: Duration = Duration::ZERO;
+/// How long a shared family's spare is kept when [`IDLE_ENV`] is not set: ten minutes, as
+/// Claude's. See `docs/configuration.md`.
+pub const DEFAULT_SHARED_IDLE: Duration = DEFAULT_IDLE;
 /// The bridge environment variable that sets the shared families' idle time, in seconds (`0`:
 /// no spares; the last session's close stops the process and waits for it).
 pub const IDLE_ENV: &str = "AGENT_BRIDGE_SPARE_IDLE_SECS";
@@ -150,8 +151,17 @@ pub fn idle() -> Vec<SpareRecord> {
         .collect()
 }
 
+/// Set by [`stop_all`]: no spare is started any more.
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The bridge is stopping: a spare being started is stopped instead of kept.
+pub fn stopping() -> bool {
+    STOPPING.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// Stops every idle spare (the bridge is stopping) and removes the bridge's report.
 pub async fn stop_all() {
+    STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
     let stops: Vec<Stop> = crate::lifecycle::lock(registry())
         .entries
         .values_mut()

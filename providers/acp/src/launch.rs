@@ -241,9 +241,25 @@ pub async fn session_agent(
         advertised(profile, answer.clone())?;
         Ok((runtime, answer))
     };
+    let key = SharedKey::of(spec);
+    // After the last session of this launch leaves, a fresh agent process is its spare.
+    let (owned_profile, owned_spec) = (profile.clone(), spec.clone());
+    processes.spare_start(
+        &key,
+        Arc::new(ByParam("sessionId")),
+        Arc::new(move |inbound| {
+            let (profile, spec) = (owned_profile.clone(), owned_spec.clone());
+            Box::pin(async move {
+                let (runtime, answer) =
+                    spawn(&profile, &spec, inbound, Liveness::default(), None).await?;
+                advertised(&profile, answer.clone())?;
+                Ok((runtime, answer))
+            })
+        }),
+    );
     let member = processes
         .join(
-            SharedKey::of(spec),
+            key,
             Arc::new(ByParam("sessionId")),
             start,
             Arc::new(AcpTranslator::new(shared)),

@@ -118,9 +118,23 @@ pub async fn session_runtime(
         agent_bridge_core::supervisor::check_cwd(cwd).map_err(spawn_error)?;
     }
     let translator = Arc::new(CodexTranslator::new(shared, sink.clone()));
+    let key = SharedKey::of(spec);
+    // After the last session of this launch leaves, a fresh app-server is its spare.
+    let owned = spec.clone();
+    processes.spare_start(
+        &key,
+        Arc::new(CodexRoute::default()),
+        Arc::new(move |inbound| {
+            let spec = owned.clone();
+            Box::pin(async move {
+                let server = start(&spec, inbound, Liveness::default(), None).await?;
+                Ok((server, serde_json::Value::Null))
+            })
+        }),
+    );
     let member = processes
         .join(
-            SharedKey::of(spec),
+            key,
             Arc::new(CodexRoute::default()),
             // Its `initialize` answer says nothing a session needs.
             |inbound| async move {

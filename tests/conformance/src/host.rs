@@ -47,10 +47,18 @@ impl Default for HostOptions {
             cwd: None,
             // Its report of idle spares goes to a folder of its own, so that a `doctor` run with
             // the same environment sees this bridge's spares only.
-            env: vec![(
-                agent_bridge_core::spares::DIR_ENV.to_string(),
-                spares_dir().display().to_string(),
-            )],
+            // No warm spares unless a test asks (`.env(IDLE_ENV, ..)`): each last close would
+            // otherwise start a spare agent process, doubling the agent starts of a suite.
+            env: vec![
+                (
+                    agent_bridge_core::spares::DIR_ENV.to_string(),
+                    spares_dir().display().to_string(),
+                ),
+                (
+                    agent_bridge_core::spares::IDLE_ENV.to_string(),
+                    "0".to_string(),
+                ),
+            ],
             data_dir: None,
             request_timeout: Duration::from_secs(30),
         }

@@ -1,7 +1,8 @@
 //! Warm spares of shared agent processes, written once for every shared family (Codex, the ACP
-//! agents): the last session's close leaves the process as the provider's spare, `doctor
-//! --json` reports it with its memory, the next open joins it (no new process), it goes after
-//! its idle time, and nothing of it outlives the bridge.
+//! agents): the last session's close stops its process (gone when the close is answered) and
+//! the bridge starts a fresh one of the same launch as the provider's spare; `doctor --json`
+//! reports it with its memory, the next open joins it (no new process), it goes after its idle
+//! time, and nothing of it outlives the bridge.
 //!
 //! The rig's bridge decides the idle time (`AGENT_BRIDGE_SPARE_IDLE_SECS`; spares are off
 //! unless it is set): the caller starts it with [`LONG_IDLE`] for
@@ -11,6 +12,7 @@
 use crate::agent_groups::{agent_groups, group_id, leader_alive, one_agent_group};
 use crate::kill::assert_gone;
 use crate::AgentRig;
+use crate::ProcInfo;
 use serde_json::{json, Value};
 
 /// An idle time no test outlives: the spare goes only with the bridge.
@@ -47,10 +49,61 @@ pub fn doctor_finding(rig: &AgentRig) -> Value {
         .unwrap_or_else(|| panic!("no finding for {}: {all:#}", rig.spec.provider))
 }
 
-/// The rig runs with [`LONG_IDLE`]. A session runs a turn and closes: its process stays as the
-/// spare (doctor reports it with its memory); the next session joins it (same process group)
-/// and runs a turn; after its close the bridge stops (`exit`) and nothing of the process is
-/// left.
+/// How long a spare may take to start (an ACP agent's start on a busy machine).
+const SPARE_START: std::time::Duration = std::time::Duration::from_secs(90);
+
+/// Waits for the one agent group other than `not` (the spare started after a close).
+async fn spare_group(rig: &AgentRig, marker: &str, not: &[ProcInfo]) -> Vec<ProcInfo> {
+    let deadline = std::time::Instant::now() + SPARE_START;
+    loop {
+        let mut found: Vec<Vec<ProcInfo>> = agent_groups(rig, marker)
+            .into_iter()
+            .filter(|g| group_id(g) != group_id(not) && leader_alive(g))
+            .collect();
+        if found.len() == 1 {
+            return found.remove(0);
+        }
+        assert!(
+            found.len() < 2,
+            "one spare per provider, found {}: {found:#?}",
+            found.len()
+        );
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no spare started within {SPARE_START:?} after the last close"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+/// `doctor --json` reports `spare` (waits until the bridge has registered it).
+async fn reported(rig: &AgentRig, spare: &[ProcInfo]) {
+    let deadline = std::time::Instant::now() + crate::rig::STEP;
+    loop {
+        let finding = doctor_finding(rig);
+        let spares = finding["spares"].as_array().cloned().unwrap_or_default();
+        if spares.len() == 1 && spares[0]["pid"] == json!(group_id(spare)) {
+            assert_eq!(spares[0]["kind"], "shared", "{finding:#}");
+            assert!(
+                spares[0]["rssBytes"].as_u64().is_some_and(|b| b > 0),
+                "{finding:#}"
+            );
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "doctor does not report the spare {}: {finding:#}",
+            group_id(spare)
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+/// The rig runs with [`LONG_IDLE`]. A session runs a turn and closes: its process is gone when
+/// the close is answered, and a fresh one of the same launch starts as the spare (doctor
+/// reports it with its memory); the next session joins it (same process group) and runs a
+/// turn; after its close the next spare starts, the bridge stops (`exit`) and nothing of any
+/// agent process is left.
 pub async fn spare_taken_reported_and_gone_with_the_bridge(
     rig: &AgentRig,
     marker: &str,
@@ -62,31 +115,27 @@ pub async fn spare_taken_reported_and_gone_with_the_bridge(
     assert_eq!(run.state(), "completed", "{:?}", run.end);
     let agent = one_agent_group(rig, marker);
     rig.finish("sp-1").await;
-    assert!(leader_alive(&agent), "kept as the spare: {agent:#?}");
-
-    let finding = doctor_finding(rig);
-    let spares = finding["spares"].as_array().cloned().unwrap_or_default();
-    assert_eq!(spares.len(), 1, "{finding:#}");
-    assert_eq!(spares[0]["pid"], json!(group_id(&agent)), "{finding:#}");
-    assert_eq!(spares[0]["kind"], "shared", "{finding:#}");
     assert!(
-        spares[0]["rssBytes"].as_u64().is_some_and(|b| b > 0),
-        "{finding:#}"
+        !leader_alive(&agent),
+        "the session's process is gone when its close is answered: {agent:#?}"
     );
+    let spare = spare_group(rig, marker, &agent).await;
+    reported(rig, &spare).await;
 
     rig.open("sp-2", patch).await;
     assert_eq!(
         group_id(&one_agent_group(rig, marker)),
-        group_id(&agent),
+        group_id(&spare),
         "the next open joins the spare"
     );
     let run = rig.run_turn("sp-2", "say hi again").await;
     assert_eq!(run.state(), "completed", "{:?}", run.end);
     let spares = doctor_finding(rig)["spares"].clone();
     assert_eq!(spares, json!([]), "in use: not a spare");
-    let agent = one_agent_group(rig, marker);
+    let used = one_agent_group(rig, marker);
     rig.finish("sp-2").await;
-    assert!(leader_alive(&agent), "the spare again");
+    assert!(!leader_alive(&used), "gone with its last session's close");
+    let next = spare_group(rig, marker, &used).await;
 
     match exit {
         Exit::StdinClosed => rig.host.close_stdin().await,
@@ -96,19 +145,25 @@ pub async fn spare_taken_reported_and_gone_with_the_bridge(
         .wait_exit(crate::rig::STEP)
         .await
         .expect("the bridge exits");
-    assert_gone(&agent).await;
+    assert_gone(&next).await;
+    assert!(agent_groups(rig, marker).is_empty());
 }
 
-/// The rig runs with [`SHORT_IDLE`]: a closed session's process stays as the spare
-/// only that long, then goes; the next open starts another.
+/// The rig runs with [`SHORT_IDLE`]: after the last close a spare starts and goes after that
+/// idle time; the next open starts another process.
 pub async fn spare_goes_after_its_idle_time(rig: &AgentRig, marker: &str, patch: Value) {
     rig.open("sp-1", patch.clone()).await;
     let agent = one_agent_group(rig, marker);
     rig.finish("sp-1").await;
-    assert_gone(&agent).await;
+    assert!(!leader_alive(&agent), "gone when its close is answered");
+    let spare = spare_group(rig, marker, &agent).await;
+    assert_gone(&spare).await;
     assert!(agent_groups(rig, marker).is_empty());
     rig.open("sp-2", patch).await;
     let again = one_agent_group(rig, marker);
-    assert!(group_id(&again) != group_id(&agent), "a new process");
+    assert!(
+        group_id(&again) != group_id(&agent) && group_id(&again) != group_id(&spare),
+        "a new process"
+    );
     rig.finish("sp-2").await;
 }

@@ -21,7 +21,9 @@
 //! - Crash loops are counted per launch key ([`ProcessDeaths`]): one death of the process is one
 //!   death, however many members it failed.
 //! - The last member leaving stops the process after the pool's idle grace (at once, awaited by
-//!   the leaving session's close, when the grace is zero).
+//!   the leaving session's close, when the grace is zero). With an idle grace and a fresh start
+//!   given by the provider ([`SharedProcesses::spare_start`], `fresh`), the process stops at once
+//!   as well and a new one of the same launch is started as the provider's spare.
 //!
 //! Ordering: a member's messages reach its translator in the agent's order, but an answer to a
 //! call is not queued: it may overtake notifications of the same session still in its queue.
@@ -29,10 +31,12 @@
 //! ends it) the session waits on its [`Settle`] after the answer.
 
 mod deaths;
+mod fresh;
 mod pool;
 mod process;
 
 pub use deaths::{ProcessDeaths, SharedDeath};
+pub use fresh::StartFresh;
 pub use pool::{SharedKey, SharedProcesses};
 pub use process::{Settle, SharedMember, SharedProcess};
 

@@ -3,6 +3,7 @@
 //! [`crate::spares`]): one at most per provider (another one becoming idle stops it), stopped
 //! after the grace, when it dies meanwhile, or when the bridge stops.
 
+use super::fresh::FreshStart;
 use super::process::{SharedMember, SharedProcess};
 use super::{ProcessDeaths, Route};
 use crate::lifecycle::{lock, AgentRuntime, EventTarget, Translator};
@@ -52,6 +53,9 @@ struct Inner {
     spare: Mutex<Option<IdleSpare>>,
     /// The crash-loop count of each key's processes.
     deaths: Mutex<HashMap<SharedKey, ProcessDeaths>>,
+    /// How to start a fresh spare of the launch last joined, when its provider said
+    /// ([`SharedProcesses::spare_start`]).
+    pub(super) fresh: Mutex<Option<FreshStart>>,
 }
 
 /// The provider's idle process, waiting out its grace.
@@ -88,6 +92,7 @@ impl SharedProcesses {
                 provider: OnceLock::new(),
                 spare: Mutex::new(None),
                 deaths: Mutex::default(),
+                fresh: Mutex::new(None),
             }),
         }
     }
@@ -116,11 +121,24 @@ impl SharedProcesses {
         }
     }
 
+    /// The fresh-spare launch of the provider ([`super::fresh`]).
+    pub(super) fn fresh_slot(&self) -> &Mutex<Option<FreshStart>> {
+        &self.inner.fresh
+    }
+
+    /// The crash-loop count of `key`'s processes.
+    pub(super) fn deaths_of(&self, key: &SharedKey) -> ProcessDeaths {
+        lock(&self.inner.deaths)
+            .entry(key.clone())
+            .or_default()
+            .clone()
+    }
+
     pub fn idle_grace(&self) -> Duration {
         self.inner.idle_grace
     }
 
-    fn cell(&self, key: &SharedKey) -> Cell {
+    pub(super) fn cell(&self, key: &SharedKey) -> Cell {
         lock(&self.inner.cells)
             .entry(key.clone())
             .or_default()
@@ -198,11 +216,12 @@ impl SharedProcesses {
         if let Some(pid) = runtime.process.pid() {
             scope.forget(pid);
         }
-        let deaths = lock(&self.inner.deaths)
-            .entry(key.clone())
-            .or_default()
-            .clone();
-        let process = Arc::new(SharedProcess::new(runtime, handshake, members, deaths));
+        let process = Arc::new(SharedProcess::new(
+            runtime,
+            handshake,
+            members,
+            self.deaths_of(key),
+        ));
         if let Some(stale) = slot.replace(process.clone()) {
             tracing::debug!(?stale, "a dead shared process replaced");
         }
@@ -219,6 +238,9 @@ impl SharedProcesses {
     pub(super) async fn idle(&self, key: SharedKey, process: Arc<SharedProcess>, epoch: u64) {
         if self.inner.idle_grace.is_zero() {
             self.stop_idle(key, process, epoch).await;
+        } else if let Some(fresh) = self.fresh_for(&key) {
+            self.stop_idle(key.clone(), process, epoch).await;
+            self.refill(key, fresh);
         } else {
             self.idle_later(key, process, epoch);
         }
@@ -235,13 +257,35 @@ impl SharedProcesses {
             return;
         }
         let Ok(rt) = rt else { return };
+        if let Some(fresh) = self.fresh_for(&key) {
+            if process.stop_if_idle(epoch) {
+                process.runtime().kill_now();
+            }
+            let pool = self.clone();
+            rt.spawn(async move {
+                pool.stop_idle(key.clone(), process, epoch).await;
+                pool.refill(key, fresh);
+            });
+            return;
+        }
         if process.rpc().is_closed() {
             // Dead already (the last member left after a crash): no spare.
             let pool = self.clone();
             rt.spawn(async move { pool.stop_idle(key, process, epoch).await });
             return;
         }
-        self.keep_as_spare(&rt, &key, &process, epoch);
+        self.keep_idle(&rt, key, process, epoch);
+    }
+
+    /// Keeps idle `process` as the provider's spare for the idle grace (or until it dies).
+    pub(super) fn keep_idle(
+        &self,
+        rt: &tokio::runtime::Handle,
+        key: SharedKey,
+        process: Arc<SharedProcess>,
+        epoch: u64,
+    ) {
+        self.keep_as_spare(rt, &key, &process, epoch);
         let pool = self.clone();
         let grace = self.inner.idle_grace;
         rt.spawn(async move {
@@ -302,7 +346,7 @@ impl SharedProcesses {
     }
 
     /// Stops `process` unless a member joined since it became idle at `epoch`.
-    async fn stop_idle(&self, key: SharedKey, process: Arc<SharedProcess>, epoch: u64) {
+    pub(super) async fn stop_idle(&self, key: SharedKey, process: Arc<SharedProcess>, epoch: u64) {
         let cell = self.cell(&key);
         {
             let mut slot = cell.lock().await;

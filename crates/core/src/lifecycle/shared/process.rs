@@ -446,7 +446,7 @@ impl SharedMember {
         }
         self.liveness.close();
         lock(&self.opening).take();
-        let stop = self.pool.idle_grace().is_zero();
+        let stop = self.pool.idle_grace().is_zero() || self.pool.fresh_for(&self.key).is_some();
         let epoch = self.process.remove(self.id, stop)?;
         if stop {
             // The last session's close waits for the process, as for one of its own.
