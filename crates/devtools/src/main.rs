@@ -25,7 +25,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Measure latency, throughput and memory of agent-bridge's `serve` over pipes.
-    Bench(bench::BenchArgs),
+    Bench(Box<bench::BenchArgs>),
     /// Chaos soak: concurrent sessions x turns with seeded CLI kills, interrupts and
     /// permissions; counts lost, duplicated and unterminated work, orphans and memory.
     Soak(soak::SoakArgs),
@@ -48,7 +48,7 @@ fn main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     init_logging();
     match cli.command {
-        Command::Bench(args) => bench::run(args),
+        Command::Bench(args) => bench::run(*args),
         Command::Soak(args) => soak::run(args),
     }
 }
