@@ -18,9 +18,12 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// How long a round waits after its close (answered at once with a spare; without, once the
-/// process is gone) before the next open.
+/// How long a round waits after its close (answered once the session's process is gone) before
+/// the next open; with spares, after the fresh spare is reported (a user rarely opens the next
+/// session within the seconds an ACP agent takes to start).
 const AFTER_CLOSE: Duration = Duration::from_millis(1000);
+/// The longest a round waits for the spare to be reported.
+const SPARE_WAIT: Duration = Duration::from_secs(60);
 /// The goal for a warm open (p50).
 const WARM_OPEN_GOAL_MS: f64 = 50.0;
 /// The idle time with spares: longer than any run.
@@ -68,6 +71,9 @@ fn measure(
         opens.push(open_with(&mut b, &conn, &sid, config)?.as_nanos() as i64);
         guards.extend(guard_pids(b.pid));
         bridge_close(&mut b, &conn, &sid)?;
+        if spares {
+            wait_for_spare(b.pid);
+        }
         std::thread::sleep(AFTER_CLOSE);
     }
     if let Err(e) = b.shutdown(Duration::from_secs(15)) {
@@ -82,6 +88,21 @@ fn measure(
         later_opens: Dist::from_nanos(later),
         agents_started: guards.len(),
     })
+}
+
+/// Waits (at most [`SPARE_WAIT`]) until bridge `pid` reports an idle spare.
+fn wait_for_spare(pid: u32) {
+    let deadline = std::time::Instant::now() + SPARE_WAIT;
+    while std::time::Instant::now() < deadline {
+        if agent_bridge_core::spares::running()
+            .iter()
+            .any(|s| s.bridge_pid == pid)
+        {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    eprintln!("warning: bridge {pid} reported no spare within {SPARE_WAIT:?}");
 }
 
 /// The guards (one per agent process) under `root`.
