@@ -35,6 +35,9 @@ pub struct LaunchOptions {
     pub allow_bypass: bool,
     /// The session's `providerOptions` (thinking budget, additional folders).
     pub options: crate::options::Options,
+    /// The output schema (JSON text) of the prompts this process answers (`--json-schema`: a
+    /// process flag, so a prompt with another schema, or none, restarts the CLI).
+    pub json_schema: Option<String>,
 }
 
 impl LaunchOptions {
@@ -65,6 +68,7 @@ impl LaunchOptions {
             allowed_tools,
             allow_bypass: bypass_allowed(env),
             options: crate::options::Options::default(),
+            json_schema: None,
         }
     }
 
@@ -107,6 +111,9 @@ impl LaunchOptions {
             if let Some(at) = &self.resume_at {
                 args.push(format!("--resume-session-at={at}"));
             }
+        }
+        if let Some(schema) = &self.json_schema {
+            args.push(format!("--json-schema={schema}"));
         }
         if let Some(prompt) = &self.system_prompt {
             args.push(format!("--append-system-prompt={prompt}"));

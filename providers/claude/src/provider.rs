@@ -177,6 +177,10 @@ impl Provider for ClaudeProvider {
             Capability::PromptCommand,
             Capability::PromptImage,
             Capability::PromptSteer,
+            // tests/e2e_output_schema.rs: the schema reaches the model (the CLI's
+            // StructuredOutput tool), the answer is the JSON object, a turn whose output cannot
+            // satisfy the schema fails with the CLI's words.
+            Capability::PromptOutputSchema,
             Capability::SessionConfigure,
             Capability::SessionList,
             Capability::SessionPersistence,

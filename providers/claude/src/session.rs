@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
 
 mod configure;
+pub mod output_schema;
 mod restart;
 pub mod rewind;
 
@@ -108,6 +109,8 @@ impl ClaudeSession {
 #[async_trait]
 impl AgentSession for ClaudeSession {
     async fn start_turn(&mut self, turn: TurnRequest) -> Result<(), ProviderError> {
+        self.use_output_schema(output_schema::schema_text(turn.prompt.output_schema.as_ref()))
+            .await?;
         let content = prompt_content(&turn);
         let uuid = self
             .write_user(content, Some(Self::new_turn(&turn.turn_id, false)), None)

@@ -67,6 +67,9 @@ pub struct SessionState {
     /// A `configure` is applying changes: the CLI's own mode/model notices are not published
     /// (the core publishes the committed config when it returns).
     pub configuring: bool,
+    /// The process answers with a structured output (`--json-schema`): a run that ends
+    /// without one fails.
+    pub output_schema: bool,
 }
 
 impl SessionState {
@@ -96,6 +99,7 @@ impl SessionState {
             cwd: opts.cwd.clone(),
             dead: false,
             configuring: false,
+            output_schema: opts.json_schema.is_some(),
         }
     }
 

@@ -224,7 +224,11 @@ fn translate(s: &mut SessionState, event: NormEvent, interrupt: &mut bool) -> Ve
                 usage,
             }]
         }
-        NormEvent::RunEnded { outcome, usage } => {
+        NormEvent::RunEnded {
+            outcome,
+            usage,
+            structured,
+        } => {
             // A run ended; the CLI writes its entries to the transcript a moment later. A
             // held handle (and the end of a rewind's `resumeAt`) waits until they are on
             // disk (see `crate::saved`).
@@ -247,6 +251,11 @@ fn translate(s: &mut SessionState, event: NormEvent, interrupt: &mut bool) -> Ve
             }
             let outcome = if turn.interrupted {
                 TurnOutcome::Canceled
+            } else if s.output_schema
+                && structured.is_none()
+                && matches!(outcome, TurnOutcome::Completed)
+            {
+                TurnOutcome::Failed(crate::session::output_schema::no_structured_output())
             } else {
                 outcome
             };

@@ -331,6 +331,12 @@ pub struct ResultMessage {
     pub terminal_reason: Option<String>,
     #[serde(default)]
     pub api_error_status: Option<Value>,
+    /// With `--json-schema`: the answer the model gave through the CLI's `StructuredOutput`
+    /// tool (absent, or null, when it never called it).
+    #[serde(default)]
+    pub structured_output: Option<Value>,
+    #[serde(default)]
+    pub uuid: Option<String>,
 }
 
 impl ResultMessage {

@@ -26,6 +26,11 @@ pub struct Conversation {
     /// The schema binds the turn's answer itself, tools or not (OpenAI Responses `text.format`
     /// with `strict`, as Codex sends a turn's `outputSchema`): its name.
     pub strict_schema: Option<String>,
+    /// Every user text of the request, joined (trigger words a client's own follow-up
+    /// messages must not hide, see [`crate::structured`]).
+    pub user_history: String,
+    /// When the last message is a tool result: the name of the tool called (Anthropic).
+    pub tool_result_of: Option<String>,
     /// The request's `stream` flag (Gemini streaming is decided by the endpoint instead).
     pub stream: bool,
     pub model: Option<String>,
@@ -98,6 +103,21 @@ fn anthropic(body: &Value) -> Conversation {
             .find(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
             .map(|b| content_text(b.get("content")))
     });
+    let tool_result_of = conversational.last().and_then(|m| {
+        let id = array(m.get("content"))
+            .iter()
+            .rev()
+            .find(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))?
+            .get("tool_use_id")?
+            .as_str()?;
+        tool_use_name(&conversational, id)
+    });
+    let user_history = conversational
+        .iter()
+        .filter(|m| role(m) == "user")
+        .map(|m| content_text(m.get("content")))
+        .collect::<Vec<_>>()
+        .join("\n");
     let prompt = last_user_text(&conversational);
     let json_schema = body
         .pointer("/output_format/schema")
@@ -108,8 +128,22 @@ fn anthropic(body: &Value) -> Conversation {
         tool_result,
         tools,
         json_schema,
+        user_history,
+        tool_result_of,
         ..Conversation::default()
     }
+}
+
+/// The name of the Anthropic `tool_use` block `id` among `messages`.
+fn tool_use_name(messages: &[&Value], id: &str) -> Option<String> {
+    messages
+        .iter()
+        .flat_map(|m| array(m.get("content")))
+        .find(|b| {
+            b.get("type").and_then(Value::as_str) == Some("tool_use")
+                && b.get("id").and_then(Value::as_str) == Some(id)
+        })
+        .and_then(|b| b.get("name")?.as_str().map(str::to_string))
 }
 
 fn responses(body: &Value) -> Conversation {

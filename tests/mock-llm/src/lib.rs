@@ -19,6 +19,7 @@ mod routes;
 pub mod schema;
 pub mod script;
 mod server;
+pub mod structured;
 pub mod sse;
 
 pub use conversation::{Conversation, ToolDecl};

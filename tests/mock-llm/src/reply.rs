@@ -1,6 +1,8 @@
 //! The default, stateless reply rules (the script in [`crate::script`] can override them).
 //!
 //! 1. structured-output request without tools -> a JSON object synthesized from the schema;
+//!    a request offering Claude Code's `StructuredOutput` tool -> a call of it (see
+//!    [`crate::structured`]);
 //! 2. the last non-system message is a tool result -> "Done. The command printed: <output>";
 //! 3. the prompt contains run `CMD` and the client declared a shell tool -> a call of it;
 //! 4. the prompt contains `SLOW` -> text streamed slowly (40 chunks, 150 ms apart);
@@ -92,6 +94,9 @@ pub fn default_reply(conv: &Conversation, counter: u64) -> Reply {
             },
             None => Reply::Text(schema::synthesize(schema).to_string()),
         };
+    }
+    if let Some(reply) = crate::structured::reply(conv) {
+        return reply;
     }
     if let Some(schema) = conv.json_schema.as_ref().filter(|_| conv.tools.is_empty()) {
         return Reply::Text(schema::synthesize(schema).to_string());

@@ -67,6 +67,9 @@ pub enum NormEvent {
     RunEnded {
         outcome: TurnOutcome,
         usage: ProviderUsage,
+        /// The run's structured answer (`--json-schema`), also emitted as its last
+        /// `assistant_message` just before.
+        structured: Option<Value>,
     },
 }
 
@@ -221,7 +224,15 @@ impl Normalizer {
                 }
                 self.interrupted = false;
                 self.prune_settled();
-                out.push(NormEvent::RunEnded { outcome, usage });
+                let structured = r.structured_output.clone().filter(|v| !v.is_null());
+                if let Some(answer) = &structured {
+                    out.push(NormEvent::Item(result::structured_item(r, answer)));
+                }
+                out.push(NormEvent::RunEnded {
+                    outcome,
+                    usage,
+                    structured,
+                });
             }
             CliMessage::ControlRequest(_)
             | CliMessage::ControlResponse(_)

@@ -3,7 +3,7 @@
 use crate::wire::ResultMessage;
 use agent_bridge_core::TurnOutcome;
 use agent_bridge_protocol::ErrorCode;
-use agent_bridge_protocol::{ProviderError, ProviderUsage};
+use agent_bridge_protocol::{ItemBody, ProviderError, ProviderUsage, TimelineItem};
 use serde_json::Value;
 
 /// The outcome and usage of a run. `interrupted`: the bridge asked the CLI to stop it.
@@ -35,6 +35,22 @@ pub fn outcome(
         TurnOutcome::Failed(error_of(r))
     };
     (outcome, usage)
+}
+
+/// The run's structured answer as its final `assistant_message`: the JSON object's text, as
+/// codex-bridge's final message is for a prompt with an output schema.
+pub fn structured_item(r: &ResultMessage, answer: &Value) -> TimelineItem {
+    let id = match &r.uuid {
+        Some(uuid) => format!("structured-output:{uuid}"),
+        None => format!("structured-output:{}", r.session_id.as_deref().unwrap_or("")),
+    };
+    TimelineItem::new(
+        id,
+        ItemBody::AssistantMessage {
+            text: answer.to_string(),
+            message_id: None,
+        },
+    )
 }
 
 fn error_of(r: &ResultMessage) -> ProviderError {

@@ -33,7 +33,7 @@ fn events_json(events: &[NormEvent]) -> Value {
                 NormEvent::Echo { uuid } => json!({"echo": uuid}),
                 NormEvent::Usage(u) => json!({"usage": u}),
                 NormEvent::Notice(n) => json!({"notice": n}),
-                NormEvent::RunEnded { outcome, usage } => json!({"runEnded": {"outcome": outcome_json(outcome), "usage": usage}}),
+                NormEvent::RunEnded { outcome, usage, .. } => json!({"runEnded": {"outcome": outcome_json(outcome), "usage": usage}}),
             })
             .collect(),
     )
@@ -365,4 +365,53 @@ fn api_retries_show_one_notice_withdrawn_when_the_api_answers() {
     // A transcript's old retries are history, not news.
     let mut replay = Normalizer::new("s1", Mode::Replay);
     assert!(replay.handle(&retry(1)).is_empty());
+}
+
+#[test]
+fn a_structured_answer_is_the_runs_last_assistant_message() {
+    let mut n = Normalizer::new("S", Mode::Live);
+    let events = feed(
+        &mut n,
+        &[
+            json!({"type":"result","subtype":"success","is_error":false,"result":"{\"city\":\"mock\"}","structured_output":{"city":"mock"},"uuid":"r1","session_id":"S"}),
+        ],
+    );
+    let texts: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            NormEvent::Item(i) => match &i.body {
+                ItemBody::AssistantMessage { text, .. } => Some(text.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts, vec![r#"{"city":"mock"}"#.to_string()]);
+    assert!(matches!(
+        events.last(),
+        Some(NormEvent::RunEnded {
+            outcome: TurnOutcome::Completed,
+            structured: Some(_),
+            ..
+        })
+    ));
+}
+
+#[test]
+fn a_run_without_a_structured_answer_carries_none() {
+    let mut n = Normalizer::new("S", Mode::Live);
+    let events = feed(
+        &mut n,
+        &[
+            json!({"type":"result","subtype":"success","is_error":false,"result":"hi","structured_output":null}),
+        ],
+    );
+    assert!(matches!(
+        events.last(),
+        Some(NormEvent::RunEnded {
+            structured: None,
+            ..
+        })
+    ));
+    assert!(!events.iter().any(|e| matches!(e, NormEvent::Item(_))));
 }

@@ -15,6 +15,7 @@ pub const CAPS: &[&str] = &[
     "prompt.command",
     "prompt.image",
     "prompt.steer",
+    "prompt.output_schema",
     "session.configure",
     "session.list",
     "permission.tool_policy",
