@@ -109,8 +109,10 @@ impl ClaudeSession {
 #[async_trait]
 impl AgentSession for ClaudeSession {
     async fn start_turn(&mut self, turn: TurnRequest) -> Result<(), ProviderError> {
-        self.use_output_schema(output_schema::schema_text(turn.prompt.output_schema.as_ref()))
-            .await?;
+        self.use_output_schema(output_schema::schema_text(
+            turn.prompt.output_schema.as_ref(),
+        ))
+        .await?;
         let content = prompt_content(&turn);
         let uuid = self
             .write_user(content, Some(Self::new_turn(&turn.turn_id, false)), None)

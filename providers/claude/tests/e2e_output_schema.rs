@@ -52,16 +52,24 @@ async fn the_answer_follows_the_prompt_output_schema_and_the_conversation_goes_o
     let sid = "s-schema";
     rig.open(sid, json!({})).await;
     let turn = prompt(&rig, sid, "say hi MARK-BEFORE-7", None).await;
-    assert_eq!(rig.turn_end(sid, &turn).await.turn_state(), Some("completed"));
+    assert_eq!(
+        rig.turn_end(sid, &turn).await.turn_state(),
+        Some("completed")
+    );
     assert!(structured_tool(&rig).is_none(), "no schema, no tool");
 
     let turn = prompt(&rig, sid, "which city is biggest", Some(&schema())).await;
     let end = rig.turn_end(sid, &turn).await;
     assert_eq!(end.turn_state(), Some("completed"), "{end}");
     let tool = structured_tool(&rig).expect("the schema reaches the model as the tool");
-    assert_eq!(tool["input_schema"]["required"], schema()["required"], "{tool}");
     assert_eq!(
-        tool["input_schema"]["properties"], schema()["properties"],
+        tool["input_schema"]["required"],
+        schema()["required"],
+        "{tool}"
+    );
+    assert_eq!(
+        tool["input_schema"]["properties"],
+        schema()["properties"],
         "{tool}"
     );
     let body = rig.last_model_request().body.to_string();
@@ -122,7 +130,10 @@ async fn a_turn_whose_output_cannot_satisfy_the_schema_fails() {
     );
     // The session goes on.
     let turn = prompt(&rig, sid, "say hi", None).await;
-    assert_eq!(rig.turn_end(sid, &turn).await.turn_state(), Some("completed"));
+    assert_eq!(
+        rig.turn_end(sid, &turn).await.turn_state(),
+        Some("completed")
+    );
     rig.finish(sid).await;
     rig.report("output-schema-failures");
 }

@@ -19,8 +19,8 @@ mod routes;
 pub mod schema;
 pub mod script;
 mod server;
-pub mod structured;
 pub mod sse;
+pub mod structured;
 
 pub use conversation::{Conversation, ToolDecl};
 pub use hermetic::{Cli, HermeticEnv, HermeticError};

@@ -38,6 +38,10 @@ pub fn profile(provider: &str, agent: &str) -> Option<Profile> {
         ("opencode-bridge", _) => (Some("opencode"), None, &[]),
         ("claude-acp-bridge", _) => (Some("claude-agent-acp"), None, &[]),
         ("codex-acp-bridge", _) => (Some("codex-acp"), Some("read-only"), &[]),
+        // Their default modes ask even before `echo` (../shared/spec/real-cli-offline.md).
+        ("copilot-bridge", _) => (Some("copilot"), None, &[]),
+        ("kilo-bridge", _) => (Some("kilo"), None, &[]),
+        ("cline-bridge", _) => (Some("cline"), None, &[]),
         _ => return None,
     };
     Some(Profile {

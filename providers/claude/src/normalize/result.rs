@@ -42,7 +42,10 @@ pub fn outcome(
 pub fn structured_item(r: &ResultMessage, answer: &Value) -> TimelineItem {
     let id = match &r.uuid {
         Some(uuid) => format!("structured-output:{uuid}"),
-        None => format!("structured-output:{}", r.session_id.as_deref().unwrap_or("")),
+        None => format!(
+            "structured-output:{}",
+            r.session_id.as_deref().unwrap_or("")
+        ),
     };
     TimelineItem::new(
         id,
