@@ -136,7 +136,7 @@ fn norm_event(ev: NormEvent) {
             turn_id: Some("t1".into()),
             usage,
         },
-        NormEvent::RunEnded { outcome, usage } => {
+        NormEvent::RunEnded { outcome, usage, .. } => {
             check::agent_event(&AgentEvent::Usage {
                 turn_id: Some("t1".into()),
                 usage,
