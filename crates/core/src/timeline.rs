@@ -5,18 +5,30 @@
 //! Memory is bounded: besides running tool calls (which the core must settle), only the
 //! [`RECENT_ROWS`] most recently touched rows are kept. A row evicted and later updated is simply
 //! emitted again, which the protocol allows (a snapshot replaces the row with the same id).
+//!
+//! A row of a turn that ended is sealed: the host takes a turn's terminal state as final for its
+//! rows, so a later snapshot of one (an agent that, reloaded after a crash, reports a tool call
+//! of the turn the crash ended) is dropped, never emitted. The last [`SEALED_ROWS`] sealed ids
+//! are remembered.
 
 use agent_bridge_protocol::{ItemBody, TimelineItem, ToolStatus};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 /// How many settled rows the store remembers for deduplication.
 pub const RECENT_ROWS: usize = 64;
+/// How many rows of ended turns the store remembers as sealed.
+pub const SEALED_ROWS: usize = 1024;
 
 #[derive(Debug, Default)]
 pub struct TimelineStore {
     items: HashMap<String, TimelineItem>,
     /// Ids in the order they were first stored (may hold ids already evicted).
     order: VecDeque<String>,
+    /// The rows first emitted during the active turn.
+    turn_rows: Vec<String>,
+    /// Rows of ended turns (the most recent [`SEALED_ROWS`]), and their order.
+    sealed: HashSet<String>,
+    sealed_order: VecDeque<String>,
 }
 
 fn is_running(item: &TimelineItem) -> bool {
@@ -47,6 +59,32 @@ impl TimelineStore {
                 self.order.push_back(item.id.clone());
                 self.evict();
                 true
+            }
+        }
+    }
+
+    /// Whether row `id` belongs to a turn that ended (a snapshot of it must not be emitted).
+    pub fn is_sealed(&self, id: &str) -> bool {
+        self.sealed.contains(id)
+    }
+
+    /// Row `id` was emitted during the active turn: it is sealed when the turn ends.
+    pub fn note_turn_row(&mut self, id: &str) {
+        if !self.turn_rows.iter().any(|r| r == id) {
+            self.turn_rows.push(id.to_string());
+        }
+    }
+
+    /// The active turn ended: its rows are sealed.
+    pub fn seal_turn(&mut self) {
+        for id in std::mem::take(&mut self.turn_rows) {
+            if self.sealed.insert(id.clone()) {
+                self.sealed_order.push_back(id);
+            }
+        }
+        while self.sealed_order.len() > SEALED_ROWS {
+            if let Some(old) = self.sealed_order.pop_front() {
+                self.sealed.remove(&old);
             }
         }
     }
@@ -191,6 +229,25 @@ mod tests {
         assert!(!s.upsert(&recent), "recent rows are still deduplicated");
         let changed = s.settle_running_tools(ToolStatus::Canceled, "");
         assert_eq!(changed.len(), 1);
+    }
+
+    #[test]
+    fn rows_of_an_ended_turn_are_sealed_and_bounded() {
+        let mut s = TimelineStore::default();
+        s.note_turn_row("t1");
+        s.note_turn_row("t1");
+        assert!(!s.is_sealed("t1"), "not while its turn runs");
+        s.seal_turn();
+        assert!(s.is_sealed("t1"));
+        assert!(!s.is_sealed("t2"));
+        for i in 0..SEALED_ROWS {
+            s.note_turn_row(&format!("r{i}"));
+        }
+        s.seal_turn();
+        assert!(!s.is_sealed("t1"), "the oldest sealed id is forgotten");
+        assert!(s.is_sealed(&format!("r{}", SEALED_ROWS - 1)));
+        assert_eq!(s.sealed.len(), SEALED_ROWS);
+        assert_eq!(s.sealed_order.len(), SEALED_ROWS);
     }
 
     #[test]

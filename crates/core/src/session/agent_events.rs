@@ -107,6 +107,15 @@ impl Actor {
         if !crate::timeline::has_id(&item) {
             return;
         }
+        if self.store.is_sealed(&item.id) {
+            // Its turn ended: the host took that as final (an agent reloaded after a crash may
+            // report again a tool call the crash cut off).
+            tracing::debug!(session = %self.session_id, item = %item.id, "a row of an ended turn was not updated");
+            return;
+        }
+        if self.turn.is_some() {
+            self.store.note_turn_row(&item.id);
+        }
         strip_carried_context(&mut item);
         item.normalize();
         self.log.record(&item);

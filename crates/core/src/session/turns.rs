@@ -287,6 +287,7 @@ impl Actor {
             self.resolve_permission(&id).await;
         }
         self.store.prune_settled();
+        self.store.seal_turn();
         self.turn = None;
         self.emit(ProviderEvent::SessionTurn {
             session_id: self.session_id.clone(),
