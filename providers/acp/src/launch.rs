@@ -2,6 +2,7 @@
 //! `launch` and plugin.json's `command`), the `initialize` negotiation, and stopping it.
 
 use crate::profile::Profile;
+use crate::spare_warmup::WarmTarget;
 use crate::state::SharedState;
 use crate::translate::AcpTranslator;
 use crate::wire::{method, InitializeResult, PROTOCOL_VERSION};
@@ -220,12 +221,12 @@ fn advertised(
 pub async fn session_agent(
     profile: &Profile,
     spec: &SpawnSpec,
-    processes: Option<&SharedProcesses>,
+    processes: Option<(&SharedProcesses, &WarmTarget)>,
     shared: SharedState,
     sink: SessionSink,
     scope: &ProcessScope,
 ) -> Result<Agent, ProviderError> {
-    let Some(processes) = processes else {
+    let Some((processes, warm)) = processes else {
         let liveness = Liveness::default();
         let inbound = AcpTranslator::inbound(shared, sink, liveness.clone(), &profile.label);
         return start(profile, spec, inbound, liveness, Some(scope)).await;
@@ -242,17 +243,19 @@ pub async fn session_agent(
         Ok((runtime, answer))
     };
     let key = SharedKey::of(spec);
-    // After the last session of this launch leaves, a fresh agent process is its spare.
-    let (owned_profile, owned_spec) = (profile.clone(), spec.clone());
+    // After the last session of this launch leaves, a fresh agent process is its spare
+    // (warmed first where the profile says).
+    let (owned_profile, owned_spec, warm) = (profile.clone(), spec.clone(), warm.clone());
     processes.spare_start(
         &key,
         Arc::new(ByParam("sessionId")),
         Arc::new(move |inbound| {
-            let (profile, spec) = (owned_profile.clone(), owned_spec.clone());
+            let (profile, spec, warm) = (owned_profile.clone(), owned_spec.clone(), warm.clone());
             Box::pin(async move {
                 let (runtime, answer) =
                     spawn(&profile, &spec, inbound, Liveness::default(), None).await?;
-                advertised(&profile, answer.clone())?;
+                let init = advertised(&profile, answer.clone())?;
+                crate::spare_warmup::warm(&profile, &init, &runtime.rpc, &warm).await;
                 Ok((runtime, answer))
             })
         }),

@@ -2,8 +2,9 @@
 //! JSON-RPC 2.0 lines on its stdio — Gemini CLI, Qwen Code, OpenCode, claude-agent-acp,
 //! codex-acp, or a user's own agent declared in plugin.json.
 //!
-//! One agent process per session (not per turn): a crash or `kill -9` fails exactly that
-//! session, and each session's environment stays its own. Catalog and session list use a
+//! Sessions with the same launch share one agent process (each its own ACP session), unless
+//! the entry asks for a process per session (`processPerSession`); a session's environment
+//! stays its own (another environment is another launch). Catalog and session list use a
 //! short-lived agent of their own. Where the agents differ lives in `profiles.json`
 //! ([`profile`]); every ACP call is gated on what the agent advertised in `initialize`.
 
@@ -21,6 +22,7 @@ mod provider;
 pub mod restart;
 pub mod retry_log;
 pub mod session;
+pub mod spare_warmup;
 pub mod state;
 pub mod translate;
 pub mod unattended;

@@ -54,6 +54,8 @@ struct Entry {
     auth: Option<AuthSpec>,
     #[serde(default)]
     retry_log: Option<crate::retry_log::RetryLog>,
+    #[serde(default)]
+    spare_warmup: bool,
 }
 
 /// How the bridge runs one ACP agent.
@@ -84,6 +86,9 @@ pub struct Profile {
     pub auth: Option<AuthSpec>,
     /// How the agent's stderr says it retries the model (it says nothing over ACP).
     pub retry_log: Option<crate::retry_log::RetryLog>,
+    /// A fresh spare resumes and closes the last session before it is offered
+    /// ([`crate::spare_warmup`]).
+    pub spare_warmup: bool,
     /// A built-in profile (else a user's own agent).
     pub builtin: bool,
 }
@@ -115,6 +120,7 @@ pub fn builtin(name: &str) -> Option<Profile> {
         unusable_methods: entry.unusable_methods,
         auth: entry.auth,
         retry_log: entry.retry_log,
+        spare_warmup: entry.spare_warmup,
         builtin: true,
     })
 }
@@ -163,6 +169,7 @@ pub fn for_entry(entry: &ProviderManifest) -> Profile {
             unusable_methods: BTreeMap::new(),
             auth: None,
             retry_log: None,
+            spare_warmup: false,
             builtin: false,
         });
     for (key, value) in &entry.options {

@@ -8,6 +8,7 @@ use crate::persistence;
 use crate::profile::{self, Profile};
 use crate::restart::SessionRelaunch;
 use crate::session::AcpSession;
+use crate::spare_warmup::WarmTarget;
 use crate::state::{lock, SessionState};
 use crate::wire::{method, SessionAnswer, SessionList};
 use agent_bridge_core::lifecycle::{Relaunch, SharedProcesses};
@@ -36,6 +37,8 @@ pub struct AcpProvider {
     advertised: Advertised,
     /// The shared agent processes, unless every session has its own.
     processes: Option<SharedProcesses>,
+    /// The session the next fresh spare warms with (a profile's `spareWarmup`).
+    warm: WarmTarget,
 }
 
 impl AcpProvider {
@@ -50,6 +53,7 @@ impl AcpProvider {
             auth: AuthCheck::default(),
             advertised: Advertised::default(),
             processes: shared.then(launch::shared_processes),
+            warm: WarmTarget::default(),
         }
     }
 
@@ -272,7 +276,7 @@ impl Provider for AcpProvider {
         let mut agent = launch::session_agent(
             &self.profile,
             &spec,
-            self.processes.as_ref(),
+            self.processes.as_ref().map(|p| (p, &self.warm)),
             shared.clone(),
             sink.clone(),
             &request.scope,
@@ -281,6 +285,7 @@ impl Provider for AcpProvider {
         crate::retry_log::follow(&self.profile, &agent, &shared, &sink);
         match open_session(&self.profile, &mut agent, &request, &shared).await {
             Ok((session_id, cwd)) => {
+                self.warm.opened(&session_id, &cwd);
                 let (state, replay, title) = {
                     let mut s = lock(&shared);
                     s.replaying = false;
@@ -291,6 +296,7 @@ impl Provider for AcpProvider {
                     profile: self.profile.clone(),
                     runtime: Relaunch::new(spec, request.scope.clone()),
                     processes: self.processes.clone(),
+                    warm: self.warm.clone(),
                     cwd: cwd.clone(),
                     mcp_servers: cfg.mcp_servers.clone(),
                 };

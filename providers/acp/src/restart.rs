@@ -49,6 +49,8 @@ pub struct SessionRelaunch {
     /// The provider's shared agent processes, when the session runs on one (it joins the one
     /// of its launch again: the first session to restart starts it, the others join it).
     pub processes: Option<SharedProcesses>,
+    /// The provider's spare warm-up target (see [`crate::spare_warmup`]).
+    pub warm: crate::spare_warmup::WarmTarget,
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
 }
 
@@ -131,7 +133,7 @@ async fn spawn(
     let agent = launch::session_agent(
         &launch.profile,
         &launch.runtime.spec,
-        launch.processes.as_ref(),
+        launch.processes.as_ref().map(|p| (p, &launch.warm)),
         shared.clone(),
         sink.clone(),
         &launch.runtime.scope,

@@ -77,4 +77,12 @@ acp_tests! { rig;
     interrupt_with_a_pending_permission => |r| acp::interrupt_with_a_pending_permission(&r, CASE);
 }
 
+async fn spare_long_rig() -> Option<AgentRig> {
+    acp::spare_rig(SPEC, agent_bridge_conformance::spare::LONG_IDLE).await
+}
+
+acp_tests! { spare_long_rig;
+    spare_warmed_with_the_last_session => |r| acp::warmup::spare_warmed_with_the_last_session(&r, CASE);
+}
+
 agent_bridge_conformance::agnostic_scenarios!(cli rig, after acp::record_traffic);

@@ -93,6 +93,7 @@ async fn spare_short_rig() -> Option<AgentRig> {
 
 acp_tests! { spare_long_rig;
     spare_reused => |r| acp::shared::spare_reused(&r, CASE);
+    spare_warmed_with_the_last_session => |r| acp::warmup::spare_warmed_with_the_last_session(&r, CASE);
 }
 
 acp_tests! { spare_short_rig;

@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 pub mod shared;
+pub mod warmup;
 
 use agent_bridge_conformance::rig::{last_assistant_text, of_type};
 use agent_bridge_conformance::{input, AgentRig, Event, HostOptions, RigSpec};
@@ -68,7 +69,7 @@ fn mode_patch(mode: Option<&str>) -> Value {
     }
 }
 
-fn opened_persistence(events: &[Event]) -> Value {
+pub(crate) fn opened_persistence(events: &[Event]) -> Value {
     events
         .iter()
         .find(|e| e.is("session.opened"))
