@@ -79,6 +79,66 @@ impl AcpProvider {
         &self.profile
     }
 
+    /// One attempt at opening `request` (see `Provider::open`).
+    async fn open_attempt(
+        &self,
+        ctx: &ProviderContext,
+        request: OpenRequest,
+        sink: SessionSink,
+    ) -> Result<OpenedSession, ProviderError> {
+        let cfg = &request.config;
+        if cfg
+            .system_prompt
+            .as_deref()
+            .is_some_and(|p| !p.trim().is_empty())
+        {
+            tracing::warn!("ACP has no system prompt; the session's systemPrompt is not applied");
+        }
+        let spec = launch::spec(&self.profile, &ctx.launch, Some(&cfg.cwd), &cfg.env);
+        let shared = agent_bridge_core::lifecycle::shared(SessionState::default());
+        let mut agent = launch::session_agent(
+            &self.profile,
+            &spec,
+            self.processes.as_ref().map(|p| (p, &self.warm)),
+            shared.clone(),
+            sink.clone(),
+            &request.scope,
+        )
+        .await?;
+        crate::retry_log::follow(&self.profile, &agent, &shared, &sink);
+        match open_session(&self.profile, &mut agent, &request, &shared).await {
+            Ok((session_id, cwd)) => {
+                self.warm.opened(&session_id, &cwd);
+                let (state, replay, title) = {
+                    let mut s = lock(&shared);
+                    s.replaying = false;
+                    let replay = std::mem::take(&mut s.replay);
+                    (s.config.state(), replay, s.title.clone())
+                };
+                let launch = SessionRelaunch {
+                    profile: self.profile.clone(),
+                    runtime: Relaunch::new(spec, request.scope.clone()),
+                    processes: self.processes.clone(),
+                    warm: self.warm.clone(),
+                    cwd: cwd.clone(),
+                    mcp_servers: cfg.mcp_servers.clone(),
+                };
+                let session = AcpSession::new(agent, shared, sink, session_id.clone(), launch);
+                let mut out = OpenedSession::new(Box::new(session), state);
+                out.persistence = Some(persistence::persistence(&session_id, &cwd));
+                out.title = title;
+                if request.history == HistoryMode::Replay {
+                    out.replay = replay;
+                }
+                Ok(out)
+            }
+            Err(e) => {
+                agent.shutdown(None).await;
+                Err(e)
+            }
+        }
+    }
+
     fn launch_key(&self, ctx: &ProviderContext) -> String {
         let var = |k: &str| match &ctx.launch.env {
             Some(env) => env.get(k).cloned(),
@@ -263,57 +323,13 @@ impl Provider for AcpProvider {
         request: OpenRequest,
         sink: SessionSink,
     ) -> Result<OpenedSession, ProviderError> {
-        let cfg = &request.config;
-        if cfg
-            .system_prompt
-            .as_deref()
-            .is_some_and(|p| !p.trim().is_empty())
-        {
-            tracing::warn!("ACP has no system prompt; the session's systemPrompt is not applied");
-        }
-        let spec = launch::spec(&self.profile, &ctx.launch, Some(&cfg.cwd), &cfg.env);
-        let shared = agent_bridge_core::lifecycle::shared(SessionState::default());
-        let mut agent = launch::session_agent(
-            &self.profile,
-            &spec,
-            self.processes.as_ref().map(|p| (p, &self.warm)),
-            shared.clone(),
-            sink.clone(),
-            &request.scope,
+        let shared = self.processes.is_some();
+        agent_bridge_core::lifecycle::shared::open_again_if_died(
+            shared,
+            &self.profile.label,
+            || self.open_attempt(ctx, request.clone(), sink.clone()),
         )
-        .await?;
-        crate::retry_log::follow(&self.profile, &agent, &shared, &sink);
-        match open_session(&self.profile, &mut agent, &request, &shared).await {
-            Ok((session_id, cwd)) => {
-                self.warm.opened(&session_id, &cwd);
-                let (state, replay, title) = {
-                    let mut s = lock(&shared);
-                    s.replaying = false;
-                    let replay = std::mem::take(&mut s.replay);
-                    (s.config.state(), replay, s.title.clone())
-                };
-                let launch = SessionRelaunch {
-                    profile: self.profile.clone(),
-                    runtime: Relaunch::new(spec, request.scope.clone()),
-                    processes: self.processes.clone(),
-                    warm: self.warm.clone(),
-                    cwd: cwd.clone(),
-                    mcp_servers: cfg.mcp_servers.clone(),
-                };
-                let session = AcpSession::new(agent, shared, sink, session_id.clone(), launch);
-                let mut out = OpenedSession::new(Box::new(session), state);
-                out.persistence = Some(persistence::persistence(&session_id, &cwd));
-                out.title = title;
-                if request.history == HistoryMode::Replay {
-                    out.replay = replay;
-                }
-                Ok(out)
-            }
-            Err(e) => {
-                agent.shutdown(None).await;
-                Err(e)
-            }
-        }
+        .await
     }
 }
 

@@ -14,6 +14,7 @@ pub mod commands;
 pub mod history;
 pub mod launch;
 pub mod normalize;
+mod open;
 pub mod options;
 pub mod permissions;
 mod provider;

@@ -32,11 +32,13 @@
 
 mod deaths;
 mod fresh;
+mod open_again;
 mod pool;
 mod process;
 
 pub use deaths::{ProcessDeaths, SharedDeath};
 pub use fresh::StartFresh;
+pub use open_again::open_again_if_died;
 pub use pool::{SharedKey, SharedProcesses};
 pub use process::{Settle, SharedMember, SharedProcess};
 
