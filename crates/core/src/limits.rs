@@ -10,8 +10,10 @@ use std::time::Duration;
 pub const AVAILABILITY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest `provider/catalogCacheKey` may take; on expiry the key is `null` (no caching).
 pub const CATALOG_CACHE_KEY_TIMEOUT: Duration = Duration::from_secs(10);
-/// Longest a `catalog` request may take.
-pub const CATALOG_TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest a `catalog` request may take: as long as an ACP agent's start may take
+/// (`initialize` and `session/new` are each allowed 50 s; Kilo's start alone took over 30 s
+/// once on a loaded 2-core machine).
+pub const CATALOG_TIMEOUT: Duration = Duration::from_secs(60);
 /// Longest a `sessions` (session list) request may take.
 pub const SESSIONS_TIMEOUT: Duration = Duration::from_secs(30);
 
