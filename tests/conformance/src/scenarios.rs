@@ -22,10 +22,30 @@ pub const SLOW_PROMPT: &str = "SLOW please tell a long story";
 /// (stdin closed, SIGTERM after 1.5 s, SIGKILL after 1.5 s more) and some slack.
 pub const CLOSE_LIMIT: Duration = Duration::from_millis(4500);
 
-/// Panics unless the bridge has no live descendant and none of `recorded` survives.
-fn assert_no_processes(b: &Bridge, recorded: &[ProcInfo], what: &str) {
-    let alive = b.host.descendants();
-    let survivors = procs::survivors(recorded);
+/// A probe the bridge runs for a provider's installation, not for a session: Codex's
+/// `codex sandbox -- true`, started once per installation while a first session opens and
+/// ending by itself within its 15 s limit (on a loaded machine it can outlast a short session).
+fn is_installation_probe(p: &ProcInfo) -> bool {
+    p.cmdline.ends_with(" sandbox -- true")
+}
+
+/// Longest an installation probe runs (its limit, and some slack).
+const PROBE_LIMIT: Duration = Duration::from_secs(17);
+
+/// Panics unless the bridge has no live descendant and none of `recorded` survives (an
+/// installation probe still running, and nothing else, is waited for first).
+async fn assert_no_processes(b: &Bridge, recorded: &[ProcInfo], what: &str) {
+    let deadline = Instant::now() + PROBE_LIMIT;
+    let (alive, survivors) = loop {
+        let alive = b.host.descendants();
+        let survivors = procs::survivors(recorded);
+        let probing = alive.iter().chain(&survivors).any(is_installation_probe)
+            && alive.iter().chain(&survivors).all(is_installation_probe);
+        if !probing || Instant::now() >= deadline {
+            break (alive, survivors);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
     assert!(
         alive.is_empty() && survivors.is_empty(),
         "{what}: processes left under the bridge {alive:#?}, survivors {survivors:#?}\nstderr:\n{}",
@@ -63,7 +83,7 @@ pub async fn open_prompt_completes(b: &Bridge) {
     let recorded = b.host.descendants();
     b.finish(sid).await;
     closed_after_turn(b, sid, None).await;
-    assert_no_processes(b, &recorded, "after session.close");
+    assert_no_processes(b, &recorded, "after session.close").await;
     b.host.assert_invariants();
 }
 
@@ -94,7 +114,7 @@ pub async fn close_during_a_turn(b: &Bridge) {
     let recorded = b.host.descendants();
     let answer = b.ask("close", |rid| input::close(rid, sid)).await;
     assert!(answer.is("request.completed"), "{answer}");
-    assert_no_processes(b, &recorded, "when session.close is answered");
+    assert_no_processes(b, &recorded, "when session.close is answered").await;
     closed_after_turn(b, sid, Some(&turn)).await;
     b.host.assert_invariants();
 }
@@ -116,7 +136,7 @@ pub async fn provider_close_during_a_turn(b: &Bridge) {
         "provider/close took {:?}",
         started.elapsed()
     );
-    assert_no_processes(b, &recorded, "when provider/close is answered");
+    assert_no_processes(b, &recorded, "when provider/close is answered").await;
     let refused = b.host.send(&b.conn, input::catalog("after-close")).await;
     assert_eq!(
         refused.as_ref().map_err(|e| e.code),
@@ -160,7 +180,7 @@ pub async fn close_during_open(b: &Bridge, cli: Option<&Path>) {
         Ok(answer) => answer,
         Err(e) => panic!("the close is answered: {e:#}\nstderr:\n{}", b.host.stderr()),
     };
-    assert_no_processes(b, &recorded, "when the close during open is answered");
+    assert_no_processes(b, &recorded, "when the close during open is answered").await;
     assert!(answer.is("request.completed"), "{answer}");
     let open_answer = match b.host.wait_answer(&open_rid, STEP).await {
         Ok(answer) => answer,
@@ -191,7 +211,7 @@ pub async fn close_during_open(b: &Bridge, cli: Option<&Path>) {
         .filter(|e| e.seq > last)
         .collect();
     assert!(late.is_empty(), "events after the close: {late:?}");
-    assert_no_processes(b, &recorded, "after the close during open");
+    assert_no_processes(b, &recorded, "after the close during open").await;
     b.host.assert_invariants();
 }
 
