@@ -39,7 +39,8 @@ const SESSION_CLOSE_LIMIT: Duration = Duration::from_millis(1500);
 
 /// The spawn spec of an agent: the launch's program (or the profile's) and prefix, then the
 /// profile's arguments; the session's variables, then the profile's (Cline's
-/// `CLINE_SESSION_BACKEND_MODE=local`, without which it leaves a hub daemon behind).
+/// `CLINE_SESSION_BACKEND_MODE=local`, without which it leaves a hub daemon behind), then the
+/// password of the agent's own HTTP server where it runs one (OpenCode, Kilo).
 pub fn spec(
     profile: &Profile,
     launch: &LaunchOverride,
@@ -50,7 +51,7 @@ pub fn spec(
     if let Some(cwd) = cwd {
         spec = spec.cwd(cwd);
     }
-    spec.envs(env).envs(&profile.env)
+    crate::server_password::guard(profile, spec.envs(env).envs(&profile.env))
 }
 
 /// How to get the agent, for a "not found" error.

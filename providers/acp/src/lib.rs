@@ -21,6 +21,7 @@ pub mod profile;
 mod provider;
 pub mod restart;
 pub mod retry_log;
+pub mod server_password;
 pub mod session;
 pub mod spare_warmup;
 pub mod state;

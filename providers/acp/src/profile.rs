@@ -56,6 +56,8 @@ struct Entry {
     retry_log: Option<crate::retry_log::RetryLog>,
     #[serde(default)]
     spare_warmup: bool,
+    #[serde(default)]
+    server_password_env: Option<String>,
 }
 
 /// How the bridge runs one ACP agent.
@@ -89,6 +91,9 @@ pub struct Profile {
     /// A fresh spare resumes and closes the last session before it is offered
     /// ([`crate::spare_warmup`]).
     pub spare_warmup: bool,
+    /// The variable that sets the password of the HTTP server the agent runs beside ACP
+    /// ([`crate::server_password`]).
+    pub server_password_env: Option<String>,
     /// A built-in profile (else a user's own agent).
     pub builtin: bool,
 }
@@ -121,6 +126,7 @@ pub fn builtin(name: &str) -> Option<Profile> {
         auth: entry.auth,
         retry_log: entry.retry_log,
         spare_warmup: entry.spare_warmup,
+        server_password_env: entry.server_password_env,
         builtin: true,
     })
 }
@@ -170,6 +176,7 @@ pub fn for_entry(entry: &ProviderManifest) -> Profile {
             auth: None,
             retry_log: None,
             spare_warmup: false,
+            server_password_env: None,
             builtin: false,
         });
     for (key, value) in &entry.options {

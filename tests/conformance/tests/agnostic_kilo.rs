@@ -75,6 +75,7 @@ acp_tests! { rig;
     permission_allowed => |r| acp::permission_allowed(&r, CASE);
     permission_denied => |r| acp::permission_denied(&r, CASE);
     interrupt_with_a_pending_permission => |r| acp::interrupt_with_a_pending_permission(&r, CASE);
+    agent_server_asks_for_a_password => |r| acp::server_password::agent_server_asks_for_a_password(&r);
 }
 
 async fn spare_long_rig() -> Option<AgentRig> {
