@@ -84,6 +84,81 @@ acp_tests! { rig;
     agent_server_asks_for_a_password => |r| acp::server_password::agent_server_asks_for_a_password(&r);
 }
 
+/// OpenCode's `write`, `edit` and `todowrite` (the mock calls them, one a turn, in the mode that
+/// allows them): a write detail, an edit whose `unifiedDiff` is OpenCode's own (hunk header
+/// with the file's lines as context), and the todo list as the turn's `todo` item, not a tool row.
+async fn write_edit_and_todo(rig: &AgentRig) {
+    use agent_bridge_conformance::rig::of_type;
+    use mock_llm::ScriptReply;
+    use serde_json::json;
+    let sid = "oc-tool-detail";
+    rig.open(sid, json!({ "mode": CASE.unattended_mode })).await;
+    let file = rig.cwd().join("notes.txt");
+    let path = file.to_string_lossy().to_string();
+    let call = |name: &str, arguments: serde_json::Value| ScriptReply::ToolCall {
+        name: name.into(),
+        arguments,
+    };
+    rig.mock.push_steps([
+        call(
+            "write",
+            json!({"filePath": path, "content": "a\nb\nc\nd\ntwo\n"}),
+        ),
+        ScriptReply::Default,
+        call(
+            "edit",
+            json!({"filePath": path, "oldString": "two", "newString": "three"}),
+        ),
+        ScriptReply::Default,
+        call(
+            "todowrite",
+            json!({"todos": [
+            {"id": "1", "content": "first", "status": "completed", "priority": "high"},
+            {"id": "2", "content": "second", "status": "in_progress", "priority": "low"}]}),
+        ),
+        ScriptReply::Default,
+    ]);
+    for prompt in ["write the notes", "edit the notes", "plan it"] {
+        let run = rig.run_turn(sid, prompt).await;
+        assert_eq!(run.end.turn_state(), Some("completed"), "{}", run.end);
+    }
+    assert_eq!(
+        std::fs::read_to_string(&file).ok().as_deref(),
+        Some("a\nb\nc\nd\nthree\n")
+    );
+    let timeline = rig.timeline(sid);
+    let tools = of_type(&timeline, "tool_call");
+    let detail = |kind: &str| {
+        tools
+            .iter()
+            .find(|t| t["detail"]["type"] == kind)
+            .map(|t| t["detail"].clone())
+            .unwrap_or_else(|| panic!("a {kind} call: {timeline:#?}"))
+    };
+    assert_eq!(detail("write")["content"], json!("a\nb\nc\nd\ntwo\n"));
+    let diff = detail("edit")["unifiedDiff"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        diff.contains("@@ -1,5 +1,5 @@\n a\n b\n c\n d\n-two\n+three"),
+        "OpenCode's own diff, the file's lines as context: {diff}"
+    );
+    assert_eq!(tools.len(), 2, "no tool row for todowrite: {timeline:#?}");
+    let todos = of_type(&timeline, "todo");
+    assert_eq!(todos.len(), 1, "{timeline:#?}");
+    assert_eq!(
+        todos[0]["items"],
+        json!([{"text": "first", "completed": true, "status": "completed"},
+               {"text": "second", "completed": false, "status": "in_progress"}])
+    );
+    rig.finish(sid).await;
+}
+
+acp_tests! { rig;
+    tool_details_write_edit_and_todo => |r| write_edit_and_todo(&r);
+}
+
 async fn spare_long_rig() -> Option<AgentRig> {
     acp::spare_rig(SPEC, agent_bridge_conformance::spare::LONG_IDLE).await
 }

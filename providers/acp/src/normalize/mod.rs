@@ -5,7 +5,9 @@
 //! - `user_message_chunk` -> `user_message`, only outside a live turn (a `session/load`
 //!   replay): during a turn the core already shows the user's prompt;
 //! - `tool_call` / `tool_call_update` -> one `tool_call` per `toolCallId`, the update merged;
-//! - `plan` -> one `todo` per turn; `available_commands_update` -> commands;
+//! - `plan` -> one `todo` per turn, and so does a todo-writing tool call ([`todos`]: its
+//!   `todos` list; no tool row when the call was known as one from its first update);
+//!   `available_commands_update` -> commands;
 //!   `current_mode_update` / `config_option_update` -> handed back for the session config;
 //!   `usage_update` -> usage; `session_info_update` -> title;
 //! - any other kind is logged once and ignored;
@@ -15,13 +17,12 @@
 mod shell_output;
 #[cfg(test)]
 pub(crate) mod tests;
+pub mod todos;
 pub mod tools;
 
 use crate::wire::{ConfigOption, ToolCallFields, Update, UsageUpdate};
 use agent_bridge_core::AgentEvent;
-use agent_bridge_protocol::{
-    ItemBody, ProviderCommand, ProviderUsage, TimelineItem, TodoEntry, TodoStatus, ToolStatus,
-};
+use agent_bridge_protocol::{ItemBody, ProviderCommand, ProviderUsage, TimelineItem, ToolStatus};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -64,6 +65,8 @@ pub struct Normalizer {
     seq: u64,
     text: Option<OpenText>,
     tools: HashMap<String, ToolCallFields>,
+    /// Tool calls shown as the turn's todo list instead of a tool row.
+    todo_calls: HashSet<String>,
     /// Tool calls of the running turn, for cancelling those left running.
     turn_tools: Vec<String>,
     unknown_seen: HashSet<String>,
@@ -84,6 +87,7 @@ impl Normalizer {
         // Tool calls of a replay or an earlier turn are finished: none is kept for the
         // session's lifetime.
         self.tools.clear();
+        self.todo_calls.clear();
     }
 
     pub fn active_turn(&self) -> Option<&str> {
@@ -204,39 +208,16 @@ impl Normalizer {
             }
             Update::ToolCall(f) | Update::ToolCallUpdate(f) => {
                 self.text = None;
-                let id = f.tool_call_id.clone();
-                let snapshot = self.tools.entry(id.clone()).or_default();
-                snapshot.tool_call_id = id.clone();
-                snapshot.merge(f);
-                let call = tools::tool_call(snapshot);
-                if self.turn.is_some() && !self.turn_tools.contains(&id) {
-                    self.turn_tools.push(id.clone());
-                }
-                out.events
-                    .push(item(tool_item_id(&id), ItemBody::ToolCall(call)));
+                out.events.extend(self.tool_update(f));
             }
             Update::Plan(plan) => {
                 self.text = None;
                 let items = plan
                     .entries
                     .iter()
-                    .map(|e| {
-                        let status = match e.status.as_deref() {
-                            Some("completed") => TodoStatus::Completed,
-                            Some("in_progress") => TodoStatus::InProgress,
-                            _ => TodoStatus::Pending,
-                        };
-                        TodoEntry {
-                            text: e.content.clone(),
-                            completed: status == TodoStatus::Completed,
-                            id: None,
-                            status: Some(status),
-                            active_form: None,
-                        }
-                    })
+                    .map(|e| todos::entry(&e.content, e.status.as_deref()))
                     .collect();
-                let id = format!("{}:plan", self.prefix());
-                out.events.push(item(id, ItemBody::Todo { items }));
+                out.events.push(self.todo_item(items));
             }
             Update::AvailableCommandsUpdate { available_commands } => {
                 let commands = available_commands
@@ -273,6 +254,36 @@ impl Normalizer {
             }
         }
         out
+    }
+
+    /// A `tool_call` / `tool_call_update`: the merged call's row, or the todo list it carries.
+    fn tool_update(&mut self, f: ToolCallFields) -> Vec<AgentEvent> {
+        let id = f.tool_call_id.clone();
+        let first = !self.tools.contains_key(&id);
+        let snapshot = self.tools.entry(id.clone()).or_default();
+        snapshot.tool_call_id = id.clone();
+        snapshot.merge(f);
+        let list = todos::list(snapshot);
+        if first && (list.is_some() || todos::names_todo_tool(snapshot.title.as_deref())) {
+            self.todo_calls.insert(id.clone());
+        }
+        let mut events = Vec::new();
+        if !self.todo_calls.contains(&id) {
+            let call = tools::tool_call(snapshot);
+            if self.turn.is_some() && !self.turn_tools.contains(&id) {
+                self.turn_tools.push(id.clone());
+            }
+            events.push(item(tool_item_id(&id), ItemBody::ToolCall(call)));
+        }
+        if let Some(items) = list {
+            events.push(self.todo_item(items));
+        }
+        events
+    }
+
+    /// The turn's todo list (one per turn, or per replay).
+    fn todo_item(&self, items: Vec<agent_bridge_protocol::TodoEntry>) -> AgentEvent {
+        item(format!("{}:plan", self.prefix()), ItemBody::Todo { items })
     }
 
     fn chunk(

@@ -89,6 +89,7 @@ fixture_snapshots! {
     qwen_load_session: "qwen" "load-session" true;
     opencode_tool_permission: "opencode" "tool-permission-prompt" false;
     opencode_load_session: "opencode" "load-session" true;
+    opencode_tool_detail: "opencode" "tool-detail" false;
     claude_acp_tool_bypass: "claude-agent-acp" "tool-bypass" false;
     claude_acp_tool_permission: "claude-agent-acp" "tool-permission-prompt" false;
     claude_acp_load_session: "claude-agent-acp" "load-session" true;

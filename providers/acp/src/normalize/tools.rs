@@ -192,6 +192,25 @@ fn shell(f: &ToolCallFields) -> ToolCallDetail {
     }
 }
 
+/// The unified diff the agent reported in `rawOutput.metadata.diff` (OpenCode's edit: the
+/// file's real hunks, line numbers and context), from its `--- ` line on (an `Index:` preamble
+/// dropped).
+fn reported_diff(f: &ToolCallFields) -> Option<String> {
+    let diff = f
+        .raw_output
+        .as_ref()?
+        .get("metadata")?
+        .get("diff")?
+        .as_str()?;
+    let start = if diff.starts_with("--- ") {
+        0
+    } else {
+        diff.find("\n--- ")? + 1
+    };
+    let diff = &diff[start..];
+    diff.contains("\n@@ ").then(|| diff.to_string())
+}
+
 fn edit(f: &ToolCallFields) -> ToolCallDetail {
     if let Some(diff) = diff_content(f) {
         let path = diff["path"]
@@ -205,18 +224,29 @@ fn edit(f: &ToolCallFields) -> ToolCallDetail {
                 content: Some(new),
             },
             Some(old) => ToolCallDetail::Edit {
-                unified_diff: Some(unified_diff(&path, old, &new)),
+                unified_diff: Some(
+                    reported_diff(f).unwrap_or_else(|| unified_diff(&path, old, &new)),
+                ),
                 file_path: path,
                 old_string: Some(old.to_string()),
                 new_string: Some(new),
             },
         };
     }
+    let old_string = input_str(f, &["old_string", "oldText", "oldString"]);
+    let content = input_str(f, &["content"]);
+    if let (None, Some(content)) = (&old_string, content) {
+        // A whole file written (OpenCode's `write`: `filePath` and `content`, no diff block).
+        return ToolCallDetail::Write {
+            file_path: file_path(f),
+            content: Some(content),
+        };
+    }
     ToolCallDetail::Edit {
         file_path: file_path(f),
-        old_string: input_str(f, &["old_string", "oldText", "oldString"]),
-        new_string: input_str(f, &["new_string", "newText", "newString", "content"]),
-        unified_diff: text_content(f),
+        old_string,
+        new_string: input_str(f, &["new_string", "newText", "newString"]),
+        unified_diff: reported_diff(f).or_else(|| text_content(f)),
     }
 }
 
@@ -358,6 +388,49 @@ mod tests {
             ToolCallDetail::Write {
                 file_path: "/w/new.txt".into(),
                 content: Some("hi\n".into())
+            }
+        );
+    }
+
+    #[test]
+    fn an_edit_takes_the_reported_diff_and_a_written_file_is_a_write() {
+        let real = "Index: /w/a.txt\n====\n--- /w/a.txt\n+++ /w/a.txt\n@@ -7,2 +7,2 @@\n x\n-two\n+three\n";
+        let f = fields(
+            json!({"toolCallId": "t", "kind": "edit", "status": "completed",
+            "content": [{"type": "diff", "path": "/w/a.txt", "oldText": "two", "newText": "three"}],
+            "rawOutput": {"output": "ok", "metadata": {"diff": real}}}),
+        );
+        let ToolCallDetail::Edit {
+            unified_diff: real_diff,
+            ..
+        } = detail(&f)
+        else {
+            panic!("an edit")
+        };
+        assert_eq!(
+            real_diff.as_deref(),
+            Some("--- /w/a.txt\n+++ /w/a.txt\n@@ -7,2 +7,2 @@\n x\n-two\n+three\n")
+        );
+        let no_hunk = fields(json!({"toolCallId": "t", "kind": "edit",
+            "content": [{"type": "diff", "path": "/w/a.txt", "oldText": "two", "newText": "three"}],
+            "rawOutput": {"metadata": {"diff": "nothing changed"}}}));
+        let ToolCallDetail::Edit {
+            unified_diff: got, ..
+        } = detail(&no_hunk)
+        else {
+            panic!("an edit")
+        };
+        assert_eq!(got, Some(unified_diff("/w/a.txt", "two", "three")));
+        let write = fields(
+            json!({"toolCallId": "t", "kind": "edit", "status": "completed",
+            "rawInput": {"filePath": "/w/n.txt", "content": "one\n"},
+            "content": [{"type": "content", "content": {"type": "text", "text": "Wrote file successfully."}}]}),
+        );
+        assert_eq!(
+            detail(&write),
+            ToolCallDetail::Write {
+                file_path: "/w/n.txt".into(),
+                content: Some("one\n".into())
             }
         );
     }
