@@ -21,6 +21,7 @@ mod provider;
 pub mod restart;
 pub mod retry_log;
 pub mod session;
+pub mod spare;
 pub mod state;
 pub mod translate;
 pub mod unattended;

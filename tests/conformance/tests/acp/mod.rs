@@ -34,6 +34,33 @@ pub async fn spare_rig(spec: RigSpec, idle: &str) -> Option<AgentRig> {
     AgentRig::start_in(spec, options, |cli, env| spec.launch(cli, env)).await
 }
 
+/// [`spare_rig`] whose plugin.json gives the suite's entry `"processPerSession": true` (the
+/// workspace's plugin.json otherwise; written to a folder of its own per provider).
+pub async fn per_session_spare_rig(spec: RigSpec, idle: &str) -> Option<AgentRig> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../plugin.json");
+    let text = std::fs::read_to_string(root).expect("the workspace plugin.json");
+    let mut manifest: Value = serde_json::from_str(&text).expect("plugin.json parses");
+    let entry = manifest["providers"]
+        .as_array_mut()
+        .and_then(|ps| ps.iter_mut().find(|p| p["id"] == spec.provider))
+        .expect("the suite's entry");
+    entry["options"]["processPerSession"] = json!(true);
+    let dir = std::env::temp_dir().join(format!(
+        "agent-bridge-per-session-{}-{}",
+        spec.provider,
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("plugin dir");
+    std::fs::write(dir.join("plugin.json"), manifest.to_string()).expect("plugin.json");
+    let options = HostOptions {
+        request_timeout: Duration::from_secs(40),
+        ..HostOptions::default()
+    }
+    .env(agent_bridge_core::spares::IDLE_ENV, idle)
+    .env("AGENT_BRIDGE_PLUGIN_DIR", dir.display().to_string());
+    AgentRig::start_in(spec, options, |cli, env| spec.launch(cli, env)).await
+}
+
 /// What differs per agent in the scenarios.
 #[derive(Debug, Clone, Copy)]
 pub struct Case {

@@ -211,3 +211,17 @@ pub async fn spare_idle(rig: &AgentRig, case: Case) {
     let patch = json!({ "mode": case.unattended_mode });
     spare::spare_goes_after_its_idle_time(rig, rig.spec.cli, patch).await;
 }
+
+/// A `processPerSession: true` entry (`per_session_spare_rig` with a long idle time): the next
+/// open takes the process started ahead after the previous one.
+pub async fn prestarted_spare_reused(rig: &AgentRig, case: Case) {
+    let patch = json!({ "mode": case.unattended_mode });
+    spare::prestarted_spare_taken_and_gone_with_the_bridge(rig, rig.spec.cli, patch).await;
+}
+
+/// A `processPerSession: true` entry (`per_session_spare_rig` with 1 s): the spare started
+/// after an open goes after its idle time.
+pub async fn prestarted_spare_idle(rig: &AgentRig, case: Case) {
+    let patch = json!({ "mode": case.unattended_mode });
+    spare::prestarted_spare_goes_after_its_idle_time(rig, rig.spec.cli, patch).await;
+}
