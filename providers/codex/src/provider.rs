@@ -11,6 +11,7 @@ use crate::queries::{fetch_models, load_turns, mcp_servers, read_defaults};
 use crate::questions;
 use crate::sandbox_cache::{launch_key, Sandbox, SandboxCache};
 use crate::session::{Applied, CodexSession, PendingProbe, SessionRelaunch};
+use crate::spare::CodexSpares;
 use crate::state;
 use crate::threads::{self, ThreadAnswer};
 use crate::tool_denial;
@@ -45,6 +46,8 @@ pub struct CodexProvider {
     auth: AuthCache,
     /// The shared app-servers, unless every session has its own.
     processes: Option<SharedProcesses>,
+    /// With an app-server per session: the one started ahead ([`crate::spare`]).
+    spares: Option<CodexSpares>,
 }
 
 impl Default for CodexProvider {
@@ -64,6 +67,7 @@ impl CodexProvider {
             sandbox: SandboxCache::default(),
             auth: AuthCache::default(),
             processes: shared.then(launch::shared_processes),
+            spares: (!shared).then(|| CodexSpares::new("codex-bridge")),
         }
     }
 
@@ -83,6 +87,7 @@ impl CodexProvider {
         }
         let mut provider = Self::with_shared_processes(!per_session);
         provider.processes = provider.processes.map(|p| p.named(&entry.id));
+        provider.spares = provider.spares.map(|_| CodexSpares::new(&entry.id));
         provider
     }
 
@@ -238,7 +243,8 @@ impl Provider for CodexProvider {
         let shared = state::shared(Normalizer::unbound(&request.session_id, &cfg.cwd));
         state::lock(&shared).commands =
             commands::Commands::new(&cfg.cwd, commands::prompts_dir_of(&spec));
-        let server = launch::session_runtime(
+        let server = crate::spare::session_runtime(
+            self.spares.as_ref(),
             &spec,
             self.processes.as_ref(),
             shared.clone(),
@@ -319,6 +325,10 @@ impl Provider for CodexProvider {
             .map_err(|e| ProviderError::new(format!("unreadable thread answer: {e}")))?;
         let thread = &opened.thread;
         server.claim(&thread.id);
+        // The next open of this launch is warm (an app-server started ahead).
+        if let Some(spares) = &self.spares {
+            spares.replenish(&spec);
+        }
         let mut sub_agents = Vec::new();
         let mut children = Vec::new();
         let replay = if resumed && request.history == HistoryMode::Replay {
@@ -465,30 +475,5 @@ impl Provider for CodexProvider {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn provider(options: &str) -> CodexProvider {
-        let entry = format!(
-            r#"{{"id":"codex-bridge","label":"Codex","agent":"codex","options":{options}}}"#
-        );
-        CodexProvider::from_entry(&serde_json::from_str(&entry).expect("entry"))
-    }
-
-    #[test]
-    fn sessions_share_app_servers_unless_the_entry_says_otherwise() {
-        assert!(provider("{}").processes.is_some(), "shared by default");
-        assert!(provider(r#"{"processPerSession":true}"#)
-            .processes
-            .is_none());
-        assert!(provider(r#"{"processPerSession":false}"#)
-            .processes
-            .is_some());
-        assert!(
-            provider(r#"{"processPerSession":"yes"}"#)
-                .processes
-                .is_some(),
-            "a value that is no boolean is ignored"
-        );
-    }
-}
+#[path = "provider_tests.rs"]
+mod tests;

@@ -278,3 +278,23 @@ pub async fn prestarted_spare_goes_after_its_idle_time(rig: &AgentRig, marker: &
     assert!(!leader_alive(&own), "the survivor was the session's");
     assert!(agent_groups(rig, marker).is_empty());
 }
+
+/// A plugin folder whose plugin.json is the workspace's with `"processPerSession": true` in
+/// `provider`'s entry: a fixed folder per provider under the temp dir, rewritten atomically
+/// (tests of one provider write the same file), so no test leaves one behind.
+pub fn per_session_plugin_dir(provider: &str) -> std::path::PathBuf {
+    let root = crate::workspace_root().join("plugin.json");
+    let text = std::fs::read_to_string(&root).expect("the workspace plugin.json");
+    let mut manifest: Value = serde_json::from_str(&text).expect("plugin.json parses");
+    let entry = manifest["providers"]
+        .as_array_mut()
+        .and_then(|ps| ps.iter_mut().find(|p| p["id"] == provider))
+        .unwrap_or_else(|| panic!("plugin.json has no `{provider}`"));
+    entry["options"]["processPerSession"] = json!(true);
+    let dir = std::env::temp_dir().join(format!("agent-bridge-per-session-{provider}"));
+    std::fs::create_dir_all(&dir).expect("plugin dir");
+    let tmp = dir.join(format!(".plugin.json.{}", std::process::id()));
+    std::fs::write(&tmp, manifest.to_string()).expect("plugin.json");
+    std::fs::rename(&tmp, dir.join("plugin.json")).expect("plugin.json in place");
+    dir
+}

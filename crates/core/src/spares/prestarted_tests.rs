@@ -31,11 +31,14 @@ impl Drop for Fake {
     }
 }
 
+/// A fake's flags: running, dead.
+type Flags = (Arc<AtomicBool>, Arc<AtomicBool>);
+
 /// Starts fakes with pids 1, 2, ...; keeps each one's flags.
 #[derive(Default, Clone)]
 struct Starter {
     started: Arc<AtomicU32>,
-    flags: Arc<Mutex<Vec<(Arc<AtomicBool>, Arc<AtomicBool>)>>>,
+    flags: Arc<Mutex<Vec<Flags>>>,
 }
 
 impl Starter {

@@ -35,23 +35,9 @@ pub async fn spare_rig(spec: RigSpec, idle: &str) -> Option<AgentRig> {
 }
 
 /// [`spare_rig`] whose plugin.json gives the suite's entry `"processPerSession": true` (the
-/// workspace's plugin.json otherwise; written to a folder of its own per provider).
+/// workspace's plugin.json otherwise).
 pub async fn per_session_spare_rig(spec: RigSpec, idle: &str) -> Option<AgentRig> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../plugin.json");
-    let text = std::fs::read_to_string(root).expect("the workspace plugin.json");
-    let mut manifest: Value = serde_json::from_str(&text).expect("plugin.json parses");
-    let entry = manifest["providers"]
-        .as_array_mut()
-        .and_then(|ps| ps.iter_mut().find(|p| p["id"] == spec.provider))
-        .expect("the suite's entry");
-    entry["options"]["processPerSession"] = json!(true);
-    let dir = std::env::temp_dir().join(format!(
-        "agent-bridge-per-session-{}-{}",
-        spec.provider,
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).expect("plugin dir");
-    std::fs::write(dir.join("plugin.json"), manifest.to_string()).expect("plugin.json");
+    let dir = agent_bridge_conformance::spare::per_session_plugin_dir(spec.provider);
     let options = HostOptions {
         request_timeout: Duration::from_secs(40),
         ..HostOptions::default()
