@@ -69,11 +69,11 @@ acp_tests! { spare_short_rig;
 }
 
 async fn per_session_long_rig() -> Option<AgentRig> {
-    acp::per_session_spare_rig(SPEC, agent_bridge_conformance::spare::LONG_IDLE).await
+    acp::shared::per_session_spare_rig(SPEC, agent_bridge_conformance::spare::LONG_IDLE).await
 }
 
 async fn per_session_short_rig() -> Option<AgentRig> {
-    acp::per_session_spare_rig(SPEC, agent_bridge_conformance::spare::SHORT_IDLE).await
+    acp::shared::per_session_spare_rig(SPEC, agent_bridge_conformance::spare::SHORT_IDLE).await
 }
 
 acp_tests! { per_session_long_rig;

@@ -34,19 +34,6 @@ pub async fn spare_rig(spec: RigSpec, idle: &str) -> Option<AgentRig> {
     AgentRig::start_in(spec, options, |cli, env| spec.launch(cli, env)).await
 }
 
-/// [`spare_rig`] whose plugin.json gives the suite's entry `"processPerSession": true` (the
-/// workspace's plugin.json otherwise).
-pub async fn per_session_spare_rig(spec: RigSpec, idle: &str) -> Option<AgentRig> {
-    let dir = agent_bridge_conformance::spare::per_session_plugin_dir(spec.provider);
-    let options = HostOptions {
-        request_timeout: Duration::from_secs(40),
-        ..HostOptions::default()
-    }
-    .env(agent_bridge_core::spares::IDLE_ENV, idle)
-    .env("AGENT_BRIDGE_PLUGIN_DIR", dir.display().to_string());
-    AgentRig::start_in(spec, options, |cli, env| spec.launch(cli, env)).await
-}
-
 /// What differs per agent in the scenarios.
 #[derive(Debug, Clone, Copy)]
 pub struct Case {
