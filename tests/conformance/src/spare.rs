@@ -293,7 +293,10 @@ pub fn per_session_plugin_dir(provider: &str) -> std::path::PathBuf {
     entry["options"]["processPerSession"] = json!(true);
     let dir = std::env::temp_dir().join(format!("agent-bridge-per-session-{provider}"));
     std::fs::create_dir_all(&dir).expect("plugin dir");
-    let tmp = dir.join(format!(".plugin.json.{}", std::process::id()));
+    // A name of its own per write: tests of one process write it at once.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".plugin.json.{}.{n}", std::process::id()));
     std::fs::write(&tmp, manifest.to_string()).expect("plugin.json");
     std::fs::rename(&tmp, dir.join("plugin.json")).expect("plugin.json in place");
     dir
