@@ -141,7 +141,7 @@ pub async fn start(
 }
 
 /// Spawns the agent and negotiates `initialize`; returns the runtime and the raw answer.
-async fn spawn(
+pub(crate) async fn spawn(
     profile: &Profile,
     spec: &SpawnSpec,
     inbound: Arc<dyn Inbound>,
@@ -183,7 +183,7 @@ async fn spawn(
 
 /// What the agent advertised in its `initialize` answer, minus the profile's
 /// `unusableMethods`; an answer this bridge cannot work with is an error.
-fn advertised(
+pub(crate) fn advertised(
     profile: &Profile,
     answer: serde_json::Value,
 ) -> Result<InitializeResult, ProviderError> {

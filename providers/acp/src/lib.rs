@@ -23,6 +23,7 @@ pub mod restart;
 pub mod retry_log;
 pub mod server_password;
 pub mod session;
+pub mod spare;
 pub mod spare_warmup;
 pub mod state;
 pub mod translate;

@@ -8,6 +8,7 @@ use crate::persistence;
 use crate::profile::{self, Profile};
 use crate::restart::SessionRelaunch;
 use crate::session::AcpSession;
+use crate::spare::AcpSpares;
 use crate::spare_warmup::WarmTarget;
 use crate::state::{lock, SessionState};
 use crate::wire::{method, SessionAnswer, SessionList};
@@ -39,6 +40,8 @@ pub struct AcpProvider {
     processes: Option<SharedProcesses>,
     /// The session the next fresh spare warms with (a profile's `spareWarmup`).
     warm: WarmTarget,
+    /// With a process per session: the one started ahead for the next open ([`crate::spare`]).
+    spares: Option<AcpSpares>,
 }
 
 impl AcpProvider {
@@ -49,11 +52,12 @@ impl AcpProvider {
     /// A provider whose sessions share agent processes (`shared`) or each have one.
     pub fn with_shared_processes(profile: Profile, shared: bool) -> Self {
         AcpProvider {
-            profile,
             auth: AuthCheck::default(),
             advertised: Advertised::default(),
             processes: shared.then(launch::shared_processes),
             warm: WarmTarget::default(),
+            spares: (!shared).then(|| AcpSpares::new(&profile.name)),
+            profile,
         }
     }
 
@@ -72,6 +76,7 @@ impl AcpProvider {
         };
         let mut provider = Self::with_shared_processes(profile::for_entry(entry), !per_session);
         provider.processes = provider.processes.map(|p| p.named(&entry.id));
+        provider.spares = provider.spares.map(|_| AcpSpares::new(&entry.id));
         provider
     }
 
@@ -95,16 +100,30 @@ impl AcpProvider {
             tracing::warn!("ACP has no system prompt; the session's systemPrompt is not applied");
         }
         let spec = launch::spec(&self.profile, &ctx.launch, Some(&cfg.cwd), &cfg.env);
-        let shared = agent_bridge_core::lifecycle::shared(SessionState::default());
-        let mut agent = launch::session_agent(
-            &self.profile,
-            &spec,
-            self.processes.as_ref().map(|p| (p, &self.warm)),
-            shared.clone(),
-            sink.clone(),
-            &request.scope,
-        )
-        .await?;
+        let spare = match &self.spares {
+            Some(spares) => {
+                spares
+                    .take(&self.profile, &spec, &sink, &request.scope)
+                    .await
+            }
+            None => None,
+        };
+        let (mut agent, shared) = match spare {
+            Some(taken) => taken,
+            None => {
+                let shared = agent_bridge_core::lifecycle::shared(SessionState::default());
+                let agent = launch::session_agent(
+                    &self.profile,
+                    &spec,
+                    self.processes.as_ref().map(|p| (p, &self.warm)),
+                    shared.clone(),
+                    sink.clone(),
+                    &request.scope,
+                )
+                .await?;
+                (agent, shared)
+            }
+        };
         crate::retry_log::follow(&self.profile, &agent, &shared, &sink);
         match open_session(&self.profile, &mut agent, &request, &shared).await {
             Ok((session_id, cwd)) => {
@@ -115,6 +134,11 @@ impl AcpProvider {
                     let replay = std::mem::take(&mut s.replay);
                     (s.config.state(), replay, s.title.clone())
                 };
+                // The next open of this launch is warm: a process started ahead, outside this
+                // session's scope.
+                if let Some(spares) = &self.spares {
+                    spares.replenish(&self.profile, &spec);
+                }
                 let launch = SessionRelaunch {
                     profile: self.profile.clone(),
                     runtime: Relaunch::new(spec, request.scope.clone()),
@@ -432,6 +456,14 @@ mod tests {
         assert!(provider("{}").processes.is_some(), "shared by default");
         let own = provider(r#"{"processPerSession":true,"args":["--acp"]}"#);
         assert!(own.processes.is_none());
+        assert!(
+            own.spares.is_some(),
+            "a process per session: prestarted spares"
+        );
+        assert!(
+            provider("{}").spares.is_none(),
+            "shared: the idle process is the spare"
+        );
         assert_eq!(
             own.profile.args,
             vec!["--acp".to_string()],

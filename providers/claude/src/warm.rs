@@ -8,37 +8,36 @@
 //! - At most one spare per key and [`WarmConfig::max_spares`] in all (default one: the most
 //!   recently used spawn's; the oldest goes first).
 //! - A spare is not a session: it has no session id and no sink, and its events are dropped.
-//! - It never leaks: it is stopped after [`WarmConfig::idle`] unused, when the pool (the
-//!   provider) is dropped, and with the bridge (the supervisor's guard kills its group). A
-//!   dropped [`Runtime`] SIGKILLs its process group.
-//! - `AGENT_BRIDGE_CLAUDE_SPARE=0` in the bridge's environment turns spares off. The idle time
-//!   is the core's default ([`agent_bridge_core::spares::DEFAULT_IDLE`]); the core's
-//!   `AGENT_BRIDGE_SPARE_IDLE_SECS` sets the shared families' idle time, not this one's.
+//! - The pool is the core's [`PrestartedPool`] (its rules: one spare per key, the bound, the
+//!   background start, the idle reaper, the registry): it never leaks: a spare is stopped
+//!   after [`WarmConfig::idle`] unused, when the pool (the provider) is dropped, and with the
+//!   bridge (the core's `spares::stop_all`; the supervisor's guard kills its group). A dropped
+//!   [`Runtime`] SIGKILLs its process group.
+//! - The idle time is every family's: `AGENT_BRIDGE_SPARE_IDLE_SECS` (default 600 s; `0`: no
+//!   spare). `AGENT_BRIDGE_CLAUDE_SPARE=0` in the bridge's environment is an extra off switch
+//!   for Claude alone.
 //! - A ready spare is registered with the core's spares (reported by `doctor --json` as
-//!   `prestarted`, stopped by the bridge's exit like every family's spare).
+//!   `prestarted`).
 //!
-//! Claude keeps its own pool rather than the shared-process one: its spare is not a process a
-//! session left but one started ahead for an exact spawn (cwd and flags included), and its
-//! process is Claude's own runtime (stream-json channel, normalizer, events), not the core's
-//! JSON-RPC `AgentRuntime`.
+//! What is Claude's here: the key (the exact spawn, cwd and flags included), how a spare starts
+//! (Claude's own runtime: stream-json channel, normalizer, events, then `initialize`) and how a
+//! session takes it ([`Spare::attach`]).
 
 use crate::launch::LaunchOptions;
 use crate::normalize::{Mode, Normalizer};
 use crate::runtime::{initialize, spawn_runtime, startup_error, Runtime};
 use agent_bridge_core::lifecycle::lock;
-use agent_bridge_core::spares::{self, SpareTicket};
+use agent_bridge_core::spares::{self, PoolConfig, Prestarted, PrestartedPool};
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnSpec};
 use agent_bridge_core::SessionSink;
 use agent_bridge_protocol::ProviderError;
+use futures_util::future::BoxFuture;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
-use tokio::sync::watch;
-use tokio::task::AbortHandle;
 
-/// How long an unused spare is kept (the core's default for every family).
+/// How long an unused spare is kept by default (the core's default for every family).
 pub const IDLE_LIMIT: Duration = agent_bridge_core::spares::DEFAULT_IDLE;
 /// Most spares kept at once by default: one, for the most recently used spawn (a spare is a
 /// whole CLI process, ~165 MB resident for claude 2.1.197; `warmSpares` raises it).
@@ -130,6 +129,20 @@ impl Spare {
     }
 }
 
+impl Prestarted for Spare {
+    fn pid(&self) -> Option<u32> {
+        self.runtime.agent.process.pid()
+    }
+
+    fn is_dead(&self) -> bool {
+        self.runtime.is_dead()
+    }
+
+    fn shutdown(mut self) -> BoxFuture<'static, ()> {
+        Box::pin(async move { self.runtime.shutdown().await })
+    }
+}
+
 /// Limits of the pool.
 #[derive(Debug, Clone)]
 pub struct WarmConfig {
@@ -152,242 +165,79 @@ impl Default for WarmConfig {
 }
 
 impl WarmConfig {
-    /// The defaults, unless the bridge's environment turns spares off.
+    /// Every family's idle time ([`spares::idle_time`]; zero: off), unless the bridge's
+    /// environment turns Claude's spares off.
     pub fn from_env() -> Self {
         let off = std::env::var(SPARE_ENV).is_ok_and(|v| v == "0" || v == "false");
+        let idle = spares::idle_time();
         WarmConfig {
-            enabled: !off,
+            enabled: !off && !idle.is_zero(),
+            idle,
             ..WarmConfig::default()
         }
     }
 }
 
-struct Entry {
-    id: u64,
-    key: SpareKey,
-    spare: Spare,
-    reaper: AbortHandle,
-    /// Its registration with the core's spares (dropped with the entry).
-    _ticket: SpareTicket,
-}
-
-#[derive(Default)]
-struct PoolState {
-    entries: Vec<Entry>,
-    /// Spares being started; each channel turns true when its start is over.
-    starting: HashMap<SpareKey, watch::Receiver<bool>>,
-    closed: bool,
-    next_id: u64,
-}
-
-impl PoolState {
-    fn remove(&mut self, index: usize) -> Spare {
-        let entry = self.entries.remove(index);
-        entry.reaper.abort();
-        entry.spare
-    }
-}
-
-/// The spares of one provider. Dropping it kills them.
-pub struct WarmPool {
-    state: Arc<Mutex<PoolState>>,
-    config: WarmConfig,
-}
+/// The spares of the Claude provider: the core's pool, keyed by the exact spawn. Dropping it
+/// kills them.
+pub struct WarmPool(PrestartedPool<SpareKey, Spare>);
 
 impl WarmPool {
     pub fn new(config: WarmConfig) -> Self {
-        WarmPool {
-            state: Arc::new(Mutex::new(PoolState::default())),
-            config,
-        }
+        WarmPool(PrestartedPool::new(PoolConfig {
+            enabled: config.enabled,
+            idle: config.idle,
+            max_spares: config.max_spares,
+            provider: config.provider,
+        }))
     }
 
     pub fn enabled(&self) -> bool {
-        self.config.enabled
+        self.0.enabled()
     }
 
     /// How many spares are ready.
     pub fn len(&self) -> usize {
-        self.state.lock().map(|s| s.entries.len()).unwrap_or(0)
+        self.0.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.0.is_empty()
     }
 
     /// Takes the spare for `key`, if a live one is ready.
     pub fn take(&self, key: &SpareKey) -> Option<Spare> {
-        let mut state = self.state.lock().ok()?;
-        let index = state.entries.iter().position(|e| &e.key == key)?;
-        let spare = state.remove(index);
-        if spare.runtime.is_dead() {
-            tracing::debug!("the claude spare died; spawning instead");
-            return None;
-        }
-        Some(spare)
+        self.0.take(key)
     }
 
-    /// Takes the spare for `key`, waiting for it when it is still starting (it is then ready
-    /// sooner than a fresh process would be).
+    /// Takes the spare for `key`, waiting for it when it is still starting.
     pub async fn take_or_wait(&self, key: &SpareKey) -> Option<Spare> {
-        self.wait_started(key).await;
-        self.take(key)
+        self.0.take_or_wait(key).await
     }
 
     /// Waits until the spare being started for `key`, if any, is ready (or failed).
     pub async fn wait_started(&self, key: &SpareKey) {
-        let starting = self
-            .state
-            .lock()
-            .ok()
-            .and_then(|s| s.starting.get(key).cloned());
-        if let Some(mut done) = starting {
-            // An error means the start was dropped: nothing to wait for.
-            let _ = done.wait_for(|d| *d).await;
-        }
+        self.0.wait_started(key).await
     }
 
     /// The `initialize` answer of the ready spare for `key` (it stays ready).
     pub fn peek_init(&self, key: &SpareKey) -> Option<Value> {
-        let state = self.state.lock().ok()?;
-        state
-            .entries
-            .iter()
-            .find(|e| &e.key == key && !e.spare.runtime.is_dead())
-            .map(|e| e.spare.init.clone())
+        self.0.peek(key, |spare| spare.init.clone())
     }
 
     /// Keeps `spare` as the ready one for `key`; hands it back when the pool is off or closed,
     /// or already has one for that key.
     pub fn offer(&self, key: SpareKey, spare: Spare) -> Option<Spare> {
-        if !self.config.enabled {
-            return Some(spare);
-        }
-        insert(&self.state, &self.config, key, spare)
+        self.0.offer(key, spare)
     }
 
-    /// Starts a spare for `start` in the background, unless one is ready or starting.
+    /// Starts a spare for `start` in the background (outside any session's scope), unless one
+    /// is ready or starting.
     pub fn replenish(&self, start: SpareStart) {
-        if !self.config.enabled {
-            return;
-        }
         let key = start.key();
-        let (done, done_rx) = watch::channel(false);
-        {
-            let Ok(mut state) = self.state.lock() else {
-                return;
-            };
-            if state.closed
-                || state.starting.contains_key(&key)
-                || state.entries.iter().any(|e| e.key == key)
-            {
-                return;
-            }
-            state.starting.insert(key.clone(), done_rx);
-        }
-        let weak = Arc::downgrade(&self.state);
-        let config = self.config.clone();
-        tokio::spawn(async move {
-            let started = Spare::start(&start).await;
-            // Dropping a spare (pool gone, or not kept) kills its process.
-            let Some(state) = weak.upgrade() else { return };
-            let extra = match started {
-                Ok(spare) => insert(&state, &config, key.clone(), spare),
-                Err(e) => {
-                    tracing::debug!("could not start a claude spare: {}", e.message);
-                    None
-                }
-            };
-            if let Ok(mut s) = state.lock() {
-                s.starting.remove(&key);
-            }
-            drop(state);
-            let _ = done.send(true);
-            if let Some(mut extra) = extra {
-                extra.runtime.shutdown().await;
-            }
+        self.0.replenish(key, async move {
+            Spare::start(&start).await.map_err(|e| e.message)
         });
-    }
-}
-
-/// Puts a spare into the pool and arms its idle timer; hands it back when it is not kept.
-fn insert(
-    state: &Arc<Mutex<PoolState>>,
-    config: &WarmConfig,
-    key: SpareKey,
-    spare: Spare,
-) -> Option<Spare> {
-    let Ok(mut s) = state.lock() else {
-        return Some(spare);
-    };
-    if s.closed || s.entries.iter().any(|e| e.key == key) {
-        return Some(spare);
-    }
-    s.next_id += 1;
-    let id = s.next_id;
-    let reaper = tokio::spawn(reap_after(Arc::downgrade(state), id, config.idle)).abort_handle();
-    let pid = spare.runtime.agent.process.pid().unwrap_or(0);
-    let weak = Arc::downgrade(state);
-    let ticket = spares::register(&config.provider, pid, "prestarted", move || {
-        Box::pin(async move {
-            let Some(state) = weak.upgrade() else { return };
-            let spare = state.lock().ok().and_then(|mut s| {
-                let index = s.entries.iter().position(|e| e.id == id)?;
-                Some(s.remove(index))
-            });
-            drop(state);
-            if let Some(mut spare) = spare {
-                spare.runtime.shutdown().await;
-            }
-        })
-    });
-    s.entries.push(Entry {
-        id,
-        key,
-        spare,
-        reaper,
-        _ticket: ticket,
-    });
-    let mut evicted = Vec::new();
-    while s.entries.len() > config.max_spares.max(1) {
-        evicted.push(s.remove(0));
-    }
-    drop(s);
-    // Killed on drop.
-    drop(evicted);
-    None
-}
-
-/// Stops spare `id` once it has waited `idle` unused.
-async fn reap_after(state: Weak<Mutex<PoolState>>, id: u64, idle: Duration) {
-    tokio::time::sleep(idle).await;
-    let Some(state) = state.upgrade() else { return };
-    let spare = state.lock().ok().and_then(|mut s| {
-        let index = s.entries.iter().position(|e| e.id == id)?;
-        let entry = s.entries.remove(index);
-        Some(entry.spare)
-    });
-    drop(state);
-    if let Some(mut spare) = spare {
-        tracing::debug!("stopping an idle claude spare");
-        spare.runtime.shutdown().await;
-    }
-}
-
-impl Drop for WarmPool {
-    fn drop(&mut self) {
-        let entries = match self.state.lock() {
-            Ok(mut s) => {
-                s.closed = true;
-                std::mem::take(&mut s.entries)
-            }
-            Err(_) => Vec::new(),
-        };
-        for entry in entries {
-            entry.reaper.abort();
-            // Dropping the runtime SIGKILLs its process group.
-            drop(entry.spare);
-        }
     }
 }
 

@@ -46,7 +46,7 @@ async fn mcp_secrets_reach_the_cli_in_a_private_file_not_on_a_command_line() {
         vars.insert("MCP_PROBE_LOG".into(), log.display().to_string());
         json!({"command": "/bin/sh", "args": [probe, claude.display().to_string()], "env": vars})
     };
-    let Some(rig) = Rig::start_with(SPEC, launch).await else {
+    let Some(rig) = Rig::start_in(SPEC, warm_options(), launch).await else {
         return;
     };
     let env_secret = format!("SECRET-env-{}", uuid::Uuid::new_v4());

@@ -34,7 +34,7 @@ fn pids(found: &[ProcInfo]) -> Vec<i32> {
 #[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn second_open_is_served_by_the_spare_and_no_spare_outlives_the_bridge() {
-    let Some(rig) = rig().await else { return };
+    let Some(rig) = warm_rig().await else { return };
     rig.open("s-1", json!({})).await;
     let first = first_session_cli(&rig);
     // A spare is started once the first CLI has answered.
@@ -116,7 +116,7 @@ async fn second_open_is_served_by_the_spare_and_no_spare_outlives_the_bridge() {
 #[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn catalog_in_a_cwd_leaves_a_spare_for_the_first_open_there() {
-    let Some(rig) = rig().await else { return };
+    let Some(rig) = warm_rig().await else { return };
     let cwd = rig.cwd().display().to_string();
     let answer = rig
         .ask(
@@ -146,7 +146,7 @@ async fn catalog_in_a_cwd_leaves_a_spare_for_the_first_open_there() {
 #[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_bridge_leaves_no_spare() {
-    let Some(rig) = rig().await else { return };
+    let Some(rig) = warm_rig().await else { return };
     rig.open("s-k", json!({})).await;
     procs_until(&rig, "a spare next to the session", |p| p.len() == 2).await;
     let everything = rig.host.descendants();

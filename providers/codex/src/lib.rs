@@ -23,6 +23,7 @@ pub mod questions;
 pub mod route;
 pub mod sandbox_cache;
 pub mod session;
+pub mod spare;
 pub mod state;
 pub mod sub_agents;
 pub mod threads;

@@ -52,7 +52,8 @@ pub(crate) async fn open(
     let shared = state::shared(Normalizer::unbound(&request.session_id, &cfg.cwd));
     state::lock(&shared).commands =
         commands::Commands::new(&cfg.cwd, commands::prompts_dir_of(&spec));
-    let server = launch::session_runtime(
+    let server = crate::spare::session_runtime(
+        provider.spares.as_ref(),
         &spec,
         provider.processes.as_ref(),
         shared.clone(),
@@ -133,6 +134,10 @@ pub(crate) async fn open(
         .map_err(|e| ProviderError::new(format!("unreadable thread answer: {e}")))?;
     let thread = &opened.thread;
     server.claim(&thread.id);
+    // The next open of this launch is warm (an app-server started ahead).
+    if let Some(spares) = &provider.spares {
+        spares.replenish(&spec);
+    }
     let mut sub_agents = Vec::new();
     let mut children = Vec::new();
     let replay = if resumed && request.history == HistoryMode::Replay {

@@ -6,6 +6,7 @@ use crate::history;
 use crate::launch::{self, call_error};
 use crate::queries::{fetch_models, read_defaults};
 use crate::sandbox_cache::{launch_key, SandboxCache};
+use crate::spare::CodexSpares;
 use crate::wire::notify::method;
 use crate::wire::params::ThreadListParams;
 use crate::wire::thread::{Page, Thread};
@@ -35,6 +36,8 @@ pub struct CodexProvider {
     auth: AuthCache,
     /// The shared app-servers, unless every session has its own.
     pub(crate) processes: Option<SharedProcesses>,
+    /// With an app-server per session: the one started ahead ([`crate::spare`]).
+    pub(crate) spares: Option<CodexSpares>,
 }
 
 impl Default for CodexProvider {
@@ -54,6 +57,7 @@ impl CodexProvider {
             sandbox: SandboxCache::default(),
             auth: AuthCache::default(),
             processes: shared.then(launch::shared_processes),
+            spares: (!shared).then(|| CodexSpares::new("codex-bridge")),
         }
     }
 
@@ -73,6 +77,7 @@ impl CodexProvider {
         }
         let mut provider = Self::with_shared_processes(!per_session);
         provider.processes = provider.processes.map(|p| p.named(&entry.id));
+        provider.spares = provider.spares.map(|_| CodexSpares::new(&entry.id));
         provider
     }
 
@@ -217,30 +222,5 @@ impl Provider for CodexProvider {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn provider(options: &str) -> CodexProvider {
-        let entry = format!(
-            r#"{{"id":"codex-bridge","label":"Codex","agent":"codex","options":{options}}}"#
-        );
-        CodexProvider::from_entry(&serde_json::from_str(&entry).expect("entry"))
-    }
-
-    #[test]
-    fn sessions_share_app_servers_unless_the_entry_says_otherwise() {
-        assert!(provider("{}").processes.is_some(), "shared by default");
-        assert!(provider(r#"{"processPerSession":true}"#)
-            .processes
-            .is_none());
-        assert!(provider(r#"{"processPerSession":false}"#)
-            .processes
-            .is_some());
-        assert!(
-            provider(r#"{"processPerSession":"yes"}"#)
-                .processes
-                .is_some(),
-            "a value that is no boolean is ignored"
-        );
-    }
-}
+#[path = "provider_tests.rs"]
+mod tests;

@@ -167,3 +167,137 @@ pub async fn spare_goes_after_its_idle_time(rig: &AgentRig, marker: &str, patch:
     );
     rig.finish("sp-2").await;
 }
+
+/// The pid `doctor --json` reports as the provider's one `prestarted` spare, once it does.
+async fn reported_prestarted(rig: &AgentRig) -> i32 {
+    let deadline = std::time::Instant::now() + SPARE_START;
+    loop {
+        let finding = doctor_finding(rig);
+        let spares = finding["spares"].as_array().cloned().unwrap_or_default();
+        assert!(spares.len() < 2, "one spare per provider: {finding:#}");
+        if let Some(spare) = spares.first() {
+            assert_eq!(spare["kind"], "prestarted", "{finding:#}");
+            assert!(
+                spare["rssBytes"].as_u64().is_some_and(|b| b > 0),
+                "{finding:#}"
+            );
+            return spare["pid"].as_i64().expect("a pid") as i32;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "doctor reports no prestarted spare: {finding:#}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+/// The agent group whose id is `pid`.
+fn group_of(rig: &AgentRig, marker: &str, pid: i32) -> Vec<ProcInfo> {
+    agent_groups(rig, marker)
+        .into_iter()
+        .find(|g| group_id(g) == pid)
+        .unwrap_or_else(|| panic!("no agent group {pid}"))
+}
+
+/// An entry with a process per session, the rig with [`LONG_IDLE`]: after an open the bridge
+/// starts one more process of the same launch, initialized, which `doctor --json` reports as
+/// `prestarted` with its memory; the next open takes it (no process of its own: the only other
+/// agent process is the next spare, and closing the session stops the reported process), and
+/// nothing is left once the bridge stops.
+pub async fn prestarted_spare_taken_and_gone_with_the_bridge(
+    rig: &AgentRig,
+    marker: &str,
+    patch: Value,
+) {
+    rig.open("ps-1", patch.clone()).await;
+    let spare = reported_prestarted(rig).await;
+    let groups = agent_groups(rig, marker);
+    assert_eq!(groups.len(), 2, "the session's and the spare: {groups:#?}");
+    let first = groups
+        .into_iter()
+        .find(|g| group_id(g) != spare)
+        .expect("the session's process");
+    let run = rig.run_turn("ps-1", "say hi").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    rig.finish("ps-1").await;
+    assert!(!leader_alive(&first), "gone when its close is answered");
+    let taken = group_of(rig, marker, spare);
+
+    rig.open("ps-2", patch).await;
+    let next = reported_prestarted(rig).await;
+    assert_ne!(
+        next, spare,
+        "the reported spare was taken; the next one is another"
+    );
+    let mut ids: Vec<i32> = agent_groups(rig, marker)
+        .iter()
+        .map(|g| group_id(g))
+        .collect();
+    ids.sort();
+    let mut want = vec![spare, next];
+    want.sort();
+    assert_eq!(
+        ids, want,
+        "no process of its own: the taken spare and the next one"
+    );
+    let run = rig.run_turn("ps-2", "say hi again").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    rig.finish("ps-2").await;
+    assert!(!leader_alive(&taken), "the taken spare was ps-2's process");
+    let next = group_of(rig, marker, next);
+    assert!(leader_alive(&next));
+
+    rig.host.signal(libc::SIGTERM).expect("SIGTERM sent");
+    rig.host
+        .wait_exit(crate::rig::STEP)
+        .await
+        .expect("the bridge exits");
+    assert_gone(&next).await;
+    assert!(agent_groups(rig, marker).is_empty());
+}
+
+/// An entry with a process per session, the rig with [`SHORT_IDLE`]: the spare started after
+/// an open goes after that idle time; the session's own process stays.
+pub async fn prestarted_spare_goes_after_its_idle_time(rig: &AgentRig, marker: &str, patch: Value) {
+    rig.open("ps-1", patch).await;
+    let deadline = std::time::Instant::now() + SPARE_START;
+    while agent_groups(rig, marker).len() < 2 {
+        assert!(std::time::Instant::now() < deadline, "no spare started");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let spare_gone = std::time::Instant::now() + SPARE_START;
+    while agent_groups(rig, marker).len() > 1 {
+        assert!(std::time::Instant::now() < spare_gone, "the spare stays");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(doctor_finding(rig)["spares"], json!([]));
+    let own = one_agent_group(rig, marker);
+    let run = rig.run_turn("ps-1", "say hi").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    rig.finish("ps-1").await;
+    assert!(!leader_alive(&own), "the survivor was the session's");
+    assert!(agent_groups(rig, marker).is_empty());
+}
+
+/// A plugin folder whose plugin.json is the workspace's with `"processPerSession": true` in
+/// `provider`'s entry: a fixed folder per provider under the temp dir, rewritten atomically
+/// (tests of one provider write the same file), so no test leaves one behind.
+pub fn per_session_plugin_dir(provider: &str) -> std::path::PathBuf {
+    let root = crate::workspace_root().join("plugin.json");
+    let text = std::fs::read_to_string(&root).expect("the workspace plugin.json");
+    let mut manifest: Value = serde_json::from_str(&text).expect("plugin.json parses");
+    let entry = manifest["providers"]
+        .as_array_mut()
+        .and_then(|ps| ps.iter_mut().find(|p| p["id"] == provider))
+        .unwrap_or_else(|| panic!("plugin.json has no `{provider}`"));
+    entry["options"]["processPerSession"] = json!(true);
+    let dir = std::env::temp_dir().join(format!("agent-bridge-per-session-{provider}"));
+    std::fs::create_dir_all(&dir).expect("plugin dir");
+    // A name of its own per write: tests of one process write it at once.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".plugin.json.{}.{n}", std::process::id()));
+    std::fs::write(&tmp, manifest.to_string()).expect("plugin.json");
+    std::fs::rename(&tmp, dir.join("plugin.json")).expect("plugin.json in place");
+    dir
+}

@@ -68,4 +68,20 @@ acp_tests! { spare_short_rig;
     spare_idle => |r| acp::shared::spare_idle(&r, CASE);
 }
 
+async fn per_session_long_rig() -> Option<AgentRig> {
+    acp::shared::per_session_spare_rig(SPEC, agent_bridge_conformance::spare::LONG_IDLE).await
+}
+
+async fn per_session_short_rig() -> Option<AgentRig> {
+    acp::shared::per_session_spare_rig(SPEC, agent_bridge_conformance::spare::SHORT_IDLE).await
+}
+
+acp_tests! { per_session_long_rig;
+    prestarted_spare_reused => |r| acp::shared::prestarted_spare_reused(&r, CASE);
+}
+
+acp_tests! { per_session_short_rig;
+    prestarted_spare_idle => |r| acp::shared::prestarted_spare_idle(&r, CASE);
+}
+
 agent_bridge_conformance::agnostic_scenarios!(cli rig, after acp::record_traffic);

@@ -11,7 +11,9 @@
 //! - [`InboundDriver`]: the peer's [`Inbound`](crate::rpc::Inbound) for a session: hands each
 //!   message to the provider's [`Translator`], sends the events into the session's sink
 //!   ([`EventTarget`]), and reports an unexpected exit as `AgentEvent::RuntimeFailed`.
-//! - [`RefuseAll`]: the inbound of a runtime without a session (a catalog probe, a spare).
+//! - [`RefuseAll`]: the inbound of a runtime without a session (a catalog probe, a spare);
+//!   [`LateInbound`]: a prestarted spare's, refusing until the session that takes it binds its
+//!   own.
 //! - [`PendingRequests`]: the agent's requests waiting for the user, bound to their turn.
 //! - [`Relaunch`]: how a session's runtime was started, so a restart starts it the same way.
 //! - [`SessionRuntime`]: a session's runtime, its own process or its place on a shared one.
@@ -35,7 +37,7 @@ pub use agent_runtime::{AgentRuntime, RuntimeLaunch, START_EXIT_WAIT};
 pub use driver::{EventTarget, InboundDriver, Translator};
 pub use liveness::Liveness;
 pub use pending::{Pending, PendingRequests};
-pub use refuse::RefuseAll;
+pub use refuse::{LateInbound, RefuseAll};
 pub use relaunch::Relaunch;
 pub use session_runtime::SessionRuntime;
 pub use shared::{SharedKey, SharedMember, SharedProcesses};

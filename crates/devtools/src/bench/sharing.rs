@@ -47,6 +47,10 @@ pub struct SharingArgs {
     /// bridge, with warm spares (the closed process is the spare) and without (idle time 0).
     #[arg(long)]
     pub sharing_warm_rounds: Option<usize>,
+    /// With `--sharing-warm-rounds`: the entries have `"processPerSession": true` (the spare
+    /// is a process started ahead after each open).
+    #[arg(long, requires = "sharing_warm_rounds")]
+    pub sharing_per_session: bool,
 }
 
 /// One agent family as the bench drives it.
@@ -251,7 +255,9 @@ pub fn run(
         families.push(family(&mock, cli, "acp", base.as_deref())?);
     }
     if let Some(rounds) = args.sharing_warm_rounds {
-        return super::warm_open::run(&families, rounds, json_out, base.as_deref(), &bridge);
+        let per_session = args.sharing_per_session;
+        let base = base.as_deref();
+        return super::warm_open::run(&families, rounds, per_session, json_out, base, &bridge);
     }
     let mut runs = Vec::new();
     for family in &families {

@@ -4,7 +4,9 @@
 //! time long) the closed session's process is the provider's spare and the next open joins it;
 //! without (`AGENT_BRIDGE_SPARE_IDLE_SECS=0`) every open starts the agent. The first round is
 //! cold either way; the table gives the later opens' p50 and how many agent processes the
-//! bridge started in all.
+//! bridge started in all. With `--sharing-per-session` the entries have `"processPerSession":
+//! true`: the spare is the process started ahead after an open (the core's prestarted pool),
+//! which the next open takes.
 
 use super::bridge::Bridge;
 use super::claude::{connect, open_with};
@@ -33,6 +35,8 @@ const LONG_IDLE: &str = "600";
 #[derive(Debug, Clone, Serialize)]
 pub struct WarmRun {
     pub cli: String,
+    /// `"processPerSession": true` (the spare is started ahead) rather than shared.
+    pub per_session: bool,
     pub spares: bool,
     pub first_open_ms: f64,
     /// The opens after a close.
@@ -47,8 +51,9 @@ fn measure(
     bridge_exe: &Path,
     spares: bool,
     rounds: usize,
+    per_session: bool,
 ) -> anyhow::Result<WarmRun> {
-    let dir = plugin_dir(base, &family.provider, false)?;
+    let dir = plugin_dir(base, &family.provider, per_session)?;
     // The bridge inherits the bench's environment.
     std::env::set_var(
         agent_bridge_core::spares::IDLE_ENV,
@@ -83,6 +88,7 @@ fn measure(
     let later = opens.split_off(1.min(opens.len()));
     Ok(WarmRun {
         cli: family.cli.clone(),
+        per_session,
         spares,
         first_open_ms,
         later_opens: Dist::from_nanos(later),
@@ -119,7 +125,12 @@ fn guard_pids(root: u32) -> Vec<u32> {
 fn rows(runs: &[WarmRun]) -> Vec<Row> {
     runs.iter()
         .map(|run| {
-            let setting = if run.spares { "warm spare" } else { "no spare" };
+            let setting = match (run.spares, run.per_session) {
+                (true, true) => "per session, prestarted spare",
+                (true, false) => "warm spare",
+                (false, true) => "per session, no spare",
+                (false, false) => "no spare",
+            };
             let later = run.later_opens.as_ref();
             Row {
                 metric: format!("{} · {setting}: open after a close", run.cli),
@@ -148,6 +159,7 @@ fn rows(runs: &[WarmRun]) -> Vec<Row> {
 pub fn run(
     families: &[Family],
     rounds: usize,
+    per_session: bool,
     json_out: bool,
     base: Option<&Path>,
     bridge: &Path,
@@ -162,7 +174,7 @@ pub fn run(
                     family.cli
                 );
             }
-            runs.push(measure(family, base, bridge, spares, rounds)?);
+            runs.push(measure(family, base, bridge, spares, rounds, per_session)?);
         }
     }
     let rows = rows(&runs);

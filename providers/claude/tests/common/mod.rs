@@ -41,6 +41,20 @@ pub async fn rig() -> Option<Rig> {
     Rig::start(SPEC).await
 }
 
+/// [`rig`] with warm spares on: the conformance host turns every family's spares off
+/// (`AGENT_BRIDGE_SPARE_IDLE_SECS=0`) unless a test asks, Claude's included.
+pub async fn warm_rig() -> Option<Rig> {
+    Rig::start_in(SPEC, warm_options(), |cli, env| SPEC.launch(cli, env)).await
+}
+
+/// The host options of [`warm_rig`].
+pub fn warm_options() -> agent_bridge_conformance::HostOptions {
+    agent_bridge_conformance::HostOptions::default().env(
+        agent_bridge_core::spares::IDLE_ENV,
+        agent_bridge_conformance::spare::LONG_IDLE,
+    )
+}
+
 /// The first session's CLI: the oldest `claude` under the bridge. A session's CLI is older than
 /// the spare started after it answered, so the first session's is first.
 pub fn first_session_cli(rig: &Rig) -> ProcInfo {

@@ -11,8 +11,9 @@ use agent_bridge_conformance::agent_groups::{
 };
 use agent_bridge_conformance::kill::{assert_gone, restarting_turn};
 use agent_bridge_conformance::spare::{self, Exit};
-use agent_bridge_conformance::{AgentRig, ProcInfo};
+use agent_bridge_conformance::{AgentRig, HostOptions, ProcInfo, RigSpec};
 use serde_json::json;
+use std::time::Duration;
 
 fn agents(rig: &AgentRig) -> Vec<Vec<ProcInfo>> {
     agent_groups(rig, rig.spec.cli)
@@ -210,4 +211,31 @@ pub async fn spare_reused(rig: &AgentRig, case: Case) {
 pub async fn spare_idle(rig: &AgentRig, case: Case) {
     let patch = json!({ "mode": case.unattended_mode });
     spare::spare_goes_after_its_idle_time(rig, rig.spec.cli, patch).await;
+}
+
+/// A `processPerSession: true` entry (`per_session_spare_rig` with a long idle time): the next
+/// open takes the process started ahead after the previous one.
+pub async fn prestarted_spare_reused(rig: &AgentRig, case: Case) {
+    let patch = json!({ "mode": case.unattended_mode });
+    spare::prestarted_spare_taken_and_gone_with_the_bridge(rig, rig.spec.cli, patch).await;
+}
+
+/// A `processPerSession: true` entry (`per_session_spare_rig` with 1 s): the spare started
+/// after an open goes after its idle time.
+pub async fn prestarted_spare_idle(rig: &AgentRig, case: Case) {
+    let patch = json!({ "mode": case.unattended_mode });
+    spare::prestarted_spare_goes_after_its_idle_time(rig, rig.spec.cli, patch).await;
+}
+
+/// [`super::spare_rig`] whose plugin.json gives the suite's entry `"processPerSession": true` (the
+/// workspace's plugin.json otherwise).
+pub async fn per_session_spare_rig(spec: RigSpec, idle: &str) -> Option<AgentRig> {
+    let dir = agent_bridge_conformance::spare::per_session_plugin_dir(spec.provider);
+    let options = HostOptions {
+        request_timeout: Duration::from_secs(40),
+        ..HostOptions::default()
+    }
+    .env(agent_bridge_core::spares::IDLE_ENV, idle)
+    .env("AGENT_BRIDGE_PLUGIN_DIR", dir.display().to_string());
+    AgentRig::start_in(spec, options, |cli, env| spec.launch(cli, env)).await
 }

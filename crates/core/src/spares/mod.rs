@@ -6,8 +6,11 @@
 //!   the spare, kept [`idle_time`]; a new session of the same launch joins it
 //!   (`lifecycle::shared`, its `fresh` module). A fresh process holds no session's state: the
 //!   stopped one saved its sessions on its way out;
-//! - Claude keeps a pre-started, initialized process for the spawn it last used (its `warm`
-//!   module), stopped after [`DEFAULT_IDLE`] (its own switch: `AGENT_BRIDGE_CLAUDE_SPARE=0`).
+//! - a process of one session (Claude, and the `processPerSession: true` entries of the ACP
+//!   family): a [`PrestartedPool`] keeps a process started ahead, its handshake done, for the
+//!   exact launch the provider last opened; the next open of that launch takes it (no spawn, no
+//!   handshake on the open path) and the pool starts the next one in the background. Claude has
+//!   an extra off switch of its own (`AGENT_BRIDGE_CLAUDE_SPARE=0`).
 //!
 //! Bounded: at most one idle spare per provider (an older one is stopped when another becomes
 //! idle), stopped after [`idle_time`] (`AGENT_BRIDGE_SPARE_IDLE_SECS`; unset:
@@ -20,6 +23,10 @@
 //! [`report_dir`], which `agent-bridge doctor --json` reads to report the spares of the running
 //! bridges and their memory ([`running`]).
 
+mod prestarted;
+
+pub use prestarted::{PoolConfig, Prestarted, PrestartedPool};
+
 use crate::proc_info;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -28,19 +35,19 @@ use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// How long an unused Claude spare is kept (ten minutes), and a shared process's spare when
-/// [`IDLE_ENV`] is set without a number.
+/// How long an unused spare is kept when [`IDLE_ENV`] is set without a number (ten minutes).
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(600);
-/// How long a shared family's spare is kept when [`IDLE_ENV`] is not set: ten minutes, as
-/// Claude's. See `docs/configuration.md`.
+/// How long a spare is kept when [`IDLE_ENV`] is not set: ten minutes. See
+/// `docs/configuration.md`.
 pub const DEFAULT_SHARED_IDLE: Duration = DEFAULT_IDLE;
-/// The bridge environment variable that sets the shared families' idle time, in seconds (`0`:
-/// no spares; the last session's close stops the process and waits for it).
+/// The bridge environment variable that sets every family's idle time, in seconds (`0`: no
+/// spares; the last session's close stops the process and waits for it, and no process is
+/// started ahead).
 pub const IDLE_ENV: &str = "AGENT_BRIDGE_SPARE_IDLE_SECS";
 /// The environment variable that moves the report folder (tests).
 pub const DIR_ENV: &str = "AGENT_BRIDGE_SPARES_DIR";
 
-/// How long a shared family's unused spare is kept: [`IDLE_ENV`] when it is a number of
+/// How long an unused spare of any family is kept: [`IDLE_ENV`] when it is a number of
 /// seconds ([`DEFAULT_IDLE`] when it is something else), else [`DEFAULT_SHARED_IDLE`].
 pub fn idle_time() -> Duration {
     idle_from(std::env::var(IDLE_ENV).ok().as_deref())
