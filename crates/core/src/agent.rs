@@ -468,4 +468,10 @@ impl SessionSink {
     pub fn is_closed(&self) -> bool {
         self.tx.is_closed()
     }
+
+    /// Resolves once the session is gone (its receiver dropped): a task that only serves the
+    /// session ends with it.
+    pub async fn closed(&self) {
+        self.tx.closed().await
+    }
 }

@@ -371,6 +371,11 @@ impl StderrTail {
         }
     }
 
+    /// Resolves once stderr has closed (the last line is in).
+    pub async fn closed(&self) {
+        self.closed.cancelled().await
+    }
+
     /// Waits until stderr has closed (the last line is in), at most `limit`: a descendant
     /// outside the process group may hold it open.
     pub async fn closed_within(&self, limit: Duration) -> bool {

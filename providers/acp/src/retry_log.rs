@@ -100,13 +100,21 @@ pub fn follow(
     }
 }
 
-/// Follows the agent's stderr for the session's life (the task ends with the process's
-/// stderr): every retry line during a turn goes to the sink as a retry notice.
+/// Follows the agent's stderr while both last: every retry line during a turn goes to the
+/// sink as a retry notice. The task ends when the session is gone (a shared process's stderr
+/// outlives it) or the process's stderr closed (a restart follows the new process); the tail
+/// it holds keeps its line counter alive, so the counter alone would never end it.
 pub fn watch(rule: RetryLog, stderr: StderrTail, shared: SharedState, sink: SessionSink) {
     tokio::spawn(async move {
         let mut changed = stderr.subscribe();
         let mut seen = 0;
-        while changed.changed().await.is_ok() {
+        loop {
+            let more = tokio::select! {
+                biased;
+                _ = sink.closed() => return,
+                _ = stderr.closed() => false,
+                r = changed.changed() => r.is_ok(),
+            };
             let (lines, now) = stderr.lines_after(seen);
             seen = now;
             for words in lines.iter().filter_map(|l| rule.retry_words(l)) {
@@ -116,6 +124,9 @@ pub fn watch(rule: RetryLog, stderr: StderrTail, shared: SharedState, sink: Sess
                         return;
                     }
                 }
+            }
+            if !more {
+                return;
             }
         }
     });
@@ -190,6 +201,54 @@ mod tests {
         assert!(
             matches!(&ended[..], [AgentEvent::Notice(p)] if p.dismissed == Some(true)),
             "{ended:?}"
+        );
+    }
+
+    fn sh(script: &str) -> agent_bridge_core::supervisor::SpawnSpec {
+        agent_bridge_core::supervisor::SpawnSpec {
+            program: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            ..Default::default()
+        }
+    }
+
+    /// Waits until only the test holds `shared` (the watch task let go of it).
+    async fn released(shared: &SharedState) -> bool {
+        for _ in 0..100 {
+            if std::sync::Arc::strong_count(shared) == 1 {
+                return true;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        false
+    }
+
+    #[tokio::test]
+    async fn the_watch_ends_with_the_session_or_with_the_stderr() {
+        use agent_bridge_core::supervisor::ManagedChild;
+        // A process that outlives the session (a shared process): the session's end ends it.
+        let mut child = ManagedChild::spawn(&sh("echo one >&2; read x")).expect("sh");
+        let shared = agent_bridge_core::lifecycle::shared(crate::state::SessionState::default());
+        let (sink, events) = SessionSink::channel();
+        watch(opencode(), child.stderr_tail_handle(), shared.clone(), sink);
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        assert!(std::sync::Arc::strong_count(&shared) > 1, "following");
+        drop(events);
+        assert!(
+            released(&shared).await,
+            "the session is gone: the watch ended"
+        );
+        child.shutdown().await;
+
+        // The process ends (a restart follows the new one): its stderr's end ends it.
+        let mut child = ManagedChild::spawn(&sh("echo one >&2; read x")).expect("sh");
+        let shared = agent_bridge_core::lifecycle::shared(crate::state::SessionState::default());
+        let (sink, _events) = SessionSink::channel();
+        watch(opencode(), child.stderr_tail_handle(), shared.clone(), sink);
+        child.shutdown().await;
+        assert!(
+            released(&shared).await,
+            "the stderr closed: the watch ended"
         );
     }
 }
