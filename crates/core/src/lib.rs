@@ -14,6 +14,7 @@ pub mod inflight;
 pub mod lifecycle;
 pub mod limits;
 pub mod login;
+pub mod loopback_http;
 pub mod probe;
 pub mod probe_cache;
 pub mod proc_info;

@@ -11,6 +11,7 @@ use agent_bridge_core::lifecycle::{
     errors, AgentRuntime, EventTarget, Liveness, RefuseAll, RuntimeLaunch, SessionRuntime,
     SharedKey, SharedProcesses,
 };
+use agent_bridge_core::loopback_http::LoopbackHttp;
 use agent_bridge_core::rpc::{Inbound, JsonRpc, PeerError};
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnSpec};
 use agent_bridge_core::ProcessScope;
@@ -82,6 +83,8 @@ pub fn call_error(e: PeerError, stderr: &str) -> ProviderError {
 pub struct Agent {
     pub runtime: SessionRuntime,
     pub init: InitializeResult,
+    /// A client of the HTTP server the agent runs beside ACP ([`crate::embedded_server`]).
+    pub server: Option<LoopbackHttp>,
 }
 
 impl Agent {
@@ -127,6 +130,7 @@ pub async fn start(
     scope: Option<&ProcessScope>,
 ) -> Result<Agent, ProviderError> {
     let (runtime, answer) = spawn(profile, spec, inbound, liveness, scope).await?;
+    let server = crate::embedded_server::client(profile, spec, &answer);
     let init = match advertised(profile, answer) {
         Ok(init) => init,
         Err(e) => {
@@ -137,10 +141,13 @@ pub async fn start(
     Ok(Agent {
         runtime: SessionRuntime::Own(runtime),
         init,
+        server,
     })
 }
 
-/// Spawns the agent and negotiates `initialize`; returns the runtime and the raw answer.
+/// Spawns the agent and negotiates `initialize`; returns the runtime and the raw answer (with
+/// the port of the agent's own server, where it runs one). An agent whose server could not
+/// take the port chosen for it is started again on another ([`crate::embedded_server`]).
 pub(crate) async fn spawn(
     profile: &Profile,
     spec: &SpawnSpec,
@@ -148,6 +155,40 @@ pub(crate) async fn spawn(
     liveness: Liveness,
     scope: Option<&ProcessScope>,
 ) -> Result<(AgentRuntime, serde_json::Value), ProviderError> {
+    let mut attempt = 1;
+    loop {
+        let (spec, port) = crate::embedded_server::on_free_port(profile, spec)?;
+        match spawn_once(profile, &spec, inbound.clone(), liveness.clone(), scope).await {
+            Ok((runtime, mut answer)) => {
+                if let Some(port) = port {
+                    crate::embedded_server::mark(&mut answer, port);
+                }
+                return Ok((runtime, answer));
+            }
+            Err((error, exited))
+                if exited && port.is_some() && attempt < crate::embedded_server::PORT_ATTEMPTS =>
+            {
+                tracing::info!(
+                    agent = %profile.label,
+                    port,
+                    "the agent exited before answering `initialize` (its port may have been taken); starting it on another: {}",
+                    error.message
+                );
+                attempt += 1;
+            }
+            Err((error, _)) => return Err(error),
+        }
+    }
+}
+
+/// One spawn and `initialize`; a failure says whether the agent exited before answering.
+async fn spawn_once(
+    profile: &Profile,
+    spec: &SpawnSpec,
+    inbound: Arc<dyn Inbound>,
+    liveness: Liveness,
+    scope: Option<&ProcessScope>,
+) -> Result<(AgentRuntime, serde_json::Value), (ProviderError, bool)> {
     let install = install_hint(profile);
     let launch = RuntimeLaunch {
         spec,
@@ -157,7 +198,7 @@ pub(crate) async fn spawn(
         call_timeout: SETUP_TIMEOUT,
         scope,
     };
-    let runtime = AgentRuntime::spawn(launch, inbound, liveness)?;
+    let runtime = AgentRuntime::spawn(launch, inbound, liveness).map_err(|e| (e, false))?;
     let params = json!({
         "protocolVersion": PROTOCOL_VERSION,
         "clientCapabilities": {
@@ -170,12 +211,16 @@ pub(crate) async fn spawn(
         Ok(v) => v,
         Err(e) => {
             let auth = matches!(e.rpc(), Some(error) if error.code == AUTH_REQUIRED);
+            let exited = matches!(e, PeerError::Closed { .. });
             let error = runtime.failed_start(e).await;
-            return Err(if auth {
-                error.with_code(ErrorCode::AuthRequired)
-            } else {
-                error
-            });
+            return Err((
+                if auth {
+                    error.with_code(ErrorCode::AuthRequired)
+                } else {
+                    error
+                },
+                exited,
+            ));
         }
     };
     Ok((runtime, answer))
@@ -271,10 +316,13 @@ pub async fn session_agent(
             scope,
         )
         .await?;
-    let init = advertised(profile, member.process().handshake().clone())?;
+    let handshake = member.process().handshake().clone();
+    let server = crate::embedded_server::client(profile, spec, &handshake);
+    let init = advertised(profile, handshake)?;
     Ok(Agent {
         runtime: SessionRuntime::Shared(member),
         init,
+        server,
     })
 }
 

@@ -58,6 +58,8 @@ struct Entry {
     spare_warmup: bool,
     #[serde(default)]
     server_password_env: Option<String>,
+    #[serde(default)]
+    embedded_server: Option<crate::embedded_server::EmbeddedServer>,
 }
 
 /// How the bridge runs one ACP agent.
@@ -94,6 +96,8 @@ pub struct Profile {
     /// The variable that sets the password of the HTTP server the agent runs beside ACP
     /// ([`crate::server_password`]).
     pub server_password_env: Option<String>,
+    /// How to reach the HTTP server the agent runs beside ACP ([`crate::embedded_server`]).
+    pub embedded_server: Option<crate::embedded_server::EmbeddedServer>,
     /// A built-in profile (else a user's own agent).
     pub builtin: bool,
 }
@@ -127,6 +131,7 @@ pub fn builtin(name: &str) -> Option<Profile> {
         retry_log: entry.retry_log,
         spare_warmup: entry.spare_warmup,
         server_password_env: entry.server_password_env,
+        embedded_server: entry.embedded_server,
         builtin: true,
     })
 }
@@ -177,6 +182,7 @@ pub fn for_entry(entry: &ProviderManifest) -> Profile {
             retry_log: None,
             spare_warmup: false,
             server_password_env: None,
+            embedded_server: None,
             builtin: false,
         });
     for (key, value) in &entry.options {

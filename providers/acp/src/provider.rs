@@ -367,6 +367,7 @@ async fn open_session(
 ) -> Result<(String, String), ProviderError> {
     let cfg = &request.config;
     let mcp = persistence::mcp_servers(&cfg.mcp_servers, &agent.init.agent_capabilities)?;
+    lock(shared).normalizer.replay_revert.tokens = agent.server.is_some();
     let (session_id, cwd, answer) = match &request.persistence {
         Some(p) => {
             let (id, cwd) = persistence::session_of(p)?;
@@ -379,6 +380,9 @@ async fn open_session(
                     ))
                     .with_code(ErrorCode::Unsupported)
                 })?;
+            if how == method::SESSION_LOAD {
+                replay_up_to_a_pending_revert(agent, &id, shared).await;
+            }
             lock(shared).replaying = how == method::SESSION_LOAD;
             // On a shared process, what the agent says about the session is ours.
             agent.runtime.claim(&id);
@@ -438,6 +442,25 @@ async fn open_session(
         s.config.replace_options(&answer);
     }
     Ok((session_id, cwd))
+}
+
+/// A replay of `session_id` leaves out the turns of a revert not yet dropped by a prompt
+/// ([`crate::revert`]).
+async fn replay_up_to_a_pending_revert(
+    agent: &Agent,
+    session_id: &str,
+    shared: &crate::state::SharedState,
+) {
+    let Some(http) = &agent.server else {
+        return;
+    };
+    match crate::revert::pending(http, session_id).await {
+        Ok(cut) => lock(shared).normalizer.replay_revert.cut_at(cut),
+        Err(e) => tracing::warn!(
+            session_id,
+            "could not ask whether a revert is pending; the replay shows every stored turn: {e}"
+        ),
+    }
 }
 
 #[cfg(test)]

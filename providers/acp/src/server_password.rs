@@ -29,14 +29,22 @@ fn password(name: &str) -> String {
 
 /// Whether `name` is set in what `spec` will run with.
 fn is_set(spec: &SpawnSpec, name: &str) -> bool {
+    value(spec, name).is_some()
+}
+
+/// The value of `name` in what `spec` will run with (the session's, the launch's or the
+/// bridge's own environment).
+pub fn value(spec: &SpawnSpec, name: &str) -> Option<String> {
     if spec.env_remove.iter().any(|r| r == name) {
-        return false;
+        return None;
     }
-    spec.env.contains_key(name)
-        || match &spec.base_env {
-            Some(base) => base.contains_key(name),
-            None => std::env::var_os(name).is_some(),
-        }
+    if let Some(v) = spec.env.get(name) {
+        return Some(v.clone());
+    }
+    match &spec.base_env {
+        Some(base) => base.get(name).cloned(),
+        None => std::env::var(name).ok(),
+    }
 }
 
 /// `spec` with the profile's server password variable set, unless it is set already.

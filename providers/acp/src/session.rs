@@ -18,7 +18,7 @@ use agent_bridge_core::{
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     PromptInput, ProviderConfigChanges, ProviderConfigState, ProviderContent, ProviderError,
-    ProviderPermissionResponse, TaggedContent,
+    ProviderPermissionResponse, RevertScope, TaggedContent,
 };
 use async_trait::async_trait;
 use serde_json::{json, Value};
@@ -68,8 +68,14 @@ impl AcpSession {
         ids
     }
 
-    /// Sends `session/prompt` as the turn `turn_id`; a task of the turn reports its end.
-    async fn prompt(&mut self, turn_id: String, prompt: Vec<Value>) -> Result<(), ProviderError> {
+    /// Sends `session/prompt` as the turn `turn`; a task of the turn reports its end (after
+    /// giving the turn's user message its revert token, where the session can be rewound).
+    async fn prompt(
+        &mut self,
+        turn: &TurnRequest,
+        prompt: Vec<Value>,
+    ) -> Result<(), ProviderError> {
+        let turn_id = turn.turn_id.clone();
         lock(&self.shared).normalizer.begin_turn(&turn_id);
         let params = json!({ "sessionId": self.session_id, "prompt": prompt });
         let rx = match self
@@ -88,11 +94,21 @@ impl AcpSession {
         let shared = self.shared.clone();
         let sink = self.sink.clone();
         let settle = self.agent.runtime.settle();
+        let tag = self
+            .agent
+            .server
+            .clone()
+            .map(|http| crate::revert_tag::TurnTag::new(http, &self.session_id, turn));
         tokio::spawn(async move {
             let answer = rx.await;
             // The turn's last updates came before the answer that ends it (on a shared
-            // process they may still be queued).
-            settle.wait().await;
+            // process they may still be queued); meanwhile the server names its user message.
+            let (_, tagged) = tokio::join!(settle.wait(), async {
+                match (&tag, &answer) {
+                    (Some(tag), Ok(Ok(_))) => tag.row(&shared).await,
+                    _ => None,
+                }
+            });
             let (outcome, usage) = match answer {
                 Ok(Ok(v)) => {
                     let result: PromptResult = serde_json::from_value(v).unwrap_or_default();
@@ -116,6 +132,9 @@ impl AcpSession {
                 }
                 s.normalizer.end_turn(outcome == TurnOutcome::Canceled)
             };
+            if let Some(row) = tagged {
+                events.push(AgentEvent::Item(row));
+            }
             if let Some(usage) = usage {
                 events.push(AgentEvent::Usage {
                     turn_id: Some(turn_id.clone()),
@@ -202,7 +221,7 @@ impl AgentSession for AcpSession {
     async fn start_turn(&mut self, turn: TurnRequest) -> Result<(), ProviderError> {
         let images = self.agent.init.agent_capabilities.prompt_capabilities.image;
         let prompt = prompt_blocks(&turn.prompt.input, &turn.text, images)?;
-        self.prompt(turn.turn_id, prompt).await
+        self.prompt(&turn, prompt).await
     }
 
     /// A command the agent advertised (`available_commands_update`) runs as a prompt
@@ -218,7 +237,7 @@ impl AgentSession for AcpSession {
         } else {
             format!("/{name} {arguments}")
         };
-        self.prompt(turn.turn_id, vec![json!({"type": "text", "text": text})])
+        self.prompt(&turn, vec![json!({"type": "text", "text": text})])
             .await?;
         Ok(CommandOutcome::Turn)
     }
@@ -243,6 +262,19 @@ impl AgentSession for AcpSession {
         if s.normalizer.active_turn() == Some(turn_id) {
             s.normalizer.end_turn(true);
         }
+    }
+
+    /// Rewinds through the agent's own server ([`crate::revert`]); only OpenCode's profile
+    /// declares it.
+    async fn revert(&mut self, token: Value, scope: RevertScope) -> Result<(), ProviderError> {
+        let Some(http) = self.agent.server.as_ref() else {
+            return Err(ProviderError::new(format!(
+                "{} cannot rewind a session",
+                self.agent.runtime.runtime().label()
+            ))
+            .with_code(ErrorCode::Unsupported));
+        };
+        crate::revert::revert(http, &self.session_id, &token, scope).await
     }
 
     async fn respond_permission(

@@ -25,6 +25,8 @@ pub struct SessionState {
     /// Times the agent process was restarted.
     pub restarts: u32,
     pub title: Option<String>,
+    /// The newest native user message given a revert token ([`crate::revert_tag`]).
+    pub last_user_message: Option<String>,
     /// Every agent method and update kind seen (logged at close, for the per-agent report).
     pub seen: BTreeSet<String>,
 }

@@ -21,7 +21,7 @@ pub struct RewindCase {
 
 /// The body of the last model request of a turn (one that offers tools, not a side call such
 /// as a title), as text.
-fn last_turn_body(rig: &AgentRig) -> String {
+pub fn last_turn_body(rig: &AgentRig) -> String {
     rig.mock
         .model_requests()
         .into_iter()
@@ -32,7 +32,7 @@ fn last_turn_body(rig: &AgentRig) -> String {
 }
 
 /// The revert token of the user message whose text is `text`.
-fn token_of(bridge: &Bridge, session_id: &str, text: &str) -> Value {
+pub fn token_of(bridge: &Bridge, session_id: &str, text: &str) -> Value {
     let timeline = bridge.timeline(session_id);
     timeline
         .iter()
@@ -43,22 +43,28 @@ fn token_of(bridge: &Bridge, session_id: &str, text: &str) -> Value {
 }
 
 async fn revert(bridge: &Bridge, session_id: &str, token: Value) {
-    let sid = session_id.to_string();
-    let answer = bridge
-        .ask("rev", move |rid| {
-            json!({"type": "session.revert", "requestId": rid, "sessionId": sid, "token": token, "scope": "conversation"})
-        })
-        .await;
+    let answer = revert_in(bridge, session_id, token, "conversation").await;
     assert!(answer.is("request.completed"), "{answer}");
 }
 
-async fn completed_turn(bridge: &Bridge, session_id: &str, text: &str) {
+/// Asks for a revert to `token` in `scope`; returns the answer.
+pub async fn revert_in(bridge: &Bridge, session_id: &str, token: Value, scope: &str) -> Event {
+    let sid = session_id.to_string();
+    let scope = scope.to_string();
+    bridge
+        .ask("rev", move |rid| {
+            json!({"type": "session.revert", "requestId": rid, "sessionId": sid, "token": token, "scope": scope})
+        })
+        .await
+}
+
+pub async fn completed_turn(bridge: &Bridge, session_id: &str, text: &str) {
     let run = bridge.run_turn(session_id, text).await;
     assert_eq!(run.state(), "completed", "{text}: {:?}", run.end);
 }
 
 /// The session's newest persistence handle (at open or published later).
-fn latest_persistence(rig: &AgentRig, session_id: &str) -> Value {
+pub fn latest_persistence(rig: &AgentRig, session_id: &str) -> Value {
     rig.host
         .session_events(session_id)
         .iter()

@@ -48,6 +48,8 @@ const SPEC: RigSpec = RigSpec {
         "session.list",
         "permission",
         "prompt.command",
+        "session.revert.conversation",
+        "session.revert.both",
     ],
     cli: "opencode",
     hermetic,
@@ -157,7 +159,26 @@ async fn write_edit_and_todo(rig: &AgentRig) {
 
 acp_tests! { rig;
     tool_details_write_edit_and_todo => |r| write_edit_and_todo(&r);
+    revert_in_git_restores_files_and_cuts_the_replay => |r| acp::revert::a_revert_in_git_restores_the_files_and_the_replay_leaves_the_turns_out(&r, CASE.unattended_mode);
+    revert_outside_git_is_conversation_only => |r| acp::revert::outside_git_only_the_conversation_can_be_rewound(&r);
 }
+
+/// OpenCode in the rewind scenarios (outside git: scope `conversation`): custom commands are
+/// `command/<name>.md` in its config folder, run as `/<name>`.
+const REWIND: agent_bridge_conformance::rewind::RewindCase =
+    agent_bridge_conformance::rewind::RewindCase {
+        install_command: |rig, text| {
+            let commands = rig.env.config_dir.join("command");
+            std::fs::create_dir_all(&commands).expect("commands");
+            std::fs::write(commands.join("mark.md"), format!("Say {text}")).expect("command");
+            "mark".into()
+        },
+        files_scope: false,
+    };
+
+agent_bridge_conformance::case_scenarios!(rig, rewind, REWIND;
+    a_rewind_drops_the_later_turns_from_what_the_model_sees,
+    a_command_turn_carries_a_revert_token_and_rewinds);
 
 async fn spare_long_rig() -> Option<AgentRig> {
     acp::spare_rig(SPEC, agent_bridge_conformance::spare::LONG_IDLE).await

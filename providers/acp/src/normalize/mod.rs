@@ -14,6 +14,7 @@
 //! - a retry the agent only logs ([`crate::retry_log`]) is a retry notice during a turn,
 //!   withdrawn when the model answers (an item) or the turn ends.
 
+pub mod replay_revert;
 mod shell_output;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -73,6 +74,8 @@ pub struct Normalizer {
     /// Every update kind seen (for the report of what each agent sends).
     pub kinds_seen: HashSet<String>,
     retry: agent_bridge_core::retry_notice::RetryNotice,
+    /// Revert tokens of replayed user messages and a pending revert's cut.
+    pub replay_revert: replay_revert::ReplayRevert,
 }
 
 impl Normalizer {
@@ -82,6 +85,7 @@ impl Normalizer {
 
     pub fn begin_turn(&mut self, turn_id: &str) {
         self.turn = Some(turn_id.to_string());
+        self.replay_revert.turn_began();
         self.text = None;
         self.turn_tools.clear();
         // Tool calls of a replay or an earlier turn are finished: none is kept for the
@@ -183,6 +187,9 @@ impl Normalizer {
                 return Output::default();
             }
         };
+        if self.turn.is_none() && self.left_out_of_replay(&update) {
+            return Output::default();
+        }
         let mut out = Output::default();
         match update {
             Update::AgentMessageChunk(c) => {
@@ -254,6 +261,26 @@ impl Normalizer {
             }
         }
         out
+    }
+
+    /// Whether a replayed update belongs to the turns of a pending revert (conversation updates
+    /// only; config and commands are the session's).
+    fn left_out_of_replay(&mut self, update: &Update) -> bool {
+        let user = match update {
+            Update::UserMessageChunk(c) => c.message_id.as_deref(),
+            _ => None,
+        };
+        let conversation = matches!(
+            update,
+            Update::UserMessageChunk(_)
+                | Update::AgentMessageChunk(_)
+                | Update::AgentThoughtChunk(_)
+                | Update::ToolCall(_)
+                | Update::ToolCallUpdate(_)
+                | Update::Plan(_)
+                | Update::UsageUpdate(_)
+        );
+        self.replay_revert.leaves_out(user) && conversation
     }
 
     /// A `tool_call` / `tool_call_update`: the merged call's row, or the todo list it carries.
@@ -336,7 +363,12 @@ impl Normalizer {
                 text: open.text.clone(),
             },
         };
-        vec![item(open.id.clone(), body)]
+        let mut row = TimelineItem::new(open.id.clone(), body);
+        if kind == TextKind::User {
+            row.revert_token = self.replay_revert.token(open.message_id.as_deref());
+        }
+        row.normalize();
+        vec![AgentEvent::Item(row)]
     }
 }
 

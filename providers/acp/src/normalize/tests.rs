@@ -211,3 +211,38 @@ fn no_tool_call_is_kept_after_its_turn_however_many_turns_run() {
         assert_eq!(n.tools_kept(), 0, "turn {t}");
     }
 }
+
+/// A replay where the session can be rewound: each replayed user message carries the revert
+/// token of its `messageId`; a pending revert leaves its turns (from its message on) out,
+/// config updates aside, until a live turn begins.
+#[test]
+fn a_replay_tags_user_messages_and_leaves_out_a_pending_revert() {
+    let mut n = Normalizer::new();
+    n.replay_revert.tokens = true;
+    n.replay_revert.cut_at(Some("msg_2".into()));
+    let user = |id: &str, text: &str| json!({"sessionUpdate": "user_message_chunk", "messageId": id, "content": {"type": "text", "text": text}});
+    let agent = |id: &str| json!({"sessionUpdate": "agent_message_chunk", "messageId": id, "content": {"type": "text", "text": "ok"}});
+    let kept = n.update(user("msg_1", "first")).events;
+    let AgentEvent::Item(row) = &kept[0] else {
+        panic!("a row: {kept:?}")
+    };
+    assert_eq!(row.revert_token, Some(json!({"messageID": "msg_1"})));
+    assert_eq!(n.update(agent("msg_1a")).events.len(), 1);
+    assert!(n.update(user("msg_2", "reverted")).events.is_empty());
+    assert!(n.update(agent("msg_2a")).events.is_empty());
+    assert!(n.update(user("msg_3", "later")).events.is_empty());
+    let mode = n.update(json!({"sessionUpdate": "current_mode_update", "currentModeId": "plan"}));
+    assert!(mode.config.is_some(), "the session's config still follows");
+    n.begin_turn("t");
+    assert_eq!(
+        n.update(agent("msg_4a")).events.len(),
+        1,
+        "a live turn shows"
+    );
+
+    let mut plain = Normalizer::new();
+    let AgentEvent::Item(row) = &plain.update(user("msg_1", "first")).events[0] else {
+        panic!("a row")
+    };
+    assert_eq!(row.revert_token, None, "no tokens where nothing rewinds");
+}

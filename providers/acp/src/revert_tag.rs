@@ -1,0 +1,63 @@
+//! The revert token of a live turn's user message ([`crate::revert`]): asked of the agent's
+//! server when the turn's prompt is answered, and given to the core's row of that message
+//! (`user:<turn id>`) before the turn ends (a row of an ended turn is sealed).
+
+use crate::state::{lock, SharedState};
+use agent_bridge_core::loopback_http::LoopbackHttp;
+use agent_bridge_core::TurnRequest;
+use agent_bridge_protocol::{ItemBody, TimelineItem};
+
+/// What the row of a turn's user message needs.
+pub struct TurnTag {
+    http: LoopbackHttp,
+    session_id: String,
+    turn_id: String,
+    text: String,
+    client_message_id: String,
+}
+
+impl TurnTag {
+    pub fn new(http: LoopbackHttp, session_id: &str, turn: &TurnRequest) -> Self {
+        TurnTag {
+            http,
+            session_id: session_id.to_string(),
+            turn_id: turn.turn_id.clone(),
+            text: turn.text.clone(),
+            client_message_id: turn.prompt.client_message_id.clone(),
+        }
+    }
+
+    /// The turn's user row with its revert token; `None` when the server cannot say, or names
+    /// a message no newer than the one an earlier turn was given (this turn left none).
+    /// OpenCode's message ids sort in the order they were made.
+    pub async fn row(&self, shared: &SharedState) -> Option<TimelineItem> {
+        let message = match crate::revert::last_user_message(&self.http, &self.session_id).await {
+            Ok(Some(id)) => id,
+            Ok(None) => return None,
+            Err(e) => {
+                tracing::warn!(turn = %self.turn_id, "no revert token for the turn: {e}");
+                return None;
+            }
+        };
+        {
+            let mut s = lock(shared);
+            if s.last_user_message
+                .as_deref()
+                .is_some_and(|last| message.as_str() <= last)
+            {
+                return None;
+            }
+            s.last_user_message = Some(message.clone());
+        }
+        let mut row = TimelineItem::new(
+            agent_bridge_core::user_item_id(&self.turn_id),
+            ItemBody::UserMessage {
+                text: self.text.clone(),
+                message_id: Some(message.clone()),
+                client_message_id: Some(self.client_message_id.clone()),
+            },
+        );
+        row.revert_token = Some(crate::revert::token(&message));
+        Some(row)
+    }
+}

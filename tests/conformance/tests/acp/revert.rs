@@ -1,0 +1,123 @@
+//! OpenCode's rewind through the server inside `opencode acp` (`session.revert`): in a git
+//! repository the conversation and the files the turns changed go back together (scope
+//! `both`; `conversation` alone is refused, never half done); outside git only the
+//! conversation can (scope `conversation`; `both` refused). A revert not yet dropped by a
+//! prompt leaves its turns out of a reopened session's replay.
+
+use agent_bridge_conformance::rewind::{
+    completed_turn, last_turn_body, latest_persistence, revert_in, token_of,
+};
+use agent_bridge_conformance::AgentRig;
+use mock_llm::ScriptReply;
+use serde_json::json;
+use std::path::Path;
+use std::process::Command;
+
+fn git(cwd: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .arg("-C")
+        .arg(cwd)
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+fn read(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path).ok()
+}
+
+/// A git folder; a turn's shell command changes a tracked file and makes a new one, a second
+/// turn talks. `conversation` alone is refused and changes nothing; `both` to the first turn
+/// restores the files. Reopened before any prompt, the replay leaves the reverted turns out,
+/// and the next turn's model request has neither.
+pub async fn a_revert_in_git_restores_the_files_and_the_replay_leaves_the_turns_out(
+    rig: &AgentRig,
+    unattended_mode: &str,
+) {
+    let cwd = rig.cwd();
+    git(&cwd, &["init", "-q"]);
+    std::fs::write(cwd.join("tracked.txt"), "original\n").expect("a tracked file");
+    git(&cwd, &["add", "tracked.txt"]);
+    git(&cwd, &["commit", "-qm", "start"]);
+    let sid = "oc-revert-git";
+    rig.open(sid, json!({ "mode": unattended_mode })).await;
+    completed_turn(rig, sid, "before KEEP-0").await;
+    rig.mock.push_steps([
+        ScriptReply::Shell("echo changed > tracked.txt && echo new > made.txt".into()),
+        ScriptReply::Default,
+    ]);
+    completed_turn(rig, sid, "first FILES-1").await;
+    completed_turn(rig, sid, "second SAY-2").await;
+    assert_eq!(read(&cwd.join("tracked.txt")).as_deref(), Some("changed\n"));
+    assert!(cwd.join("made.txt").exists(), "not vacuous");
+
+    let token = token_of(rig, sid, "first FILES-1");
+    let refused = revert_in(rig, sid, token.clone(), "conversation").await;
+    assert!(refused.is("request.failed"), "{refused}");
+    assert_eq!(
+        refused.at("/error/code"),
+        Some(&json!("unsupported_scope")),
+        "{refused}"
+    );
+    assert_eq!(read(&cwd.join("tracked.txt")).as_deref(), Some("changed\n"));
+
+    let done = revert_in(rig, sid, token, "both").await;
+    assert!(done.is("request.completed"), "{done}");
+    assert_eq!(
+        read(&cwd.join("tracked.txt")).as_deref(),
+        Some("original\n")
+    );
+    assert!(!cwd.join("made.txt").exists(), "the new file is gone");
+    rig.finish(sid).await;
+
+    let persistence = latest_persistence(rig, sid);
+    let bridge = rig.reconnect().await;
+    let again = "oc-revert-git-again";
+    bridge.resume(again, json!({}), persistence).await;
+    let texts: Vec<_> = bridge
+        .timeline(again)
+        .into_iter()
+        .filter(|i| i["type"] == "user_message")
+        .map(|i| i["text"].clone())
+        .collect();
+    assert_eq!(texts, vec![json!("before KEEP-0")], "the replay");
+    completed_turn(&bridge, again, "third THREE-3").await;
+    let body = last_turn_body(rig);
+    assert!(
+        body.contains("KEEP-0") && body.contains("THREE-3"),
+        "{body}"
+    );
+    for gone in ["FILES-1", "SAY-2"] {
+        assert!(!body.contains(gone), "{gone} still sent: {body}");
+    }
+    bridge.finish(again).await;
+}
+
+/// Outside git OpenCode keeps no snapshot: `both` is refused and the conversation stays.
+pub async fn outside_git_only_the_conversation_can_be_rewound(rig: &AgentRig) {
+    let sid = "oc-revert-plain";
+    rig.open(sid, json!({})).await;
+    completed_turn(rig, sid, "first PLAIN-1").await;
+    let token = token_of(rig, sid, "first PLAIN-1");
+    let refused = revert_in(rig, sid, token, "both").await;
+    assert!(refused.is("request.failed"), "{refused}");
+    assert_eq!(
+        refused.at("/error/code"),
+        Some(&json!("unsupported_scope")),
+        "{refused}"
+    );
+    let junk = revert_in(rig, sid, json!({"messageID": "../x"}), "conversation").await;
+    assert_eq!(
+        junk.at("/error/code"),
+        Some(&json!("invalid_revert_token")),
+        "{junk}"
+    );
+    completed_turn(rig, sid, "second PLAIN-2").await;
+    assert!(
+        last_turn_body(rig).contains("PLAIN-1"),
+        "nothing was rewound"
+    );
+    rig.finish(sid).await;
+}
