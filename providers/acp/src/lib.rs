@@ -9,6 +9,7 @@
 //! ([`profile`]); every ACP call is gated on what the agent advertised in `initialize`.
 
 pub mod advertised;
+pub mod archive;
 pub mod auth;
 pub mod auth_probe;
 pub mod auth_status;
@@ -26,6 +27,7 @@ pub mod revert;
 pub mod revert_tag;
 pub mod server_password;
 pub mod session;
+pub mod session_list;
 pub mod spare;
 pub mod spare_warmup;
 pub mod state;

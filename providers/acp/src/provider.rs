@@ -11,7 +11,7 @@ use crate::session::AcpSession;
 use crate::spare::AcpSpares;
 use crate::spare_warmup::WarmTarget;
 use crate::state::{lock, SessionState};
-use crate::wire::{method, SessionAnswer, SessionList};
+use crate::wire::{method, SessionAnswer};
 use agent_bridge_core::lifecycle::{Relaunch, SharedProcesses};
 use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_core::{
@@ -21,7 +21,7 @@ use agent_bridge_core::{
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     AvailabilityStatus, Capability, HistoryMode, ProviderAvailability, ProviderCatalog,
-    ProviderCatalogOptions, ProviderError, ProviderSessionSummary,
+    ProviderCatalogOptions, ProviderError, ProviderPersistence, ProviderSessionSummary,
 };
 use async_trait::async_trait;
 use serde_json::json;
@@ -293,52 +293,34 @@ impl Provider for AcpProvider {
     ) -> Result<Vec<ProviderSessionSummary>, ProviderError> {
         let cwd = query.cwd.clone().unwrap_or_else(temp_cwd);
         let agent = self.probe_agent(ctx, &cwd).await?;
-        if !agent.init.agent_capabilities.session("list") {
-            agent.shutdown(None).await;
-            return Err(ProviderError::new(format!(
-                "{} does not list sessions (no sessionCapabilities.list)",
+        let listed = crate::session_list::list(&agent, &self.profile.label, &query).await;
+        agent.shutdown(None).await;
+        listed
+    }
+
+    /// Through the agent's own server ([`crate::archive`]), on a short-lived agent in the
+    /// session's folder; only a profile with one declares it.
+    async fn set_archived(
+        &self,
+        ctx: &ProviderContext,
+        persistence: ProviderPersistence,
+        archived: bool,
+    ) -> Result<(), ProviderError> {
+        let (session_id, cwd) = persistence::session_of(&persistence)?;
+        let cwd = cwd
+            .filter(|c| std::path::Path::new(c).is_dir())
+            .unwrap_or_else(temp_cwd);
+        let agent = self.probe_agent(ctx, &cwd).await?;
+        let done = match &agent.server {
+            Some(http) => crate::archive::set_archived(http, &session_id, archived).await,
+            None => Err(ProviderError::new(format!(
+                "{} cannot archive sessions",
                 self.profile.label
             ))
-            .with_code(ErrorCode::Unsupported));
-        }
-        let limit = query.limit.unwrap_or(50).min(200) as usize;
-        let mut out = Vec::new();
-        let mut cursor: Option<String> = None;
-        let result = loop {
-            let mut params = json!({});
-            if let Some(cwd) = &query.cwd {
-                params["cwd"] = json!(cwd);
-            }
-            if let Some(c) = &cursor {
-                params["cursor"] = json!(c);
-            }
-            let page: SessionList =
-                match agent.runtime.rpc().call(method::SESSION_LIST, params).await {
-                    Ok(v) => serde_json::from_value(v).unwrap_or_default(),
-                    Err(e) => break Err(agent.error(e)),
-                };
-            out.extend(
-                page.sessions
-                    .iter()
-                    .map(|s| persistence::summary(s, query.cwd.as_deref())),
-            );
-            match page.next_cursor {
-                Some(next) if out.len() < limit && !page.sessions.is_empty() => cursor = Some(next),
-                _ => break Ok(()),
-            }
+            .with_code(ErrorCode::Unsupported)),
         };
         agent.shutdown(None).await;
-        result?;
-        if let Some(q) = query.query.as_deref().filter(|q| !q.is_empty()) {
-            let q = q.to_lowercase();
-            out.retain(|s| {
-                s.title
-                    .as_deref()
-                    .is_some_and(|t| t.to_lowercase().contains(&q))
-            });
-        }
-        out.truncate(limit);
-        Ok(out)
+        done
     }
 
     async fn open(

@@ -46,7 +46,8 @@ pub fn message_of(token: &Value) -> Result<String, ProviderError> {
         })
 }
 
-fn session_path(session_id: &str) -> Result<String, HttpError> {
+/// `/session/{id}`, for an id that can be one.
+pub fn session_path(session_id: &str) -> Result<String, HttpError> {
     if !is_id(session_id) {
         return Err(HttpError::Protocol {
             what: "session id".into(),

@@ -50,6 +50,8 @@ const SPEC: RigSpec = RigSpec {
         "prompt.command",
         "session.revert.conversation",
         "session.revert.both",
+        "session.archive",
+        "session.unarchive",
     ],
     cli: "opencode",
     hermetic,
@@ -159,8 +161,9 @@ async fn write_edit_and_todo(rig: &AgentRig) {
 
 acp_tests! { rig;
     tool_details_write_edit_and_todo => |r| write_edit_and_todo(&r);
-    revert_in_git_restores_files_and_cuts_the_replay => |r| acp::revert::a_revert_in_git_restores_the_files_and_the_replay_leaves_the_turns_out(&r, CASE.unattended_mode);
-    revert_outside_git_is_conversation_only => |r| acp::revert::outside_git_only_the_conversation_can_be_rewound(&r);
+    revert_in_git_restores_files_and_cuts_the_replay => |r| acp::opencode_server::a_revert_in_git_restores_the_files_and_the_replay_leaves_the_turns_out(&r, CASE.unattended_mode);
+    revert_outside_git_is_conversation_only => |r| acp::opencode_server::outside_git_only_the_conversation_can_be_rewound(&r);
+    archived_session_leaves_the_list => |r| acp::opencode_server::an_archived_session_leaves_the_list_until_unarchived(&r);
 }
 
 /// OpenCode in the rewind scenarios (outside git: scope `conversation`): custom commands are

@@ -7,7 +7,7 @@
 //! that writes a file (`touch`), so "the command did not run" is "the file does not exist".
 #![allow(dead_code)]
 
-pub mod revert;
+pub mod opencode_server;
 pub mod server_password;
 pub mod sessions;
 pub mod shared;

@@ -1,8 +1,9 @@
-//! OpenCode's rewind through the server inside `opencode acp` (`session.revert`): in a git
+//! What OpenCode does through the server inside `opencode acp`. Rewind (`session.revert`): in a git
 //! repository the conversation and the files the turns changed go back together (scope
 //! `both`; `conversation` alone is refused, never half done); outside git only the
 //! conversation can (scope `conversation`; `both` refused). A revert not yet dropped by a
-//! prompt leaves its turns out of a reopened session's replay.
+//! prompt leaves its turns out of a reopened session's replay. Archive: an archived session
+//! leaves the session list until unarchived.
 
 use agent_bridge_conformance::rewind::{
     completed_turn, last_turn_body, latest_persistence, revert_in, token_of,
@@ -120,4 +121,68 @@ pub async fn outside_git_only_the_conversation_can_be_rewound(rig: &AgentRig) {
         "nothing was rewound"
     );
     rig.finish(sid).await;
+}
+
+/// The ids of the sessions `sessions` lists in the rig's folder.
+async fn listed(rig: &AgentRig) -> Vec<serde_json::Value> {
+    let cwd = rig.cwd().display().to_string();
+    let answer = rig
+        .ask(
+            "list",
+            |rid| json!({"type": "sessions", "requestId": rid, "cwd": cwd}),
+        )
+        .await;
+    assert!(answer.is("sessions"), "{answer}");
+    answer
+        .at("/sessions")
+        .and_then(|s| s.as_array().cloned())
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|s| s.pointer("/persistence/data/sessionId").cloned())
+        .collect()
+}
+
+async fn archive(
+    rig: &AgentRig,
+    kind: &str,
+    persistence: serde_json::Value,
+) -> agent_bridge_conformance::Event {
+    let kind = kind.to_string();
+    rig.ask(
+        "arch",
+        move |rid| json!({"type": kind, "requestId": rid, "persistence": persistence}),
+    )
+    .await
+}
+
+/// An archived OpenCode session leaves the session list (ACP's own list still has it) and
+/// comes back when unarchived; an unknown session is `session_not_found`.
+pub async fn an_archived_session_leaves_the_list_until_unarchived(rig: &AgentRig) {
+    let sid = "oc-archive";
+    rig.open(sid, json!({})).await;
+    completed_turn(rig, sid, "say hi").await;
+    rig.finish(sid).await;
+    let persistence = latest_persistence(rig, sid);
+    let ours = persistence["data"]["sessionId"].clone();
+    assert!(listed(rig).await.contains(&ours), "listed before");
+
+    let done = archive(rig, "session.archive", persistence.clone()).await;
+    assert!(done.is("request.completed"), "{done}");
+    assert!(!listed(rig).await.contains(&ours), "archived: not listed");
+
+    let done = archive(rig, "session.unarchive", persistence.clone()).await;
+    assert!(done.is("request.completed"), "{done}");
+    assert!(
+        listed(rig).await.contains(&ours),
+        "unarchived: listed again"
+    );
+
+    let mut unknown = persistence;
+    unknown["data"]["sessionId"] = json!("ses_nosuchsession0000000000");
+    let refused = archive(rig, "session.archive", unknown).await;
+    assert_eq!(
+        refused.at("/error/code"),
+        Some(&json!("session_not_found")),
+        "{refused}"
+    );
 }
