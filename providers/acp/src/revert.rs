@@ -8,10 +8,11 @@
 //!   `user_message_chunk`.
 //! - Reverting to it is `POST /session/{id}/revert {messageID}`: that message and every later
 //!   one are hidden from the model and dropped at the next prompt, and in a git repository the
-//!   files the session changed since are restored from OpenCode's snapshot. Outside git
-//!   (OpenCode's project `global`) it keeps no snapshot: only the conversation goes back. So
-//!   the scope is `both` in a git repository and `conversation` elsewhere; the other scopes
-//!   are refused there, never half done.
+//!   files the session changed since are restored from the snapshots OpenCode took before
+//!   each step. Outside git (OpenCode's project `global`), or when no step since has a
+//!   snapshot (snapshots off; Kilo 7.7.7 takes none in our tests), only the conversation goes
+//!   back. So the scope is `both` where every step since has a snapshot, `conversation` where
+//!   none has; the other scopes, and a mix of the two, are refused: never half done.
 //! - Until the next prompt the hidden messages are still stored, and a `session/load` replays
 //!   them: a reopen first asks where a pending revert goes back to ([`pending`]) and the
 //!   replay stops there ([`crate::normalize::Normalizer::cut_replay_at`]).
@@ -82,26 +83,62 @@ pub async fn pending(http: &LoopbackHttp, session_id: &str) -> Result<Option<Str
         .map(str::to_string))
 }
 
-/// Whether OpenCode restores files in this session: its folder is in a git repository (its
-/// project is not `global`).
-fn restores_files(session: &Value) -> bool {
-    session["projectID"]
-        .as_str()
-        .is_some_and(|p| !p.is_empty() && p != "global")
+/// What a revert does to the files the session changed since the message it goes back to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Files {
+    /// Restored from OpenCode's snapshots: a git repository, and every step since was taken
+    /// with a snapshot.
+    Restored,
+    /// Left as they are: outside git (OpenCode's project `global`), or no step since has a
+    /// snapshot (snapshots switched off, or the CLI took none: Kilo 7.7.7 in our tests).
+    Kept,
+    /// Some steps have a snapshot and some do not: some files would go back and some not.
+    Partly,
 }
 
-/// Why `scope` cannot be honoured in a session that does (or does not) restore files.
-fn refusal(scope: RevertScope, files: bool) -> Option<&'static str> {
+/// What a revert to `message` does to the files, from the session's project and the
+/// `step-start` parts of `message` and every later message (`snapshot` is set when OpenCode
+/// captured the worktree before the step). `None` when `message` is not in the session.
+fn files_of(session: &Value, messages: &Value, message: &str) -> Option<Files> {
+    let list = messages.as_array()?;
+    let from = list
+        .iter()
+        .position(|m| m["info"]["id"].as_str() == Some(message))?;
+    let in_git = session["projectID"]
+        .as_str()
+        .is_some_and(|p| !p.is_empty() && p != "global");
+    if !in_git {
+        return Some(Files::Kept);
+    }
+    let steps: Vec<bool> = list[from..]
+        .iter()
+        .filter_map(|m| m["parts"].as_array())
+        .flatten()
+        .filter(|part| part["type"] == "step-start")
+        .map(|part| part["snapshot"].as_str().is_some_and(|s| !s.is_empty()))
+        .collect();
+    Some(match (steps.iter().all(|s| *s), steps.iter().any(|s| *s)) {
+        (true, _) => Files::Restored,
+        (false, false) => Files::Kept,
+        (false, true) => Files::Partly,
+    })
+}
+
+/// Why `scope` cannot be honoured when a revert does `files` to the files.
+fn refusal(scope: RevertScope, files: Files) -> Option<&'static str> {
     match (scope, files) {
-        (RevertScope::Both, true) | (RevertScope::Conversation, false) => None,
+        (RevertScope::Both, Files::Restored) | (RevertScope::Conversation, Files::Kept) => None,
+        (_, Files::Partly) => Some(
+            "OpenCode took snapshots of only some of the steps since that message: a rewind would restore some of the files and not others",
+        ),
         (RevertScope::Files, _) => Some(
             "OpenCode cannot restore files without rewinding the conversation",
         ),
-        (RevertScope::Conversation, true) => Some(
+        (RevertScope::Conversation, Files::Restored) => Some(
             "in a git repository OpenCode restores the session's file changes with the conversation; rewind with scope `both`",
         ),
-        (RevertScope::Both, false) => Some(
-            "outside a git repository OpenCode keeps no snapshot of the files; only the conversation can be rewound (scope `conversation`)",
+        (RevertScope::Both, Files::Kept) => Some(
+            "OpenCode kept no snapshot of the files for these turns (outside a git repository, or snapshots off); only the conversation can be rewound (scope `conversation`)",
         ),
     }
 }
@@ -120,7 +157,15 @@ pub async fn revert(
     let message = message_of(token)?;
     let path = session_path(session_id).map_err(failure)?;
     let session = http.get(&path).await.map_err(failure)?;
-    if let Some(why) = refusal(scope, restores_files(&session)) {
+    let messages = http
+        .get(&format!("{path}/message"))
+        .await
+        .map_err(failure)?;
+    let files = files_of(&session, &messages, &message).ok_or_else(|| {
+        ProviderError::new(format!("message `{message}` is not in this session"))
+            .with_code(ErrorCode::InvalidRevertToken)
+    })?;
+    if let Some(why) = refusal(scope, files) {
         return Err(ProviderError::new(why).with_code(ErrorCode::UnsupportedScope));
     }
     let body = json!({ "messageID": message });
@@ -154,20 +199,50 @@ mod tests {
         }
     }
 
+    fn step(snapshot: Option<&str>) -> Value {
+        match snapshot {
+            Some(s) => json!({"type": "step-start", "snapshot": s}),
+            None => json!({"type": "step-start"}),
+        }
+    }
+
+    fn turn(user: &str, steps: &[Option<&str>]) -> [Value; 2] {
+        let parts: Vec<Value> = steps.iter().map(|s| step(*s)).collect();
+        [
+            json!({"info": {"id": user, "role": "user"}, "parts": [{"type": "text"}]}),
+            json!({"info": {"id": format!("{user}-a"), "role": "assistant"}, "parts": parts}),
+        ]
+    }
+
     #[test]
-    fn the_scope_follows_whether_opencode_restores_files() {
+    fn the_files_follow_the_project_and_the_snapshots_since_the_message() {
         let git = json!({"projectID": "4b825dc6"});
         let plain = json!({"projectID": "global"});
-        assert!(restores_files(&git) && !restores_files(&plain));
-        assert_eq!(refusal(RevertScope::Both, true), None);
-        assert_eq!(refusal(RevertScope::Conversation, false), None);
+        let messages = |turns: &[[Value; 2]]| Value::from(turns.concat());
+        let snapped = messages(&[turn("m1", &[None]), turn("m2", &[Some("a"), Some("b")])]);
+        assert_eq!(files_of(&git, &snapped, "m2"), Some(Files::Restored));
+        assert_eq!(files_of(&git, &snapped, "m1"), Some(Files::Partly));
+        assert_eq!(files_of(&plain, &snapped, "m2"), Some(Files::Kept));
+        assert_eq!(files_of(&git, &snapped, "m3"), None, "not in the session");
+        let bare = messages(&[turn("m1", &[None]), turn("m2", &[None, None])]);
+        assert_eq!(files_of(&git, &bare, "m1"), Some(Files::Kept));
+        let unanswered = messages(&[turn("m1", &[])]);
+        assert_eq!(files_of(&git, &unanswered, "m1"), Some(Files::Restored));
+    }
+
+    #[test]
+    fn the_scope_follows_what_happens_to_the_files() {
+        assert_eq!(refusal(RevertScope::Both, Files::Restored), None);
+        assert_eq!(refusal(RevertScope::Conversation, Files::Kept), None);
         for (scope, files) in [
-            (RevertScope::Conversation, true),
-            (RevertScope::Both, false),
-            (RevertScope::Files, true),
-            (RevertScope::Files, false),
+            (RevertScope::Conversation, Files::Restored),
+            (RevertScope::Both, Files::Kept),
+            (RevertScope::Both, Files::Partly),
+            (RevertScope::Conversation, Files::Partly),
+            (RevertScope::Files, Files::Restored),
+            (RevertScope::Files, Files::Kept),
         ] {
-            assert!(refusal(scope, files).is_some(), "{scope:?} {files}");
+            assert!(refusal(scope, files).is_some(), "{scope:?} {files:?}");
         }
     }
 }

@@ -44,6 +44,10 @@ const SPEC: RigSpec = RigSpec {
         "session.persistence",
         "session.list",
         "permission",
+        "session.revert.conversation",
+        "session.revert.both",
+        "session.archive",
+        "session.unarchive",
     ],
     cli: "kilo",
     hermetic,
@@ -76,7 +80,21 @@ acp_tests! { rig;
     permission_denied => |r| acp::permission_denied(&r, CASE);
     interrupt_with_a_pending_permission => |r| acp::interrupt_with_a_pending_permission(&r, CASE);
     agent_server_asks_for_a_password => |r| acp::server_password::agent_server_asks_for_a_password(&r);
+    revert_in_git_without_snapshots_is_conversation_only => |r| acp::opencode_server::in_git_without_snapshots_only_the_conversation_goes_back(&r, CASE.unattended_mode, "kilo.json");
+    revert_outside_git_is_conversation_only => |r| acp::opencode_server::outside_git_only_the_conversation_can_be_rewound(&r);
+    archived_session_leaves_the_list => |r| acp::opencode_server::an_archived_session_leaves_the_list_until_unarchived(&r);
 }
+
+/// Kilo in the rewind scenarios (outside git: scope `conversation`). Its commands are not
+/// declared (`prompt.command`), so the command scenario is OpenCode's alone.
+const REWIND: agent_bridge_conformance::rewind::RewindCase =
+    agent_bridge_conformance::rewind::RewindCase {
+        install_command: |_, _| unreachable!("kilo-bridge declares no commands"),
+        files_scope: false,
+    };
+
+agent_bridge_conformance::case_scenarios!(rig, rewind, REWIND;
+    a_rewind_drops_the_later_turns_from_what_the_model_sees);
 
 async fn spare_long_rig() -> Option<AgentRig> {
     acp::spare_rig(SPEC, agent_bridge_conformance::spare::LONG_IDLE).await

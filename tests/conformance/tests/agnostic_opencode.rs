@@ -163,6 +163,7 @@ acp_tests! { rig;
     tool_details_write_edit_and_todo => |r| write_edit_and_todo(&r);
     revert_in_git_restores_files_and_cuts_the_replay => |r| acp::opencode_server::a_revert_in_git_restores_the_files_and_the_replay_leaves_the_turns_out(&r, CASE.unattended_mode);
     revert_outside_git_is_conversation_only => |r| acp::opencode_server::outside_git_only_the_conversation_can_be_rewound(&r);
+    revert_in_git_without_snapshots_is_conversation_only => |r| acp::opencode_server::in_git_without_snapshots_only_the_conversation_goes_back(&r, CASE.unattended_mode, "opencode.json");
     archived_session_leaves_the_list => |r| acp::opencode_server::an_archived_session_leaves_the_list_until_unarchived(&r);
 }
 

@@ -1,7 +1,8 @@
 //! What OpenCode does through the server inside `opencode acp`. Rewind (`session.revert`): in a git
 //! repository the conversation and the files the turns changed go back together (scope
 //! `both`; `conversation` alone is refused, never half done); outside git only the
-//! conversation can (scope `conversation`; `both` refused). A revert not yet dropped by a
+//! conversation can (scope `conversation`; `both` refused), and so in git with snapshots off.
+//! A revert not yet dropped by a
 //! prompt leaves its turns out of a reopened session's replay. Archive: an archived session
 //! leaves the session list until unarchived.
 
@@ -94,6 +95,59 @@ pub async fn a_revert_in_git_restores_the_files_and_the_replay_leaves_the_turns_
         assert!(!body.contains(gone), "{gone} still sent: {body}");
     }
     bridge.finish(again).await;
+}
+
+/// A git folder whose project config (`config_file`) switches snapshots off: the turns keep
+/// no snapshot, so `both` is refused and `conversation` rewinds the conversation alone; the
+/// file a turn changed stays changed, and the next model request leaves the turn out.
+pub async fn in_git_without_snapshots_only_the_conversation_goes_back(
+    rig: &AgentRig,
+    unattended_mode: &str,
+    config_file: &str,
+) {
+    let cwd = rig.cwd();
+    git(&cwd, &["init", "-q"]);
+    std::fs::write(cwd.join("tracked.txt"), "original\n").expect("a tracked file");
+    std::fs::write(cwd.join(config_file), r#"{"snapshot": false}"#).expect("a project config");
+    git(&cwd, &["add", "."]);
+    git(&cwd, &["commit", "-qm", "start"]);
+    let sid = "oc-revert-nosnap";
+    rig.open(sid, json!({ "mode": unattended_mode })).await;
+    completed_turn(rig, sid, "before KEEP-0").await;
+    rig.mock.push_steps([
+        ScriptReply::Shell("echo changed > tracked.txt".into()),
+        ScriptReply::Default,
+    ]);
+    completed_turn(rig, sid, "first FILES-1").await;
+    assert_eq!(read(&cwd.join("tracked.txt")).as_deref(), Some("changed\n"));
+
+    let token = token_of(rig, sid, "first FILES-1");
+    let refused = revert_in(rig, sid, token.clone(), "both").await;
+    assert_eq!(
+        refused.at("/error/code"),
+        Some(&json!("unsupported_scope")),
+        "{refused}"
+    );
+    let unknown = revert_in(
+        rig,
+        sid,
+        json!({"messageID": "msg_nosuchmessage"}),
+        "conversation",
+    )
+    .await;
+    assert_eq!(
+        unknown.at("/error/code"),
+        Some(&json!("invalid_revert_token")),
+        "{unknown}"
+    );
+    let done = revert_in(rig, sid, token, "conversation").await;
+    assert!(done.is("request.completed"), "{done}");
+    assert_eq!(read(&cwd.join("tracked.txt")).as_deref(), Some("changed\n"));
+    completed_turn(rig, sid, "second SAY-2").await;
+    let body = last_turn_body(rig);
+    assert!(body.contains("KEEP-0") && body.contains("SAY-2"), "{body}");
+    assert!(!body.contains("FILES-1"), "FILES-1 still sent: {body}");
+    rig.finish(sid).await;
 }
 
 /// Outside git OpenCode keeps no snapshot: `both` is refused and the conversation stays.
