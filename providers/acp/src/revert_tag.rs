@@ -1,6 +1,8 @@
 //! The revert token of a live turn's user message ([`crate::revert`]): asked of the agent's
-//! server when the turn's prompt is answered, and given to the core's row of that message
-//! (`user:<turn id>`) before the turn ends (a row of an ended turn is sealed).
+//! server once the turn's first item arrives (the agent is answering, so the message exists),
+//! off the turn's path, or when the prompt is answered if no item came; given to the core's
+//! row of that message (`user:<turn id>`) before the turn ends (a row of an ended turn is
+//! sealed).
 
 use crate::state::{lock, SharedState};
 use agent_bridge_core::loopback_http::LoopbackHttp;
@@ -8,6 +10,7 @@ use agent_bridge_core::TurnRequest;
 use agent_bridge_protocol::{ItemBody, TimelineItem};
 
 /// What the row of a turn's user message needs.
+#[derive(Clone)]
 pub struct TurnTag {
     http: LoopbackHttp,
     session_id: String,
@@ -27,10 +30,10 @@ impl TurnTag {
         }
     }
 
-    /// The turn's user row with its revert token; `None` when the server cannot say, or names
-    /// a message no newer than the one an earlier turn was given (this turn left none).
-    /// OpenCode's message ids sort in the order they were made.
-    pub async fn row(&self, shared: &SharedState) -> Option<TimelineItem> {
+    /// The session's newest user message, when it is newer than the one an earlier turn was
+    /// given (OpenCode's message ids sort in the order they were made); `None` when the server
+    /// cannot say or names no newer one (this turn left none).
+    pub async fn lookup(&self, shared: &SharedState) -> Option<String> {
         let message = match crate::revert::last_user_message(&self.http, &self.session_id).await {
             Ok(Some(id)) => id,
             Ok(None) => return None,
@@ -38,6 +41,20 @@ impl TurnTag {
                 tracing::warn!(turn = %self.turn_id, "no revert token for the turn: {e}");
                 return None;
             }
+        };
+        let newer = lock(shared)
+            .last_user_message
+            .as_deref()
+            .is_none_or(|last| message.as_str() > last);
+        newer.then_some(message)
+    }
+
+    /// The turn's user row with the revert token of `found` (looked up while the turn ran)
+    /// or, without it, of what [`Self::lookup`] finds now.
+    pub async fn row(&self, shared: &SharedState, found: Option<String>) -> Option<TimelineItem> {
+        let message = match found {
+            Some(m) => m,
+            None => self.lookup(shared).await?,
         };
         {
             let mut s = lock(shared);

@@ -77,6 +77,20 @@ impl AcpSession {
     ) -> Result<(), ProviderError> {
         let turn_id = turn.turn_id.clone();
         lock(&self.shared).normalizer.begin_turn(&turn_id);
+        let tag = self
+            .agent
+            .server
+            .clone()
+            .map(|http| crate::revert_tag::TurnTag::new(http, &self.session_id, turn));
+        let early = tag.clone().map(|tag| {
+            let (answered, on_answer) = tokio::sync::oneshot::channel();
+            lock(&self.shared).turn_answered = Some(answered);
+            let shared = self.shared.clone();
+            tokio::spawn(async move {
+                on_answer.await.ok()?;
+                tag.lookup(&shared).await
+            })
+        });
         let params = json!({ "sessionId": self.session_id, "prompt": prompt });
         let rx = match self
             .agent
@@ -87,25 +101,32 @@ impl AcpSession {
         {
             Ok((_, rx)) => rx,
             Err(e) => {
-                lock(&self.shared).normalizer.end_turn(false);
+                let mut s = lock(&self.shared);
+                s.turn_answered = None;
+                s.normalizer.end_turn(false);
                 return Err(self.agent.error(e));
             }
         };
         let shared = self.shared.clone();
         let sink = self.sink.clone();
         let settle = self.agent.runtime.settle();
-        let tag = self
-            .agent
-            .server
-            .clone()
-            .map(|http| crate::revert_tag::TurnTag::new(http, &self.session_id, turn));
         tokio::spawn(async move {
             let answer = rx.await;
             // The turn's last updates came before the answer that ends it (on a shared
-            // process they may still be queued); meanwhile the server names its user message.
+            // process they may still be queued); meanwhile the server names its user message
+            // (looked up since the turn's first item; now if no item came).
+            let answered = lock(&shared).turn_answered.take().is_none();
             let (_, tagged) = tokio::join!(settle.wait(), async {
+                let found = match early {
+                    Some(lookup) if answered => lookup.await.ok().flatten(),
+                    Some(lookup) => {
+                        lookup.abort();
+                        None
+                    }
+                    None => None,
+                };
                 match (&tag, &answer) {
-                    (Some(tag), Ok(Ok(_))) => tag.row(&shared).await,
+                    (Some(tag), Ok(Ok(_))) => tag.row(&shared, found).await,
                     _ => None,
                 }
             });

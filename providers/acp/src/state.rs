@@ -27,6 +27,9 @@ pub struct SessionState {
     pub title: Option<String>,
     /// The newest native user message given a revert token ([`crate::revert_tag`]).
     pub last_user_message: Option<String>,
+    /// Told when the running turn's first item arrives (set by a turn that looks up its revert
+    /// token, [`crate::revert_tag`]).
+    pub turn_answered: Option<tokio::sync::oneshot::Sender<()>>,
     /// Every agent method and update kind seen (logged at close, for the per-agent report).
     pub seen: BTreeSet<String>,
 }

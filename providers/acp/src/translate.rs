@@ -60,6 +60,11 @@ pub fn update(shared: &SharedState, params: Value) -> Vec<AgentEvent> {
     let mut events = Vec::new();
     if out.events.iter().any(|e| matches!(e, AgentEvent::Item(_))) {
         events.extend(s.normalizer.model_answered());
+        if !s.replaying && !s.restoring {
+            if let Some(answered) = s.turn_answered.take() {
+                let _ = answered.send(());
+            }
+        }
     }
     if let Some(change) = out.config {
         s.config.apply_update(change);
