@@ -24,11 +24,23 @@ pub struct TimelineStore {
     items: HashMap<String, TimelineItem>,
     /// Ids in the order they were first stored (may hold ids already evicted).
     order: VecDeque<String>,
-    /// The rows first emitted during the active turn.
-    turn_rows: Vec<String>,
+    /// The rows emitted during the active turn (the most recent [`SEALED_ROWS`]: no more can
+    /// be sealed), and their order. A set, not a list: a turn may emit tens of thousands.
+    /// Rows are known by [`row_key`], 8 bytes each, not by their ids.
+    turn_rows: HashSet<u64>,
+    turn_order: VecDeque<u64>,
     /// Rows of ended turns (the most recent [`SEALED_ROWS`]), and their order.
-    sealed: HashSet<String>,
-    sealed_order: VecDeque<String>,
+    sealed: HashSet<u64>,
+    sealed_order: VecDeque<u64>,
+}
+
+/// A row id's 64-bit hash (SipHash with fixed keys): what the sealing remembers. Two of a
+/// session's recent ids sharing one has a chance of about 10^-13.
+fn row_key(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
 }
 
 fn is_running(item: &TimelineItem) -> bool {
@@ -65,21 +77,29 @@ impl TimelineStore {
 
     /// Whether row `id` belongs to a turn that ended (a snapshot of it must not be emitted).
     pub fn is_sealed(&self, id: &str) -> bool {
-        self.sealed.contains(id)
+        self.sealed.contains(&row_key(id))
     }
 
     /// Row `id` was emitted during the active turn: it is sealed when the turn ends.
     pub fn note_turn_row(&mut self, id: &str) {
-        if !self.turn_rows.iter().any(|r| r == id) {
-            self.turn_rows.push(id.to_string());
+        let key = row_key(id);
+        if !self.turn_rows.insert(key) {
+            return;
+        }
+        self.turn_order.push_back(key);
+        while self.turn_order.len() > SEALED_ROWS {
+            if let Some(old) = self.turn_order.pop_front() {
+                self.turn_rows.remove(&old);
+            }
         }
     }
 
     /// The active turn ended: its rows are sealed.
     pub fn seal_turn(&mut self) {
-        for id in std::mem::take(&mut self.turn_rows) {
-            if self.sealed.insert(id.clone()) {
-                self.sealed_order.push_back(id);
+        self.turn_rows.clear();
+        for key in std::mem::take(&mut self.turn_order) {
+            if self.sealed.insert(key) {
+                self.sealed_order.push_back(key);
             }
         }
         while self.sealed_order.len() > SEALED_ROWS {
@@ -248,6 +268,22 @@ mod tests {
         assert!(s.is_sealed(&format!("r{}", SEALED_ROWS - 1)));
         assert_eq!(s.sealed.len(), SEALED_ROWS);
         assert_eq!(s.sealed_order.len(), SEALED_ROWS);
+    }
+
+    #[test]
+    fn a_long_turn_keeps_only_the_rows_it_can_seal() {
+        let mut s = TimelineStore::default();
+        for i in 0..10 * SEALED_ROWS {
+            s.note_turn_row(&format!("r{i}"));
+            s.note_turn_row(&format!("r{i}"));
+        }
+        assert_eq!(s.turn_rows.len(), SEALED_ROWS);
+        assert_eq!(s.turn_order.len(), SEALED_ROWS);
+        s.seal_turn();
+        assert!(s.is_sealed(&format!("r{}", 10 * SEALED_ROWS - 1)));
+        assert!(s.is_sealed(&format!("r{}", 9 * SEALED_ROWS)));
+        assert!(!s.is_sealed(&format!("r{}", 9 * SEALED_ROWS - 1)));
+        assert!(s.turn_rows.is_empty() && s.turn_order.is_empty());
     }
 
     #[test]
