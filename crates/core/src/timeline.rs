@@ -25,13 +25,43 @@ pub struct TimelineStore {
     /// Ids in the order they were first stored (may hold ids already evicted).
     order: VecDeque<String>,
     /// The rows emitted during the active turn (the most recent [`SEALED_ROWS`]: no more can
-    /// be sealed), and their order. A set, not a list: a turn may emit tens of thousands.
-    /// Rows are known by [`row_key`], 8 bytes each, not by their ids.
-    turn_rows: HashSet<u64>,
-    turn_order: VecDeque<u64>,
-    /// Rows of ended turns (the most recent [`SEALED_ROWS`]), and their order.
-    sealed: HashSet<u64>,
-    sealed_order: VecDeque<u64>,
+    /// be sealed). A set, not a list: a turn may emit tens of thousands.
+    turn_rows: RecentKeys,
+    /// Rows of ended turns (the most recent [`SEALED_ROWS`]).
+    sealed: RecentKeys,
+}
+
+/// The most recent [`SEALED_ROWS`] distinct rows put in, known by [`row_key`] (8 bytes each,
+/// not their ids): a set for lookups and the order they came in for forgetting the oldest.
+#[derive(Debug, Default)]
+struct RecentKeys {
+    set: HashSet<u64>,
+    order: VecDeque<u64>,
+}
+
+impl RecentKeys {
+    fn contains(&self, key: u64) -> bool {
+        self.set.contains(&key)
+    }
+
+    /// Adds `key` unless present, forgetting the oldest beyond [`SEALED_ROWS`].
+    fn insert(&mut self, key: u64) {
+        if !self.set.insert(key) {
+            return;
+        }
+        self.order.push_back(key);
+        while self.order.len() > SEALED_ROWS {
+            if let Some(old) = self.order.pop_front() {
+                self.set.remove(&old);
+            }
+        }
+    }
+
+    /// Empties it, yielding the keys oldest first.
+    fn drain(&mut self) -> impl Iterator<Item = u64> {
+        self.set.clear();
+        std::mem::take(&mut self.order).into_iter()
+    }
 }
 
 /// A row id's 64-bit hash (SipHash with fixed keys): what the sealing remembers. Two of a
@@ -77,35 +107,18 @@ impl TimelineStore {
 
     /// Whether row `id` belongs to a turn that ended (a snapshot of it must not be emitted).
     pub fn is_sealed(&self, id: &str) -> bool {
-        self.sealed.contains(&row_key(id))
+        self.sealed.contains(row_key(id))
     }
 
     /// Row `id` was emitted during the active turn: it is sealed when the turn ends.
     pub fn note_turn_row(&mut self, id: &str) {
-        let key = row_key(id);
-        if !self.turn_rows.insert(key) {
-            return;
-        }
-        self.turn_order.push_back(key);
-        while self.turn_order.len() > SEALED_ROWS {
-            if let Some(old) = self.turn_order.pop_front() {
-                self.turn_rows.remove(&old);
-            }
-        }
+        self.turn_rows.insert(row_key(id));
     }
 
     /// The active turn ended: its rows are sealed.
     pub fn seal_turn(&mut self) {
-        self.turn_rows.clear();
-        for key in std::mem::take(&mut self.turn_order) {
-            if self.sealed.insert(key) {
-                self.sealed_order.push_back(key);
-            }
-        }
-        while self.sealed_order.len() > SEALED_ROWS {
-            if let Some(old) = self.sealed_order.pop_front() {
-                self.sealed.remove(&old);
-            }
+        for key in self.turn_rows.drain() {
+            self.sealed.insert(key);
         }
     }
 
@@ -266,8 +279,8 @@ mod tests {
         s.seal_turn();
         assert!(!s.is_sealed("t1"), "the oldest sealed id is forgotten");
         assert!(s.is_sealed(&format!("r{}", SEALED_ROWS - 1)));
-        assert_eq!(s.sealed.len(), SEALED_ROWS);
-        assert_eq!(s.sealed_order.len(), SEALED_ROWS);
+        assert_eq!(s.sealed.set.len(), SEALED_ROWS);
+        assert_eq!(s.sealed.order.len(), SEALED_ROWS);
     }
 
     #[test]
@@ -277,13 +290,13 @@ mod tests {
             s.note_turn_row(&format!("r{i}"));
             s.note_turn_row(&format!("r{i}"));
         }
-        assert_eq!(s.turn_rows.len(), SEALED_ROWS);
-        assert_eq!(s.turn_order.len(), SEALED_ROWS);
+        assert_eq!(s.turn_rows.set.len(), SEALED_ROWS);
+        assert_eq!(s.turn_rows.order.len(), SEALED_ROWS);
         s.seal_turn();
         assert!(s.is_sealed(&format!("r{}", 10 * SEALED_ROWS - 1)));
         assert!(s.is_sealed(&format!("r{}", 9 * SEALED_ROWS)));
         assert!(!s.is_sealed(&format!("r{}", 9 * SEALED_ROWS - 1)));
-        assert!(s.turn_rows.is_empty() && s.turn_order.is_empty());
+        assert!(s.turn_rows.set.is_empty() && s.turn_rows.order.is_empty());
     }
 
     #[test]
