@@ -9,6 +9,12 @@ use agent_bridge_core::loopback_http::LoopbackHttp;
 use agent_bridge_core::TurnRequest;
 use agent_bridge_protocol::{ItemBody, TimelineItem};
 
+/// Whether `message` is newer than `last`, the message an earlier turn was given (OpenCode's
+/// message ids sort in the order they were made).
+fn is_newer(last: Option<&str>, message: &str) -> bool {
+    last.is_none_or(|last| message > last)
+}
+
 /// What the row of a turn's user message needs.
 #[derive(Clone)]
 pub struct TurnTag {
@@ -31,8 +37,7 @@ impl TurnTag {
     }
 
     /// The session's newest user message, when it is newer than the one an earlier turn was
-    /// given (OpenCode's message ids sort in the order they were made); `None` when the server
-    /// cannot say or names no newer one (this turn left none).
+    /// given; `None` when the server cannot say or names no newer one (this turn left none).
     pub async fn lookup(&self, shared: &SharedState) -> Option<String> {
         let message = match crate::revert::last_user_message(&self.http, &self.session_id).await {
             Ok(Some(id)) => id,
@@ -42,10 +47,7 @@ impl TurnTag {
                 return None;
             }
         };
-        let newer = lock(shared)
-            .last_user_message
-            .as_deref()
-            .is_none_or(|last| message.as_str() > last);
+        let newer = is_newer(lock(shared).last_user_message.as_deref(), &message);
         newer.then_some(message)
     }
 
@@ -58,10 +60,7 @@ impl TurnTag {
         };
         {
             let mut s = lock(shared);
-            if s.last_user_message
-                .as_deref()
-                .is_some_and(|last| message.as_str() <= last)
-            {
+            if !is_newer(s.last_user_message.as_deref(), &message) {
                 return None;
             }
             s.last_user_message = Some(message.clone());
