@@ -2,9 +2,8 @@
 //! repository the conversation and the files the turns changed go back together (scope
 //! `both`; `conversation` alone is refused, never half done); outside git only the
 //! conversation can (scope `conversation`; `both` refused), and so in git with snapshots off.
-//! A revert not yet dropped by a
-//! prompt leaves its turns out of a reopened session's replay. Archive: an archived session
-//! leaves the session list until unarchived.
+//! A revert not yet dropped by a prompt leaves its turns out of a reopened session's replay.
+//! Archive: an archived session leaves the session list until unarchived.
 
 use agent_bridge_conformance::rewind::{
     completed_turn, last_turn_body, latest_persistence, revert_in, token_of,
@@ -26,6 +25,16 @@ fn git(cwd: &Path, args: &[&str]) {
     assert!(status.success(), "git {args:?}");
 }
 
+/// Makes `cwd` a git repository whose first commit holds `files` (name, text).
+fn committed_folder(cwd: &Path, files: &[(&str, &str)]) {
+    git(cwd, &["init", "-q"]);
+    for (name, text) in files {
+        std::fs::write(cwd.join(name), text).expect("a file of the first commit");
+    }
+    git(cwd, &["add", "."]);
+    git(cwd, &["commit", "-qm", "start"]);
+}
+
 fn read(path: &Path) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
@@ -39,10 +48,7 @@ pub async fn a_revert_in_git_restores_the_files_and_the_replay_leaves_the_turns_
     unattended_mode: &str,
 ) {
     let cwd = rig.cwd();
-    git(&cwd, &["init", "-q"]);
-    std::fs::write(cwd.join("tracked.txt"), "original\n").expect("a tracked file");
-    git(&cwd, &["add", "tracked.txt"]);
-    git(&cwd, &["commit", "-qm", "start"]);
+    committed_folder(&cwd, &[("tracked.txt", "original\n")]);
     let sid = "oc-revert-git";
     rig.open(sid, json!({ "mode": unattended_mode })).await;
     completed_turn(rig, sid, "before KEEP-0").await;
@@ -106,11 +112,13 @@ pub async fn in_git_without_snapshots_only_the_conversation_goes_back(
     config_file: &str,
 ) {
     let cwd = rig.cwd();
-    git(&cwd, &["init", "-q"]);
-    std::fs::write(cwd.join("tracked.txt"), "original\n").expect("a tracked file");
-    std::fs::write(cwd.join(config_file), r#"{"snapshot": false}"#).expect("a project config");
-    git(&cwd, &["add", "."]);
-    git(&cwd, &["commit", "-qm", "start"]);
+    committed_folder(
+        &cwd,
+        &[
+            ("tracked.txt", "original\n"),
+            (config_file, r#"{"snapshot": false}"#),
+        ],
+    );
     let sid = "oc-revert-nosnap";
     rig.open(sid, json!({ "mode": unattended_mode })).await;
     completed_turn(rig, sid, "before KEEP-0").await;
