@@ -1,5 +1,5 @@
-//! The panel's UI tree: the node types of Agentty's protocol page (API 1 and 2) and the
-//! measures Agentty applies to a tree (elements counted, nesting depth).
+//! The panel's UI tree: the node types of API 1 of Agentty's protocol page (the panel uses
+//! nothing newer) and the measures Agentty applies to a tree (elements counted, nesting depth).
 
 use serde::Serialize;
 

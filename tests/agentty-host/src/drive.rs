@@ -23,7 +23,8 @@ pub struct Shutdown {
 
 impl AgenttyHost {
     /// `initialize` then `panel/open` (what opening the panel does to a stopped plugin);
-    /// waits for the answer and the first tree.
+    /// waits for the answer and the first tree. `apiVersion` is the host's own (4), whatever the
+    /// manifest declares (`ensure_started` in Agentty's `plugins/mod.rs`).
     pub fn initialize(&self) -> Value {
         let params = json!({
             "apiVersion": crate::manifest::API_VERSION,
@@ -34,7 +35,8 @@ impl AgenttyHost {
                 "dir": self.options.plugin_dir, "dataDir": self.options.data_dir,
             },
             "language": "en",
-            "context": self.with(|s| s.context.clone()),
+            "utcOffsetMinutes": 0,
+            "context": self.context(),
         });
         let id = self.request("initialize", params);
         self.open_panel();
@@ -48,8 +50,9 @@ impl AgenttyHost {
         answer
     }
 
+    /// The context as this plugin may see it.
     fn context(&self) -> Value {
-        self.with(|s| s.context.clone())
+        self.with(State::context_for)
     }
 
     pub fn open_panel(&self) {
@@ -62,8 +65,8 @@ impl AgenttyHost {
 
     /// `context/changed` with a new context.
     pub fn change_context(&self, context: Value) {
-        self.with_mut(|s| s.set_context(context.clone()));
-        self.notify("context/changed", json!({"context": context}));
+        self.with_mut(|s| s.set_context(context));
+        self.notify("context/changed", json!({"context": self.context()}));
     }
 
     /// A palette command.
@@ -117,11 +120,34 @@ impl AgenttyHost {
         })
     }
 
-    /// Presses Enter in the input `id` (its `submit` event, with what it shows).
+    /// Presses Enter in the input `id`: a one-line field sends `submit` with what it shows; a
+    /// text area (`rows` > 1) adds a line instead, which the plugin hears as a `change`, and
+    /// nothing is submitted (Agentty's `text_input.rs`, `Confirm`).
     pub fn submit(&self, id: &str) {
         self.element(id, "input");
+        let multiline = self.with(|s| s.fields.get(id).is_some_and(|f| f.multiline()));
+        if multiline {
+            let text = format!("{}\n", self.field(id));
+            self.type_text(id, &text);
+            return;
+        }
         let value = self.field(id);
         self.ui(id, "submit", json!({"value": value}));
+    }
+
+    /// Pastes `text` at the end of the input `id`, as Agentty's text field does (`paste` in
+    /// `text_input.rs`): a text area keeps the line breaks; a one-line field turns each `\n` into
+    /// a space (a `\r` stays). The plugin hears a `change`.
+    pub fn paste(&self, id: &str, text: &str) {
+        self.element(id, "input");
+        let multiline = self.with(|s| s.fields.get(id).is_some_and(|f| f.multiline()));
+        let pasted = if multiline {
+            text.to_string()
+        } else {
+            text.replace('\n', " ")
+        };
+        let shown = format!("{}{pasted}", self.field(id));
+        self.type_text(id, &shown);
     }
 
     pub fn choose(&self, id: &str, value: &str) {
@@ -251,12 +277,13 @@ impl AgenttyHost {
         self.with(|s| s.stats)
     }
 
-    /// No rule of Agentty was broken.
+    /// No rule of Agentty was broken, and nothing was drawn otherwise than written.
     pub fn assert_clean(&self) {
-        let (violations, logs) = self.with(|s| (s.violations.clone(), s.logs.clone()));
+        let (violations, notes, logs) =
+            self.with(|s| (s.violations.clone(), s.notes.clone(), s.logs.clone()));
         assert!(
-            violations.is_empty(),
-            "violations: {violations:#?}\nlog: {logs:#?}"
+            violations.is_empty() && notes.is_empty(),
+            "violations: {violations:#?}\nnotes: {notes:#?}\nlog: {logs:#?}"
         );
     }
 }

@@ -1,8 +1,14 @@
-//! The emulated host: starts the plugin as Agentty's `PluginProcess` does (the folder as working
-//! directory, `AGENTTY_*` variables, piped stdio), reads its stdout and stderr on threads of
-//! their own, counts every line toward the 240-a-second limit, answers its requests and
+//! The emulated host: asks for consent, then starts the plugin as Agentty's `NativeProcess` does
+//! (`crates/agentty-app/src/plugins/process.rs` @032fb3e: the folder as working directory,
+//! `AGENTTY_*` variables, piped stdio), reads its stdout and stderr on threads of their own,
+//! counts every message and log line toward the 240-a-second limit, answers its requests and
 //! records everything for the tests.
+//!
+//! A line over 16 MB (`read_line_limited`): on stdout the host logs "plugin sent a message larger
+//! than 16 MB" and stops reading that plugin's stdout for good (the plugin runs on, its next write
+//! finds the pipe closed); on stderr it logs what it read, cut, and stops reading stderr.
 
+use crate::consent::Consent;
 use crate::manifest::Manifest;
 use crate::state::{Msg, State};
 use serde_json::{json, Value};
@@ -28,8 +34,11 @@ pub struct HostOptions {
     pub env: BTreeMap<String, String>,
     /// The context of `initialize` and of every message (`workspace`, `pane`, `language`).
     pub context: Value,
-    /// What `session/get` answers (the focused pane's conversation); `None`: no session yet.
+    /// What `session/get` answers for a focused Claude Code or Codex pane (its conversation);
+    /// `None`: no session yet. A shell pane gets -32602 whatever this says.
     pub session_get: Option<Value>,
+    /// What the user answers if Agentty asks for consent before the start.
+    pub consent: Consent,
 }
 
 pub(crate) type Shared = Arc<(Mutex<State>, Condvar)>;
@@ -37,6 +46,8 @@ pub(crate) type Shared = Arc<(Mutex<State>, Condvar)>;
 /// A running plugin under the emulated host.
 pub struct AgenttyHost {
     pub manifest: Manifest,
+    /// The permissions the user was asked to allow before this start (`None`: not asked).
+    pub consent_asked: Option<Vec<String>>,
     pub options: HostOptions,
     pub pid: i32,
     pub(crate) shared: Shared,
@@ -49,9 +60,12 @@ fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, State> {
 }
 
 impl AgenttyHost {
-    /// Loads the manifest (as Agentty does before a start) and starts the plugin.
+    /// Loads the manifest (as Agentty does before a start), asks for consent when the manifest
+    /// asks for what the user has not granted, and starts the plugin. Refused: `Err`, and
+    /// nothing was started.
     pub fn start(options: HostOptions) -> Result<AgenttyHost, String> {
         let manifest = crate::manifest::load(&options.plugin_dir)?;
+        let consent_asked = crate::consent::ask(&manifest, &options.data_dir, options.consent)?;
         let mut cmd = Command::new(&manifest.entry);
         cmd.env_clear()
             .envs(&options.env)
@@ -71,7 +85,8 @@ impl AgenttyHost {
             .map_err(|e| format!("could not start {}: {e}", manifest.entry.display()))?;
         let pid = child.id() as i32;
         let stdin = Arc::new(Mutex::new(child.stdin.take()));
-        let shared: Shared = Arc::new((Mutex::new(State::new(&options)), Condvar::new()));
+        let shared: Shared =
+            Arc::new((Mutex::new(State::new(&options, &manifest)), Condvar::new()));
         let stdout = child.stdout.take().ok_or("no stdout")?;
         let stderr = child.stderr.take().ok_or("no stderr")?;
         {
@@ -93,6 +108,7 @@ impl AgenttyHost {
         }
         Ok(AgenttyHost {
             manifest,
+            consent_asked,
             options,
             pid,
             shared,
@@ -194,7 +210,8 @@ fn write_line(stdin: &Mutex<Option<ChildStdin>>, message: &Value) {
     }
 }
 
-/// One line, refusing more than [`MAX_LINE_BYTES`] (Agentty's `read_line_limited`).
+/// One line, refusing more than [`MAX_LINE_BYTES`] (Agentty's `read_line_limited`: what was
+/// read stays in `out`).
 fn read_line(reader: &mut impl BufRead, out: &mut Vec<u8>) -> std::io::Result<usize> {
     out.clear();
     let n = reader
@@ -202,7 +219,9 @@ fn read_line(reader: &mut impl BufRead, out: &mut Vec<u8>) -> std::io::Result<us
         .take(MAX_LINE_BYTES as u64 + 1)
         .read_until(b'\n', out)?;
     if out.len() > MAX_LINE_BYTES {
-        return Err(std::io::Error::other("a line over 16 MB"));
+        return Err(std::io::Error::other(
+            "plugin sent a message larger than 16 MB",
+        ));
     }
     Ok(n)
 }
@@ -220,19 +239,36 @@ fn read_stdout(
             Ok(0) => break,
             Ok(_) => {}
             Err(e) => {
-                lock(&shared).violation(format!("stdout: {e}"));
+                // The host logs it and reads this plugin's stdout no more; the plugin runs on.
+                let mut s = lock(&shared);
+                s.count(Instant::now());
+                s.logs.push(format!("agentty: {e}"));
+                s.violation(format!(
+                    "stdout: {e}: Agentty stops reading its stdout for good"
+                ));
+                s.stdout_closed = true;
+                shared.1.notify_all();
                 break;
             }
         }
         let text = String::from_utf8_lossy(&line).trim_end().to_string();
+        if text.trim().is_empty() {
+            // Neither a message nor a log line: the host skips it.
+            continue;
+        }
         let answer = {
             let mut s = lock(&shared);
             s.count(Instant::now());
             let answer = match serde_json::from_str::<Value>(&text) {
-                Ok(v) if v.is_object() => s.message(v, &manifest),
-                _ if text.trim().is_empty() => None,
+                Ok(v) if v.is_object() && (v.get("method").is_some() || v.get("id").is_some()) => {
+                    s.message(v, &manifest)
+                }
                 _ => {
-                    s.violation(format!("stdout line that is not JSON-RPC: {text:.200}"));
+                    // The host logs it ("stdout: …") and goes on.
+                    s.note(format!(
+                        "stdout line that is not JSON-RPC (logged): {text:.200}"
+                    ));
+                    s.logs.push(format!("stdout: {text}"));
                     s.messages.push(Msg::Stray(text));
                     None
                 }
@@ -250,15 +286,22 @@ fn read_stderr(stderr: impl Read, shared: Shared) {
     let mut reader = BufReader::new(stderr);
     let mut line = Vec::new();
     loop {
-        match read_line(&mut reader, &mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {
-                let text = String::from_utf8_lossy(&line).trim_end().to_string();
-                let mut s = lock(&shared);
-                s.count(Instant::now());
-                s.logs.push(text);
-                shared.1.notify_all();
-            }
+        let over = match read_line(&mut reader, &mut line) {
+            Ok(0) => break,
+            Ok(_) => false,
+            Err(_) => true,
+        };
+        let text = String::from_utf8_lossy(&line).trim_end().to_string();
+        let mut s = lock(&shared);
+        s.count(Instant::now());
+        if over {
+            // Logged cut, and stderr is read no more.
+            s.logs.push(format!("{:.200} …(cut)", text));
+            s.violation("stderr: a line over 16 MB: Agentty stops reading its stderr".into());
+            shared.1.notify_all();
+            break;
         }
+        s.logs.push(text);
+        shared.1.notify_all();
     }
 }

@@ -1,5 +1,7 @@
 //! What the host knows: every message of the plugin, the panel it drew (and the text fields as
-//! the user sees them), the rules it broke, and the measures the tests report.
+//! the user sees them), the rules it broke (`violations`: what Agentty refuses, drops or stops
+//! the plugin for), what it would draw otherwise than written (`notes`: ignored fields, unknown
+//! icons, stray stdout), and the measures the tests report.
 
 use crate::host::HostOptions;
 use crate::manifest::Manifest;
@@ -20,12 +22,21 @@ pub enum Msg {
     Stray(String),
 }
 
-/// A text field as the user sees it: what it shows, and the value the plugin sent last
-/// (Agentty applies a value only when it differs from that).
+/// A text field as the user sees it: what it shows, the value the plugin sent last (Agentty
+/// applies a value only when it differs from that), and its `rows` (more than one: a text area,
+/// where Enter adds a line and no key submits; `text_input.rs`).
 #[derive(Debug, Clone, Default)]
 pub struct Field {
     pub shown: String,
     pub sent: String,
+    pub rows: u64,
+}
+
+impl Field {
+    /// Whether Enter adds a line rather than submitting (`TextInput::is_multiline`: rows > 1).
+    pub fn multiline(&self) -> bool {
+        self.rows > 1
+    }
 }
 
 /// Measures of a run.
@@ -48,13 +59,22 @@ pub struct State {
     pub panel: Option<Value>,
     pub fields: HashMap<String, Field>,
     pub violations: Vec<String>,
+    /// What the host accepts but draws or handles otherwise than the plugin wrote it.
+    pub notes: Vec<String>,
     pub logs: Vec<String>,
     pub notified: Vec<Value>,
     pub injected: Vec<Value>,
     pub badge: String,
     pub shown: bool,
+    /// The context as Agentty has it; a plugin gets it cut to its permissions ([`State::context_for`]).
     pub context: Value,
     session_get: Option<Value>,
+    /// The manifest's permissions.
+    permissions: Vec<String>,
+    /// The manifest's `apiVersion` (trees are checked against it).
+    api: u32,
+    /// A line over 16 MB ended the reading of stdout.
+    pub stdout_closed: bool,
     /// Answers to the host's own requests (`initialize`), by id.
     pub answers: HashMap<u64, Value>,
     pub exited: Option<(Instant, Option<i32>)>,
@@ -65,12 +85,13 @@ pub struct State {
 }
 
 impl State {
-    pub fn new(options: &HostOptions) -> State {
+    pub fn new(options: &HostOptions, manifest: &Manifest) -> State {
         State {
             messages: Vec::new(),
             panel: None,
             fields: HashMap::new(),
             violations: Vec::new(),
+            notes: Vec::new(),
             logs: Vec::new(),
             notified: Vec::new(),
             injected: Vec::new(),
@@ -78,6 +99,9 @@ impl State {
             shown: false,
             context: options.context.clone(),
             session_get: options.session_get.clone(),
+            permissions: manifest.permissions.clone(),
+            api: manifest.api_version,
+            stdout_closed: false,
             answers: HashMap::new(),
             exited: None,
             stats: Stats::default(),
@@ -91,8 +115,42 @@ impl State {
         self.violations.push(what);
     }
 
+    pub fn note(&mut self, what: String) {
+        if !self.notes.contains(&what) {
+            self.notes.push(what);
+        }
+    }
+
     pub fn set_context(&mut self, context: Value) {
         self.context = context;
+    }
+
+    /// The context as this plugin sees it: cut to its permissions.
+    pub fn context_for(&self) -> Value {
+        crate::scoped_context(&self.context, &self.permissions)
+    }
+
+    /// `session/get` (`plugin_session` in Agentty's `workbench/plugin_host.rs`): the pane named
+    /// or the focused one; -32602 when there is none or it is not Claude Code or Codex (a shell
+    /// has no session), -32002 when it has no session yet.
+    fn session(&self, params: &Value) -> Result<Value, (i64, String)> {
+        let pane = self.context.get("pane").filter(|p| p.is_object());
+        let pane = match params.get("paneId").and_then(Value::as_u64) {
+            Some(id) => pane.filter(|p| p["id"].as_u64() == Some(id)),
+            None => pane,
+        };
+        let Some(pane) = pane else {
+            return Err((-32602, "no such pane".into()));
+        };
+        if !matches!(pane["kind"].as_str(), Some("claude" | "codex")) {
+            return Err((
+                -32602,
+                "the pane is not running Claude Code or Codex".into(),
+            ));
+        }
+        self.session_get
+            .clone()
+            .ok_or((-32002, "no session yet".to_string()))
     }
 
     /// Counts one line (stdout or stderr) as Agentty does, and in a rolling second.
@@ -158,6 +216,18 @@ impl State {
             "net/fetch" => Some("net.request"),
             _ => None,
         };
+        // Methods a later API added (the host's API table): a plugin calling one declares it.
+        let since = match method {
+            "host/timer" => 2,
+            m if m.starts_with("browser/") => 3,
+            _ => 1,
+        };
+        if since > manifest.api_version {
+            self.note(format!(
+                "{method} is API {since} (the manifest declares {})",
+                manifest.api_version
+            ));
+        }
         if let Some(p) = needs.filter(|p| !manifest.has(p)) {
             return Err((
                 -32001,
@@ -194,14 +264,15 @@ impl State {
                 self.badge = text.chars().take(8).collect();
                 Ok(Value::Null)
             }
-            "context/get" => Ok(self.context.clone()),
-            "host/info" => {
-                Ok(json!({"version": crate::AGENTTY_VERSION, "apiVersion": 2, "language": "en"}))
-            }
-            "session/get" => self
-                .session_get
-                .clone()
-                .ok_or((-32002, "no session yet".to_string())),
+            "context/get" => Ok(self.context_for()),
+            "host/info" => Ok(json!({
+                "version": crate::AGENTTY_VERSION,
+                "apiVersion": crate::manifest::API_VERSION,
+                "language": "en",
+                "utcOffsetMinutes": 0,
+                "uiFeatures": ["flow", "popover"],
+            })),
+            "session/get" => self.session(&params),
             "prompt/inject" => {
                 if params
                     .get("text")
@@ -228,16 +299,21 @@ impl State {
 
     fn set_panel(&mut self, tree: Value) -> Result<Value, (i64, String)> {
         let bytes = tree.to_string().len();
-        match tree::check(&tree) {
-            Ok(m) => {
+        match tree::check(&tree, self.api) {
+            Ok(checked) => {
+                for note in checked.notes {
+                    self.note(format!("ui/setPanel: {note}"));
+                }
+                let m = checked.measure;
                 self.stats.trees += 1;
                 self.stats.max_elements = self.stats.max_elements.max(m.elements);
                 self.stats.max_depth = self.stats.max_depth.max(m.depth);
                 self.stats.max_tree_bytes = self.stats.max_tree_bytes.max(bytes);
                 let mut inputs = Vec::new();
                 tree::inputs(&tree, &mut inputs);
-                for (id, value) in inputs {
+                for (id, value, rows) in inputs {
                     let field = self.fields.entry(id).or_default();
+                    field.rows = rows;
                     let value = value.unwrap_or_default();
                     if value != field.sent {
                         field.shown = value.clone();

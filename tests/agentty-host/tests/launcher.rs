@@ -107,11 +107,21 @@ fn the_manifest_is_one_agentty_installs() {
     let dir = stage(root.path(), |_| {});
     let manifest = agentty_host::manifest::load(&dir).expect("valid manifest");
     assert_eq!(manifest.id, "agent-bridge");
-    assert_eq!(manifest.raw["apiVersion"], 2);
-    assert_eq!(
-        manifest.permissions,
-        ["session.read", "prompt.inject", "workspace.read"]
-    );
+    // The lowest API that what it uses needs (Agentty's API table, `manifest.rs`): the panel,
+    // commands, `session/get` and `prompt/inject` are API 1; `browser.control` needs 3 and
+    // `mcp.tools` (tools for the panes' agents) 4. The trees it draws are checked against the
+    // declared version by every scenario (`assert_clean`).
+    let needed = if manifest.has("mcp.tools") {
+        4
+    } else if manifest.has("browser.control") {
+        3
+    } else {
+        1
+    };
+    assert_eq!(manifest.api_version, needed);
+    for p in ["session.read", "prompt.inject", "workspace.read"] {
+        assert!(manifest.has(p), "{p}");
+    }
     assert_eq!(manifest.raw["version"], read_plugin_json_version());
     // Agentty refuses a folder named otherwise.
     let renamed = root.path().join("plugins/bridge");

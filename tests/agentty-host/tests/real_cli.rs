@@ -7,7 +7,7 @@
 
 mod support;
 
-use agentty_host::{context, stage, AgenttyHost, HostOptions};
+use agentty_host::{context, stage, AgenttyHost, Consent, HostOptions};
 use mock_llm::{HermeticEnv, HermeticError, MockLlm};
 use std::path::Path;
 use std::time::Duration;
@@ -38,6 +38,7 @@ fn real_turn(
         env: agentty_env,
         context: context(&env.workdir),
         session_get: None,
+        consent: Consent::Allow,
     })
     .expect("plugin starts");
     host.initialize();

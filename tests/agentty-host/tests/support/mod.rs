@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use agentty_host::{base_env, context, stage, AgenttyHost, HostOptions, Shutdown, Stats};
+use agentty_host::{base_env, context, stage, AgenttyHost, Consent, HostOptions, Shutdown, Stats};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -48,6 +48,7 @@ impl Setup {
             env,
             context: context(&self.workspace),
             session_get,
+            consent: Consent::Allow,
         }
     }
 
