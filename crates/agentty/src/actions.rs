@@ -76,9 +76,11 @@ impl App {
         effects
     }
 
-    /// Sends `text` as a prompt of the current session (opening it first when needed).
+    /// Sends `text` as a prompt of the current session (opening it first when needed). A paste
+    /// into the one-line `prompt` keeps the `\r` of `\r\n` line ends (Agentty turns only `\n`
+    /// into spaces): they are dropped.
     fn send(&mut self, raw: String) -> Vec<Effect> {
-        let text = raw.trim().to_string();
+        let text = raw.replace('\r', "").trim().to_string();
         if text.is_empty() {
             return Vec::new();
         }

@@ -89,7 +89,8 @@ fn a_prompt_opens_the_session_then_goes_once_it_is_ready() {
     assert!(first.contains(r#""value":"hello""#), "{first}");
     assert!(app.dirty);
     let second = serde_json::to_string(&app.render()).expect("json");
-    assert!(second.contains(r#""id":"prompt","placeholder":"Ask Demo agent…","value":"""#));
+    assert!(second
+        .contains(r#""id":"prompt","placeholder":"Ask Demo agent… (Enter sends)","value":"""#));
     event(
         &mut app,
         ProviderEvent::SessionPromptResult {

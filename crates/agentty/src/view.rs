@@ -171,11 +171,14 @@ impl App {
             .as_deref()
             .map(|p| self.label(p))
             .unwrap_or_else(|| "the agent".into());
+        // One line: in Agentty only a one-line field sends `submit` on Enter; in a text area
+        // (`rows` > 1) Enter adds a line and no key submits (`text_input.rs`). A paste with line
+        // breaks arrives joined by spaces.
         Node::Input {
             id: "prompt".into(),
-            placeholder: Some(format!("Ask {label}…")),
+            placeholder: Some(format!("Ask {label}… (Enter sends)")),
             value: Some(echo.unwrap_or_default()),
-            rows: Some(4),
+            rows: None,
         }
     }
 
