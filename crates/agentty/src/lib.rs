@@ -1,7 +1,7 @@
 //! agent-bridge as an [Agentty](https://agentty.app) panel plugin (`agent-bridge agentty`).
 //!
 //! Agentty starts the plugin (`agentty-plugin.json`'s launcher, which runs this mode) with the
-//! plugin folder as its working directory and speaks its executable-plugin protocol (API 2) on
+//! plugin folder as its working directory and speaks its executable-plugin protocol (API 1) on
 //! stdio ([`wire`]). The bridge core runs in this process ([`bridge`]): the panel drives
 //! sessions through the same wire contract Paseo uses, so the core's guarantees hold here too —
 //! one result per prompt, every turn ends, permissions are the user's to answer (the panel
