@@ -81,6 +81,12 @@ impl AgenttyHost {
         );
     }
 
+    /// A control of the panel was used: Agentty sends pending typing first and counts every
+    /// field as submitted (`flush_plugin_inputs`; the emulator sends typing at once).
+    fn flush(&self) {
+        self.with_mut(|s| s.fields.values_mut().for_each(|f| f.flushed()));
+    }
+
     fn ui(&self, element: &str, event: &str, extra: Value) {
         let mut params = json!({"element": element, "event": event, "context": self.context()});
         if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
@@ -100,13 +106,19 @@ impl AgenttyHost {
     pub fn click(&self, id: &str) {
         let button = self.element(id, "button");
         assert_ne!(button["disabled"], true, "`{id}` is disabled");
+        self.flush();
         self.ui(id, "click", json!({}));
     }
 
     /// Types `text` into the input `id` (its `change` event).
     pub fn type_text(&self, id: &str, text: &str) {
         self.element(id, "input");
-        self.with_mut(|s| s.fields.entry(id.to_string()).or_default().shown = text.to_string());
+        self.with_mut(|s| {
+            for (fid, f) in s.fields.iter_mut() {
+                f.focused = fid == id;
+            }
+            s.fields.entry(id.to_string()).or_default().typed(text);
+        });
         self.ui(id, "change", json!({"value": text}));
     }
 
@@ -132,6 +144,7 @@ impl AgenttyHost {
             return;
         }
         let value = self.field(id);
+        self.with_mut(|s| s.fields.entry(id.to_string()).or_default().entered());
         self.ui(id, "submit", json!({"value": value}));
     }
 
@@ -156,6 +169,7 @@ impl AgenttyHost {
             .as_array()
             .is_some_and(|o| o.iter().any(|o| o["value"] == value));
         assert!(offered, "`{id}` offers no `{value}`: {choice}");
+        self.flush();
         self.ui(id, "change", json!({"value": value}));
     }
 
@@ -167,6 +181,7 @@ impl AgenttyHost {
             rows.iter().any(|r| r["id"] == item),
             "`{list}` has no row `{item}`"
         );
+        self.flush();
         self.ui(list, "select", json!({"item": item}));
     }
 
@@ -179,6 +194,7 @@ impl AgenttyHost {
             .as_array()
             .is_some_and(|a| a.iter().any(|a| a["id"] == action));
         assert!(has, "row `{item}` has no action `{action}`: {row}");
+        self.flush();
         self.ui(list, "action", json!({"item": item, "action": action}));
     }
 

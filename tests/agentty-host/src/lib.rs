@@ -24,6 +24,7 @@
 
 pub mod consent;
 pub mod drive;
+pub mod field;
 pub mod host;
 pub mod install;
 pub mod manifest;

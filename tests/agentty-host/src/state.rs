@@ -3,6 +3,7 @@
 //! the plugin for), what it would draw otherwise than written (`notes`: ignored fields, unknown
 //! icons, stray stdout), and the measures the tests report.
 
+pub use crate::field::Field;
 use crate::host::HostOptions;
 use crate::manifest::Manifest;
 use crate::tree;
@@ -20,23 +21,6 @@ pub const NOTIFY_INTERVAL: Duration = Duration::from_millis(700);
 pub enum Msg {
     Json(Instant, Value),
     Stray(String),
-}
-
-/// A text field as the user sees it: what it shows, the value the plugin sent last (Agentty
-/// applies a value only when it differs from that), and its `rows` (more than one: a text area,
-/// where Enter adds a line and no key submits; `text_input.rs`).
-#[derive(Debug, Clone, Default)]
-pub struct Field {
-    pub shown: String,
-    pub sent: String,
-    pub rows: u64,
-}
-
-impl Field {
-    /// Whether Enter adds a line rather than submitting (`TextInput::is_multiline`: rows > 1).
-    pub fn multiline(&self) -> bool {
-        self.rows > 1
-    }
 }
 
 /// Measures of a run.
@@ -311,13 +295,18 @@ impl State {
                 self.stats.max_tree_bytes = self.stats.max_tree_bytes.max(bytes);
                 let mut inputs = Vec::new();
                 tree::inputs(&tree, &mut inputs);
+                self.fields
+                    .retain(|id, _| inputs.iter().any(|(i, _, _)| i == id));
                 for (id, value, rows) in inputs {
-                    let field = self.fields.entry(id).or_default();
-                    field.rows = rows;
                     let value = value.unwrap_or_default();
-                    if value != field.sent {
-                        field.shown = value.clone();
-                        field.sent = value;
+                    match self.fields.get_mut(&id) {
+                        Some(field) => {
+                            field.rows = rows;
+                            field.sync(&value);
+                        }
+                        None => {
+                            self.fields.insert(id, Field::new(&value, rows));
+                        }
                     }
                 }
                 self.panel = Some(tree);

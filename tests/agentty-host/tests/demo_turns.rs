@@ -18,10 +18,10 @@ fn a_demo_turn_streams_into_the_timeline_and_clears_the_prompt() {
     let reply = row_with(&host, "bot", "You said: hello agentty");
     assert_eq!(reply["subtitle"], "Demo agent");
     wait_idle(&host);
-    // The text area is cleared once the prompt is sent (the tree echoes it once, then "").
+    // The field is cleared once the prompt is sent (the tree echoes it once, then "").
     host.wait_for("the prompt cleared", STEP, |s| {
         let f = s.fields.get("prompt")?;
-        (f.shown.is_empty() && f.sent.is_empty()).then_some(())
+        (f.shown.is_empty() && f.from_plugin.is_empty()).then_some(())
     });
     host.wait_for("the badge cleared", STEP, |s| {
         s.badge.is_empty().then_some(())
