@@ -243,7 +243,7 @@ impl State {
             "ui/setBadge" => {
                 let text = params.get("text").and_then(Value::as_str).unwrap_or("");
                 if text.chars().count() > 8 {
-                    self.violation(format!("a badge over 8 characters: {text}"));
+                    self.note(format!("a badge over 8 characters (cut): {text}"));
                 }
                 self.badge = text.chars().take(8).collect();
                 Ok(Value::Null)
@@ -257,28 +257,35 @@ impl State {
                 "uiFeatures": ["flow", "popover"],
             })),
             "session/get" => self.session(&params),
-            "prompt/inject" => {
-                if params
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .is_none_or(|t| t.trim().is_empty())
-                {
-                    return Err((-32602, "the prompt is empty".into()));
-                }
-                let ask = params
-                    .get("target")
-                    .and_then(Value::as_str)
-                    .is_none_or(|t| t == "ask");
-                self.injected.push(params);
-                Ok(if ask {
-                    json!({"status": "asked"})
-                } else {
-                    json!({"status": "sent", "paneId": 1})
-                })
-            }
+            "prompt/inject" => self.inject(params),
             "workspace/list" => Ok(json!([])),
             other => Err((-32601, format!("unknown method {other}"))),
         }
+    }
+
+    /// `prompt/inject` (`plugin_call` and `deliver_prompt` in Agentty's
+    /// `workbench/plugin_host.rs`): `text` must be a string; `target: "ask"` (the default) opens
+    /// the "Send to…" dialog and answers `asked`; any other target refuses an empty prompt.
+    fn inject(&mut self, params: Value) -> Result<Value, (i64, String)> {
+        let Some(text) = params.get("text").and_then(Value::as_str) else {
+            return Err((
+                -32602,
+                "invalid prompt request: missing field `text`".into(),
+            ));
+        };
+        let ask = params
+            .get("target")
+            .and_then(Value::as_str)
+            .is_none_or(|t| t == "ask");
+        if !ask && text.trim().is_empty() {
+            return Err((-32602, "the prompt is empty".into()));
+        }
+        self.injected.push(params);
+        Ok(if ask {
+            json!({"status": "asked"})
+        } else {
+            json!({"status": "sent", "paneId": 1, "submitted": true})
+        })
     }
 
     fn set_panel(&mut self, tree: Value) -> Result<Value, (i64, String)> {
