@@ -92,16 +92,25 @@ where
                     }
                 }
             },
-            Some(event) = events.recv() => d.event(event).await,
+            Some(event) = events.recv() => {
+                d.event(event).await;
+                d.tool_tick().await;
+            }
             Some(msg) = internal.recv() => match msg {
                 Internal::Availability(provider, availability) => {
                     let effects = d.app.on_availability(&provider, availability);
                     d.run(effects).await;
+                    d.tool_tick().await;
                 }
             },
-            _ = tick.tick() => d.tick(),
+            _ = tick.tick() => {
+                d.tick();
+                d.tool_tick().await;
+            }
         }
     };
+    let abandoned = d.app.abandon_tool_calls();
+    d.run(abandoned).await;
     d.shutdown(core).await;
     let Driver { outbox, .. } = d;
     drop(outbox);
@@ -169,6 +178,11 @@ impl Driver {
             return false;
         };
         match message {
+            Incoming::Request { id, method, params } if method == "tools/call" => {
+                let effects = self.app.on_tool_call(id, &params, Instant::now());
+                self.run(effects).await;
+                self.tool_tick().await;
+            }
             Incoming::Request { id, method, params } => {
                 let answer = match method.as_str() {
                     "initialize" => {
@@ -236,7 +250,16 @@ impl Driver {
                     params,
                     purpose,
                 } => self.ask(method, params, purpose),
+                Effect::Reply { id, result } => self.outbox.send(wire::response(&id, result)),
             }
+        }
+    }
+
+    /// Answers the tool calls that are due (and carries out what that takes).
+    async fn tool_tick(&mut self) {
+        let effects = self.app.tool_tick(Instant::now());
+        if !effects.is_empty() {
+            self.run(effects).await;
         }
     }
 

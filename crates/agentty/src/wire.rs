@@ -1,12 +1,13 @@
-//! Agentty's executable-plugin protocol (API 2): JSON-RPC 2.0, one object per line, Agentty →
+//! Agentty's executable-plugin protocol (API 4): JSON-RPC 2.0, one object per line, Agentty →
 //! plugin on stdin, plugin → Agentty on stdout. Request ids are counted per direction.
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
-/// The protocol version this plugin is written for (`apiVersion` of the manifest).
-pub const API_VERSION: u32 = 2;
+/// The protocol version this plugin is written for (`apiVersion` of the manifest): 4, the
+/// lowest that has `tools/call` (`mcp.tools`, `contributes.tools`).
+pub const API_VERSION: u32 = 4;
 
 /// Agentty's error codes.
 pub mod codes {
@@ -28,7 +29,7 @@ pub struct HostError {
 /// One line from Agentty.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Incoming {
-    /// Agentty → plugin call: only `initialize` is one.
+    /// Agentty → plugin call: `initialize` and `tools/call`.
     Request {
         id: Value,
         method: String,

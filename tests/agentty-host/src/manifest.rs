@@ -8,8 +8,8 @@ use crate::tree::is_icon;
 use serde_json::Value;
 use std::path::{Component, Path, PathBuf};
 
-/// The protocol version this emulator speaks.
-pub const API_VERSION: u64 = 2;
+/// The protocol version this emulator speaks (4: `tools/call`, see [`crate::tools`]).
+pub const API_VERSION: u64 = 4;
 
 pub const PERMISSIONS: &[&str] = &[
     "net.request",
@@ -17,6 +17,7 @@ pub const PERMISSIONS: &[&str] = &[
     "terminal.write",
     "session.read",
     "workspace.read",
+    "mcp.tools",
 ];
 
 /// A manifest that passed.
@@ -116,6 +117,7 @@ pub fn load(dir: &Path) -> Result<Manifest, String> {
     {
         return Err(format!("unknown permission {p}"));
     }
+    crate::tools::check_manifest(&raw, api, &permissions)?;
     let contributes = raw.get("contributes").cloned().unwrap_or(Value::Null);
     let mut commands = Vec::new();
     for c in contributes

@@ -107,10 +107,16 @@ fn the_manifest_is_one_agentty_installs() {
     let dir = stage(root.path(), |_| {});
     let manifest = agentty_host::manifest::load(&dir).expect("valid manifest");
     assert_eq!(manifest.id, "agent-bridge");
-    assert_eq!(manifest.raw["apiVersion"], 2);
+    // API 4 for `tools/call` (`mcp.tools`).
+    assert_eq!(manifest.raw["apiVersion"], 4);
     assert_eq!(
         manifest.permissions,
-        ["session.read", "prompt.inject", "workspace.read"]
+        [
+            "session.read",
+            "prompt.inject",
+            "workspace.read",
+            "mcp.tools"
+        ]
     );
     assert_eq!(manifest.raw["version"], read_plugin_json_version());
     // Agentty refuses a folder named otherwise.

@@ -1,0 +1,652 @@
+//! Agentty's `tools/call` (API 4), answered by the panel's own sessions: `ask_agent` opens
+//! (or continues) a session of the panel — listed, drawn and remembered like the user's own —
+//! and the call waits for its turn; `list_agents` waits until the agents are checked and their
+//! catalogs read. Every waiting call is answered before [`crate::tools::answer_within`]: with
+//! the whole turn when it ended, else with what is done so far and the session id, the turn
+//! going on in the panel until a later call collects it. No IO: answers are [`Effect::Reply`].
+
+use crate::app::{App, Availability, Effect};
+use crate::rows;
+use crate::session::{PanelSession, Phase};
+use crate::tools::{self, AskArgs, ToolRun, ToolTurn, Who, MAX_WAITING};
+use crate::wire::{codes, Context};
+use agent_bridge_protocol::{
+    ItemBody, PromptDelivery, PromptInput, PromptResult, ProviderContent, ProviderEvent,
+    ProviderInput, ProviderPermissionResponse, ProviderPrompt, TurnState,
+};
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+/// How long `list_agents` waits for the checks and catalogs before it answers with what it has.
+const LIST_WAIT: Duration = Duration::from_secs(20);
+
+/// What a waiting call waits for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Wait {
+    /// `list_agents`: every agent checked, the catalogs of the available ones read.
+    Agents,
+    /// `ask_agent` of an agent still being checked or whose catalog is being read.
+    Start { args: AskArgs, cwd: Option<String> },
+    /// The tool-driven turn of the session with this key.
+    Turn(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Waiting {
+    pub id: Value,
+    pub since: Instant,
+    pub deadline: Instant,
+    pub wait: Wait,
+}
+
+/// The calls Agentty waits on.
+#[derive(Debug, Clone)]
+pub struct ToolCalls {
+    pub waiting: Vec<Waiting>,
+    pub answer_within: Duration,
+    /// Agents whose catalog could not be read.
+    pub catalog_failed: HashSet<String>,
+}
+
+impl Default for ToolCalls {
+    fn default() -> ToolCalls {
+        ToolCalls {
+            waiting: Vec::new(),
+            answer_within: tools::answer_within(),
+            catalog_failed: HashSet::new(),
+        }
+    }
+}
+
+fn reply(id: &Value, result: Value) -> Effect {
+    Effect::Reply {
+        id: id.clone(),
+        result: Ok(result),
+    }
+}
+
+impl App {
+    /// Agentty's `tools/call {name, arguments, context}`.
+    pub fn on_tool_call(&mut self, id: Value, params: &Value, now: Instant) -> Vec<Effect> {
+        let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+        let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
+        if self.tools.waiting.len() >= MAX_WAITING {
+            let why = format!(
+                "Agent Bridge is still busy with {MAX_WAITING} earlier calls: wait for one of \
+                 them to answer before calling again."
+            );
+            return vec![reply(&id, tools::error(&why))];
+        }
+        let cwd = Context::of(params)
+            .and_then(|c| c.workspace_cwd)
+            .map(|p| p.display().to_string());
+        let within = self.tools.answer_within;
+        let waiting = |wait| Waiting {
+            id: id.clone(),
+            since: now,
+            deadline: now + within,
+            wait,
+        };
+        match name {
+            tools::LIST_AGENTS => {
+                let mut effects = Vec::new();
+                let ids: Vec<String> = self.agents.iter().map(|a| a.id.clone()).collect();
+                for a in ids {
+                    if self.is_available(&a) {
+                        effects.extend(self.ask_catalog(&a));
+                    }
+                }
+                let mut w = waiting(Wait::Agents);
+                w.deadline = now + LIST_WAIT.min(within);
+                self.tools.waiting.push(w);
+                effects
+            }
+            tools::ASK_AGENT => match AskArgs::parse(&arguments) {
+                Err(why) => vec![reply(&id, tools::error(&why))],
+                Ok(args) => {
+                    let w = waiting(Wait::Start { args, cwd });
+                    self.start(w)
+                }
+            },
+            other => vec![Effect::Reply {
+                id,
+                result: Err((codes::INVALID_PARAMS, format!("no tool \"{other}\""))),
+            }],
+        }
+    }
+
+    /// The agent `name` names: its id or its label, in any case.
+    fn find_agent(&self, name: &str) -> Option<String> {
+        let name = name.trim().to_lowercase();
+        self.agents
+            .iter()
+            .find(|a| a.id.to_lowercase() == name || a.label.to_lowercase() == name)
+            .map(|a| a.id.clone())
+    }
+
+    fn agent_names(&self) -> String {
+        let names: Vec<&str> = self.agents.iter().map(|a| a.id.as_str()).collect();
+        names.join(", ")
+    }
+
+    /// Starts (or continues) what `ask_agent` asks for; an agent not checked yet, or whose
+    /// catalog is not read yet, makes the call wait for it.
+    fn start(&mut self, mut w: Waiting) -> Vec<Effect> {
+        let Wait::Start { args, cwd } = w.wait.clone() else {
+            return Vec::new();
+        };
+        if let Some(key) = &args.session {
+            return match self.continue_session(key, &args) {
+                Ok(effects) => {
+                    w.wait = Wait::Turn(key.clone());
+                    self.tools.waiting.push(w);
+                    effects
+                }
+                Err(why) => vec![reply(&w.id, tools::error(&why))],
+            };
+        }
+        let name = args.agent.clone().unwrap_or_default();
+        let Some(provider) = self.find_agent(&name) else {
+            let why = format!(
+                "No agent \"{name}\" here. The agents: {} (see list_agents).",
+                self.agent_names()
+            );
+            return vec![reply(&w.id, tools::error(&why))];
+        };
+        let Some(agent) = self.agent(&provider) else {
+            return Vec::new();
+        };
+        match &agent.availability {
+            Availability::Checking => {
+                self.tools.waiting.push(w);
+                return Vec::new();
+            }
+            Availability::Unavailable(why) => {
+                let why = format!("{} is not available here: {why}", agent.label);
+                return vec![reply(&w.id, tools::error(&why))];
+            }
+            Availability::Available => {}
+        }
+        if agent.catalog.is_none() && !self.tools.catalog_failed.contains(&provider) {
+            let effects = self.ask_catalog(&provider);
+            self.tools.waiting.push(w);
+            return effects;
+        }
+        match self.begin(&provider, &args, cwd.as_deref()) {
+            Ok((key, effects)) => {
+                w.wait = Wait::Turn(key);
+                self.tools.waiting.push(w);
+                effects
+            }
+            Err(why) => vec![reply(&w.id, tools::error(&why))],
+        }
+    }
+
+    /// A new session of `provider` for `ask_agent`, opened with its prompt; its key.
+    fn begin(
+        &mut self,
+        provider: &str,
+        args: &AskArgs,
+        context_cwd: Option<&str>,
+    ) -> Result<(String, Vec<Effect>), String> {
+        let agent = self.agent(provider).ok_or("no such agent")?;
+        let label = agent.label.clone();
+        let catalog = agent.catalog.clone();
+        if let (Some(mode), Some(c)) = (&args.mode, &catalog) {
+            if !c.modes.iter().any(|m| &m.id == mode) {
+                let ids: Vec<&str> = c.modes.iter().map(|m| m.id.as_str()).collect();
+                return Err(format!(
+                    "{label} has no mode \"{mode}\"; its modes: {}",
+                    ids.join(", ")
+                ));
+            }
+        }
+        if let (Some(model), Some(c)) = (&args.model, &catalog) {
+            let known = c
+                .models
+                .iter()
+                .any(|m| &m.id == model || m.aliases.as_ref().is_some_and(|a| a.contains(model)));
+            if !known && !c.models.is_empty() {
+                let ids: Vec<&str> = c.models.iter().map(|m| m.id.as_str()).collect();
+                return Err(format!(
+                    "{label} has no model \"{model}\"; its models: {}",
+                    ids.join(", ")
+                ));
+            }
+        }
+        let cwd = match &args.cwd {
+            Some(c)
+                if std::path::Path::new(c).is_absolute() && std::path::Path::new(c).is_dir() =>
+            {
+                c.clone()
+            }
+            Some(c) => return Err(format!("`cwd` must be an existing absolute folder: {c}")),
+            None => context_cwd
+                .map(str::to_string)
+                .unwrap_or_else(|| self.cwd()),
+        };
+        let prompt = args.prompt.clone().ok_or("`prompt` is missing")?;
+        let key = self.new_key();
+        let mut s = PanelSession::new(key.clone(), provider, &label, cwd);
+        s.title = crate::limits::cut(
+            &format!(
+                "From a pane's agent: {}",
+                agent_bridge_protocol::prompt_preview(&prompt)
+            ),
+            100,
+        );
+        s.mode = args
+            .mode
+            .clone()
+            .or_else(|| catalog.as_ref().and_then(tools::read_only_mode));
+        s.model = args.model.clone();
+        s.tool = Some(ToolTurn::new());
+        let cmid = format!("m{}", self.seq());
+        s.queued.push(tool_prompt(cmid, prompt));
+        self.sessions.push(s);
+        let index = self.sessions.len() - 1;
+        self.dirty = true;
+        Ok((key, self.open(index)))
+    }
+
+    /// `ask_agent {session, prompt?}`: a prompt goes to that session (opened again when it was
+    /// closed); without one the call collects the turn in progress.
+    fn continue_session(&mut self, key: &str, args: &AskArgs) -> Result<Vec<Effect>, String> {
+        let open = self
+            .sessions
+            .iter()
+            .position(|s| s.key == key && s.phase != Phase::Closed);
+        let known = open.is_some() || self.sessions.iter().any(|s| s.key == key);
+        let Some(prompt) = args.prompt.clone() else {
+            if known {
+                return Ok(Vec::new());
+            }
+            return Err(format!("No session \"{key}\" to collect."));
+        };
+        let index = match open {
+            Some(i) => i,
+            None => self.reopen(key)?,
+        };
+        let s = &mut self.sessions[index];
+        if s.is_running() || !s.queued.is_empty() || s.tool.as_ref().is_some_and(|t| t.is_active())
+        {
+            return Err(format!(
+                "{} is still working in session {key}: collect that turn first with \
+                 ask_agent {{\"session\": \"{key}\"}} and no prompt.",
+                s.label
+            ));
+        }
+        s.tool = Some(ToolTurn::new());
+        let cmid = format!("m{}", self.seq());
+        let prompt = tool_prompt(cmid.clone(), prompt);
+        let steer = |_| prompt.clone();
+        match self.prompt(index, prompt.clone(), steer) {
+            Some(effects) => Ok(effects),
+            None => {
+                self.sessions[index].tool = None;
+                Err(format!("Session {key} cannot take a prompt now."))
+            }
+        }
+    }
+
+    /// Opens a remembered session again (as `sessions` → `select` does), not shown.
+    fn reopen(&mut self, key: &str) -> Result<usize, String> {
+        let stored = self
+            .store
+            .get(key)
+            .cloned()
+            .ok_or_else(|| format!("No session \"{key}\" (see the Agent Bridge panel)."))?;
+        let label = self.label(&stored.provider);
+        if !self.is_available(&stored.provider) {
+            return Err(format!("{label} is not available here."));
+        }
+        if stored.persistence.is_none() {
+            return Err(format!(
+                "{label} did not save session {key}: it cannot be continued."
+            ));
+        }
+        let old = self.sessions.iter().position(|s| s.key == key);
+        let (mode, model) = old
+            .map(|i| {
+                (
+                    self.sessions[i].mode.clone(),
+                    self.sessions[i].model.clone(),
+                )
+            })
+            .unwrap_or_default();
+        let current = self
+            .current
+            .and_then(|i| self.sessions.get(i))
+            .map(|s| s.key.clone());
+        self.sessions.retain(|s| s.key != key);
+        self.current = current.and_then(|k| self.sessions.iter().position(|s| s.key == k));
+        let id = format!("{key}~{}", self.seq());
+        let mut s = PanelSession::new(id, &stored.provider, &label, stored.cwd.clone());
+        s.key = stored.id.clone();
+        s.title = stored.title.clone();
+        s.persistence = stored.persistence.clone();
+        s.mode = mode;
+        s.model = model;
+        // In `New`, `prompt` queues the prompt and opens the session with its handle.
+        self.sessions.push(s);
+        Ok(self.sessions.len() - 1)
+    }
+
+    /// Takes what a tool-driven turn did from one of its session's events (before the session
+    /// applies it).
+    pub(crate) fn observe_tool_turn(&mut self, index: usize, event: &ProviderEvent) {
+        let Some(s) = self.sessions.get_mut(index) else {
+            return;
+        };
+        let label = s.label.clone();
+        let Some(t) = s.tool.as_mut().filter(|t| t.is_active()) else {
+            return;
+        };
+        match event {
+            ProviderEvent::TimelineItem { item, .. } => match &item.body {
+                ItemBody::AssistantMessage { text, .. } => t.text(&item.id, text),
+                ItemBody::ToolCall(call) => {
+                    let (_, row) = rows::timeline(item, &label);
+                    t.tool(ToolRun {
+                        id: item.id.clone(),
+                        title: row.title,
+                        status: call.status,
+                    });
+                }
+                _ => {}
+            },
+            ProviderEvent::SessionTurn { state, error, .. } if *state != TurnState::Started => {
+                t.ended(*state, error.as_ref().map(|e| e.to_string()))
+            }
+            ProviderEvent::SessionPromptResult { result, .. } => match result {
+                PromptResult::Completed => t.ended(TurnState::Completed, None),
+                PromptResult::Failed { error } => {
+                    t.ended(TurnState::Failed, Some(error.to_string()))
+                }
+                _ => {}
+            },
+            ProviderEvent::SessionPermissionResolved { .. } => t.waiting_for = None,
+            ProviderEvent::SessionClosed { error, .. } => {
+                let why = match error {
+                    Some(e) => format!("the session closed: {e}"),
+                    None => "the session closed before the turn ended".into(),
+                };
+                t.ended(TurnState::Failed, Some(why));
+            }
+            _ => {}
+        }
+    }
+
+    /// The bridge refused or failed what a tool-driven session needed (its open, its prompt).
+    pub(crate) fn fail_tool_turn(&mut self, session_id: &str, why: &str) {
+        if let Some(t) = self
+            .sessions
+            .iter_mut()
+            .find(|s| s.id == session_id)
+            .and_then(|s| s.tool.as_mut())
+        {
+            t.ended(TurnState::Failed, Some(why.to_string()));
+        }
+    }
+
+    /// A tool-driven session asks for a permission: with the panel open it is shown there (the
+    /// session becomes the panel's current one) and the call waits; with the panel closed no
+    /// one can answer, so it is denied, the turn stopped and the call fails saying so. `None`
+    /// when the session is not tool-driven.
+    pub(crate) fn tool_asked(&mut self, index: usize, title: &str) -> Option<Vec<Effect>> {
+        let s = self.sessions.get_mut(index)?;
+        let label = s.label.clone();
+        let t = s.tool.as_mut().filter(|t| t.is_active())?;
+        if self.panel_open {
+            t.waiting_for = Some(title.to_string());
+            self.current = Some(index);
+            self.set_status(
+                format!("{label}, asked by an agent in a pane, waits for your answer"),
+                false,
+            );
+            return Some(Vec::new());
+        }
+        Some(self.deny_unanswerable(index))
+    }
+
+    /// Denies every permission a tool-driven session waits for (the panel is closed), and ends
+    /// its call with the reason.
+    fn deny_unanswerable(&mut self, index: usize) -> Vec<Effect> {
+        let Some(s) = self.sessions.get_mut(index) else {
+            return Vec::new();
+        };
+        let titles: Vec<String> = s
+            .pending
+            .iter()
+            .map(|p| {
+                p.request
+                    .title
+                    .clone()
+                    .unwrap_or_else(|| p.request.name.clone())
+            })
+            .collect();
+        let ids: Vec<String> = s.pending.iter().map(|p| p.request.id.clone()).collect();
+        let mut effects = Vec::new();
+        for id in &ids {
+            let response = ProviderPermissionResponse::Deny {
+                selected_action_id: None,
+                message: Some(
+                    "Denied: this turn was asked for by a tool call and nobody can answer \
+                     permissions while the Agent Bridge panel is closed."
+                        .into(),
+                ),
+                interrupt: Some(true),
+            };
+            effects.push(Effect::Bridge {
+                provider: s.provider.clone(),
+                input: ProviderInput::SessionPermission {
+                    session_id: s.id.clone(),
+                    permission_id: id.clone(),
+                    response,
+                },
+            });
+            s.resolve(id);
+        }
+        let why = format!(
+            "{} asked for a permission ({}) and the Agent Bridge panel is closed, so no one \
+             could answer it: it was denied and the turn stopped. Ask again without `mode` \
+             (the default cannot write), or ask the user to open the Agent Bridge panel in \
+             Agentty and answer it there.",
+            s.label,
+            titles.join("; ")
+        );
+        if let Some(t) = s.tool.as_mut() {
+            t.ended(TurnState::Failed, Some(why));
+        }
+        self.dirty = true;
+        effects
+    }
+
+    /// Answers the calls that can be answered at `now`: a turn that ended, a deadline that came
+    /// (with what is done so far), agents that are checked. Also denies what a tool-driven
+    /// session asks while the panel is closed.
+    pub fn tool_tick(&mut self, now: Instant) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        if !self.panel_open {
+            let asking: Vec<usize> = (0..self.sessions.len())
+                .filter(|&i| {
+                    let s = &self.sessions[i];
+                    !s.pending.is_empty() && s.tool.as_ref().is_some_and(|t| t.is_active())
+                })
+                .collect();
+            for i in asking {
+                effects.extend(self.deny_unanswerable(i));
+            }
+        }
+        let waiting = std::mem::take(&mut self.tools.waiting);
+        for w in waiting {
+            match w.wait.clone() {
+                Wait::Agents => {
+                    if self.agents_settled() || now >= w.deadline {
+                        effects.push(reply(&w.id, self.agents_answer()));
+                    } else {
+                        self.tools.waiting.push(w);
+                    }
+                }
+                Wait::Start { args, .. } => {
+                    if now >= w.deadline {
+                        let why = format!(
+                            "{} was not ready in time (its check or catalog is still running); \
+                             try again.",
+                            args.agent.unwrap_or_default()
+                        );
+                        effects.push(reply(&w.id, tools::error(&why)));
+                    } else if self.start_ready(&args) {
+                        effects.extend(self.start(w));
+                    } else {
+                        self.tools.waiting.push(w);
+                    }
+                }
+                Wait::Turn(key) => match self.turn_answer(&key, &w, now) {
+                    Some(answer) => effects.push(reply(&w.id, answer)),
+                    None => self.tools.waiting.push(w),
+                },
+            }
+        }
+        effects
+    }
+
+    /// Whether a waiting `ask_agent` can start: its agent checked and its catalog settled.
+    fn start_ready(&self, args: &AskArgs) -> bool {
+        let Some(a) = args.agent.as_deref().and_then(|n| self.find_agent(n)) else {
+            return true;
+        };
+        let Some(agent) = self.agent(&a) else {
+            return true;
+        };
+        match agent.availability {
+            Availability::Checking => false,
+            Availability::Unavailable(_) => true,
+            Availability::Available => {
+                agent.catalog.is_some() || self.tools.catalog_failed.contains(&a)
+            }
+        }
+    }
+
+    /// The answer for a call waiting on session `key`'s turn, if it is due.
+    fn turn_answer(&mut self, key: &str, w: &Waiting, now: Instant) -> Option<Value> {
+        let s = self.sessions.iter_mut().rev().find(|s| s.key == key)?;
+        let who = Who {
+            label: &s.label,
+            session: key,
+        };
+        let Some(t) = s.tool.as_mut() else {
+            let last = s.reply.as_ref().map(|(_, t)| t.as_str()).unwrap_or("");
+            let text = format!(
+                "status: idle · session: {key} · agent: {}\n\nNo turn asked for by a tool runs \
+                 in this session. Its last answer:\n{last}",
+                s.label
+            );
+            return Some(tools::content(&text, false));
+        };
+        if t.end.is_some() {
+            t.collected = true;
+            return Some(tools::turn_answer(&who, t, now.duration_since(w.since)));
+        }
+        if now >= w.deadline {
+            return Some(tools::turn_answer(&who, t, now.duration_since(w.since)));
+        }
+        None
+    }
+
+    fn agents_settled(&self) -> bool {
+        self.agents.iter().all(|a| match a.availability {
+            Availability::Checking => false,
+            Availability::Unavailable(_) => true,
+            Availability::Available => {
+                a.catalog.is_some() || self.tools.catalog_failed.contains(&a.id)
+            }
+        })
+    }
+
+    /// `list_agents`: each agent, whether it can be used, its modes and models.
+    fn agents_answer(&self) -> Value {
+        let agents: Vec<Value> = self
+            .agents
+            .iter()
+            .map(|a| {
+                let mut v = json!({"id": a.id, "name": a.label});
+                match &a.availability {
+                    Availability::Available => v["available"] = json!(true),
+                    Availability::Checking => {
+                        v["available"] = json!(false);
+                        v["why"] = json!("still being checked");
+                    }
+                    Availability::Unavailable(why) => {
+                        v["available"] = json!(false);
+                        v["why"] = json!(why);
+                    }
+                }
+                if let Some(c) = &a.catalog {
+                    v["modes"] = c
+                        .modes
+                        .iter()
+                        .map(|m| {
+                            let mut mode = json!({"id": m.id, "label": m.label});
+                            if let Some(d) = &m.description {
+                                mode["description"] = json!(d);
+                            }
+                            if m.is_unattended == Some(true) {
+                                mode["unattended"] = json!(true);
+                            }
+                            mode
+                        })
+                        .collect();
+                    v["models"] = c
+                        .models
+                        .iter()
+                        .map(|m| json!({"id": m.id, "label": m.label}))
+                        .collect();
+                    v["askAgentMode"] = json!(tools::read_only_mode(c));
+                    v["defaultModel"] = json!(c.default_model);
+                }
+                v
+            })
+            .collect();
+        let body = json!({
+            "agents": agents,
+            "note": "ask_agent runs in askAgentMode (one that cannot write, where the agent has \
+                     one) unless you name a mode.",
+        });
+        let text = serde_json::to_string_pretty(&body).unwrap_or_default();
+        tools::content(&text, false)
+    }
+
+    /// Agentty or the plugin is stopping: every waiting call is answered now.
+    pub fn abandon_tool_calls(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.tools.waiting)
+            .into_iter()
+            .map(|w| {
+                let why = match &w.wait {
+                    Wait::Turn(key) => format!(
+                        "Agent Bridge is stopping: the turn of session {key} was closed with it."
+                    ),
+                    _ => "Agent Bridge is stopping.".to_string(),
+                };
+                reply(&w.id, tools::error(&why))
+            })
+            .collect()
+    }
+}
+
+fn tool_prompt(cmid: String, text: String) -> ProviderPrompt {
+    ProviderPrompt {
+        client_message_id: cmid,
+        delivery: PromptDelivery::Auto,
+        input: PromptInput::Message {
+            content: vec![ProviderContent::text(text)],
+        },
+        output_schema: None,
+        clear_pending_permissions: None,
+    }
+}
+
+#[cfg(test)]
+#[path = "tool_calls_tests.rs"]
+mod tests;
