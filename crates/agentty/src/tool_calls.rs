@@ -19,15 +19,16 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 /// How long `list_agents` waits for the checks and catalogs before it answers with what it has.
-const LIST_WAIT: Duration = Duration::from_secs(20);
+const LIST_WAIT: Duration = Duration::from_secs(15);
+/// Catalogs `list_agents` has read at once: reading one starts the agent's CLI, and ten at
+/// once on a small machine would take longer than reading them two by two.
+const CATALOGS_AT_ONCE: usize = 2;
 
 /// What a waiting call waits for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Wait {
     /// `list_agents`: every agent checked, the catalogs of the available ones read.
     Agents,
-    /// `ask_agent` of an agent still being checked or whose catalog is being read.
-    Start { args: AskArgs, cwd: Option<String> },
     /// The tool-driven turn of the session with this key.
     Turn(String),
 }
@@ -47,6 +48,8 @@ pub struct ToolCalls {
     pub answer_within: Duration,
     /// Agents whose catalog could not be read.
     pub catalog_failed: HashSet<String>,
+    /// Agents whose catalog `list_agents` wants read, in order.
+    pub catalog_queue: Vec<String>,
 }
 
 impl Default for ToolCalls {
@@ -55,6 +58,7 @@ impl Default for ToolCalls {
             waiting: Vec::new(),
             answer_within: tools::answer_within(),
             catalog_failed: HashSet::new(),
+            catalog_queue: Vec::new(),
         }
     }
 }
@@ -90,23 +94,24 @@ impl App {
         };
         match name {
             tools::LIST_AGENTS => {
-                let mut effects = Vec::new();
-                let ids: Vec<String> = self.agents.iter().map(|a| a.id.clone()).collect();
-                for a in ids {
-                    if self.is_available(&a) {
-                        effects.extend(self.ask_catalog(&a));
-                    }
-                }
+                let unread: Vec<String> = self
+                    .agents
+                    .iter()
+                    .filter(|a| !a.catalog_asked && !self.tools.catalog_queue.contains(&a.id))
+                    .map(|a| a.id.clone())
+                    .collect();
+                self.tools.catalog_queue.extend(unread);
                 let mut w = waiting(Wait::Agents);
                 w.deadline = now + LIST_WAIT.min(within);
                 self.tools.waiting.push(w);
-                effects
+                Vec::new()
             }
             tools::ASK_AGENT => match AskArgs::parse(&arguments) {
                 Err(why) => vec![reply(&id, tools::error(&why))],
                 Ok(args) => {
-                    let w = waiting(Wait::Start { args, cwd });
-                    self.start(w)
+                    // What it waits for is known once it starts: its session's turn.
+                    let w = waiting(Wait::Turn(String::new()));
+                    self.start(w, args, cwd)
                 }
             },
             other => vec![Effect::Reply {
@@ -130,12 +135,10 @@ impl App {
         names.join(", ")
     }
 
-    /// Starts (or continues) what `ask_agent` asks for; an agent not checked yet, or whose
-    /// catalog is not read yet, makes the call wait for it.
-    fn start(&mut self, mut w: Waiting) -> Vec<Effect> {
-        let Wait::Start { args, cwd } = w.wait.clone() else {
-            return Vec::new();
-        };
+    /// Starts (or continues) what `ask_agent` asks for. A new session is made at once (its id
+    /// is the answer's, whatever happens next); it opens once its agent is checked and its
+    /// modes are read ([`App::open_waiting_sessions`]).
+    fn start(&mut self, mut w: Waiting, args: AskArgs, cwd: Option<String>) -> Vec<Effect> {
         if let Some(key) = &args.session {
             return match self.continue_session(key, &args) {
                 Ok(effects) => {
@@ -154,67 +157,29 @@ impl App {
             );
             return vec![reply(&w.id, tools::error(&why))];
         };
-        let Some(agent) = self.agent(&provider) else {
-            return Vec::new();
-        };
-        match &agent.availability {
-            Availability::Checking => {
-                self.tools.waiting.push(w);
-                return Vec::new();
-            }
-            Availability::Unavailable(why) => {
-                let why = format!("{} is not available here: {why}", agent.label);
-                return vec![reply(&w.id, tools::error(&why))];
-            }
-            Availability::Available => {}
-        }
-        if agent.catalog.is_none() && !self.tools.catalog_failed.contains(&provider) {
-            let effects = self.ask_catalog(&provider);
-            self.tools.waiting.push(w);
-            return effects;
+        if let Some(Availability::Unavailable(why)) = self.agent(&provider).map(|a| &a.availability)
+        {
+            let why = format!("{} is not available here: {why}", self.label(&provider));
+            return vec![reply(&w.id, tools::error(&why))];
         }
         match self.begin(&provider, &args, cwd.as_deref()) {
-            Ok((key, effects)) => {
+            Ok(key) => {
                 w.wait = Wait::Turn(key);
                 self.tools.waiting.push(w);
-                effects
+                self.open_waiting_sessions()
             }
             Err(why) => vec![reply(&w.id, tools::error(&why))],
         }
     }
 
-    /// A new session of `provider` for `ask_agent`, opened with its prompt; its key.
+    /// A new session of `provider` for `ask_agent`, its prompt queued, not opened yet; its key.
     fn begin(
         &mut self,
         provider: &str,
         args: &AskArgs,
         context_cwd: Option<&str>,
-    ) -> Result<(String, Vec<Effect>), String> {
-        let agent = self.agent(provider).ok_or("no such agent")?;
-        let label = agent.label.clone();
-        let catalog = agent.catalog.clone();
-        if let (Some(mode), Some(c)) = (&args.mode, &catalog) {
-            if !c.modes.iter().any(|m| &m.id == mode) {
-                let ids: Vec<&str> = c.modes.iter().map(|m| m.id.as_str()).collect();
-                return Err(format!(
-                    "{label} has no mode \"{mode}\"; its modes: {}",
-                    ids.join(", ")
-                ));
-            }
-        }
-        if let (Some(model), Some(c)) = (&args.model, &catalog) {
-            let known = c
-                .models
-                .iter()
-                .any(|m| &m.id == model || m.aliases.as_ref().is_some_and(|a| a.contains(model)));
-            if !known && !c.models.is_empty() {
-                let ids: Vec<&str> = c.models.iter().map(|m| m.id.as_str()).collect();
-                return Err(format!(
-                    "{label} has no model \"{model}\"; its models: {}",
-                    ids.join(", ")
-                ));
-            }
-        }
+    ) -> Result<String, String> {
+        let label = self.label(provider);
         let cwd = match &args.cwd {
             Some(c)
                 if std::path::Path::new(c).is_absolute() && std::path::Path::new(c).is_dir() =>
@@ -236,18 +201,73 @@ impl App {
             ),
             100,
         );
-        s.mode = args
-            .mode
-            .clone()
-            .or_else(|| catalog.as_ref().and_then(tools::read_only_mode));
+        s.mode = args.mode.clone();
         s.model = args.model.clone();
-        s.tool = Some(ToolTurn::new());
+        let mut turn = ToolTurn::new();
+        turn.deferred = true;
+        s.tool = Some(turn);
         let cmid = format!("m{}", self.seq());
         s.queued.push(tool_prompt(cmid, prompt));
         self.sessions.push(s);
-        let index = self.sessions.len() - 1;
         self.dirty = true;
-        Ok((key, self.open(index)))
+        Ok(key)
+    }
+
+    /// Opens the tool-driven sessions whose agent is ready: checked available, its catalog
+    /// read (or unreadable). Its mode and model are checked against the catalog, and without a
+    /// mode it gets one that cannot write. An agent found unavailable ends the turn.
+    pub(crate) fn open_waiting_sessions(&mut self) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        for i in 0..self.sessions.len() {
+            let s = &self.sessions[i];
+            if !s.tool.as_ref().is_some_and(|t| t.is_active() && t.deferred) {
+                continue;
+            }
+            let provider = s.provider.clone();
+            let Some(agent) = self.agent(&provider) else {
+                continue;
+            };
+            let label = agent.label.clone();
+            let catalog = match &agent.availability {
+                Availability::Checking => continue,
+                Availability::Unavailable(why) => {
+                    let why = format!("{label} is not available here: {why}");
+                    self.end_tool_turn(i, why);
+                    continue;
+                }
+                Availability::Available => agent.catalog.clone(),
+            };
+            if catalog.is_none() && !self.tools.catalog_failed.contains(&provider) {
+                effects.extend(self.ask_catalog(&provider));
+                continue;
+            }
+            let s = &self.sessions[i];
+            if let Err(why) = check_choice(&label, s.mode.as_deref(), s.model.as_deref(), &catalog)
+            {
+                self.end_tool_turn(i, why);
+                continue;
+            }
+            let s = &mut self.sessions[i];
+            if s.mode.is_none() {
+                s.mode = catalog.as_ref().and_then(tools::read_only_mode);
+            }
+            if let Some(t) = s.tool.as_mut() {
+                t.deferred = false;
+            }
+            effects.extend(self.open(i));
+        }
+        effects
+    }
+
+    fn end_tool_turn(&mut self, index: usize, why: String) {
+        if let Some(s) = self.sessions.get_mut(index) {
+            s.queued.clear();
+            s.phase = Phase::Closed;
+            if let Some(t) = s.tool.as_mut() {
+                t.ended(TurnState::Failed, Some(why));
+            }
+        }
+        self.dirty = true;
     }
 
     /// `ask_agent {session, prompt?}`: a prompt goes to that session (opened again when it was
@@ -467,7 +487,8 @@ impl App {
     /// (with what is done so far), agents that are checked. Also denies what a tool-driven
     /// session asks while the panel is closed.
     pub fn tool_tick(&mut self, now: Instant) -> Vec<Effect> {
-        let mut effects = Vec::new();
+        let mut effects = self.read_catalogs();
+        effects.extend(self.open_waiting_sessions());
         if !self.panel_open {
             let asking: Vec<usize> = (0..self.sessions.len())
                 .filter(|&i| {
@@ -489,20 +510,6 @@ impl App {
                         self.tools.waiting.push(w);
                     }
                 }
-                Wait::Start { args, .. } => {
-                    if now >= w.deadline {
-                        let why = format!(
-                            "{} was not ready in time (its check or catalog is still running); \
-                             try again.",
-                            args.agent.unwrap_or_default()
-                        );
-                        effects.push(reply(&w.id, tools::error(&why)));
-                    } else if self.start_ready(&args) {
-                        effects.extend(self.start(w));
-                    } else {
-                        self.tools.waiting.push(w);
-                    }
-                }
                 Wait::Turn(key) => match self.turn_answer(&key, &w, now) {
                     Some(answer) => effects.push(reply(&w.id, answer)),
                     None => self.tools.waiting.push(w),
@@ -512,21 +519,35 @@ impl App {
         effects
     }
 
-    /// Whether a waiting `ask_agent` can start: its agent checked and its catalog settled.
-    fn start_ready(&self, args: &AskArgs) -> bool {
-        let Some(a) = args.agent.as_deref().and_then(|n| self.find_agent(n)) else {
-            return true;
-        };
-        let Some(agent) = self.agent(&a) else {
-            return true;
-        };
-        match agent.availability {
-            Availability::Checking => false,
-            Availability::Unavailable(_) => true,
-            Availability::Available => {
-                agent.catalog.is_some() || self.tools.catalog_failed.contains(&a)
+    /// Asks the next catalogs `list_agents` wants, a few at a time, once their agent is checked
+    /// available (an unavailable one leaves the queue).
+    fn read_catalogs(&mut self) -> Vec<Effect> {
+        let reading = self
+            .agents
+            .iter()
+            .filter(|a| {
+                a.catalog_asked && a.catalog.is_none() && !self.tools.catalog_failed.contains(&a.id)
+            })
+            .count();
+        let mut effects = Vec::new();
+        let mut room = CATALOGS_AT_ONCE.saturating_sub(reading);
+        let queue = std::mem::take(&mut self.tools.catalog_queue);
+        for id in queue {
+            let state = self
+                .agent(&id)
+                .map(|a| (a.availability.clone(), a.catalog_asked));
+            match state {
+                Some((Availability::Available, false)) if room > 0 => {
+                    room -= 1;
+                    effects.extend(self.ask_catalog(&id));
+                }
+                Some((Availability::Available, false)) | Some((Availability::Checking, _)) => {
+                    self.tools.catalog_queue.push(id)
+                }
+                _ => {}
             }
         }
+        effects
     }
 
     /// The answer for a call waiting on session `key`'s turn, if it is due.
@@ -556,13 +577,14 @@ impl App {
     }
 
     fn agents_settled(&self) -> bool {
-        self.agents.iter().all(|a| match a.availability {
-            Availability::Checking => false,
-            Availability::Unavailable(_) => true,
-            Availability::Available => {
-                a.catalog.is_some() || self.tools.catalog_failed.contains(&a.id)
-            }
-        })
+        self.tools.catalog_queue.is_empty()
+            && self.agents.iter().all(|a| match a.availability {
+                Availability::Checking => false,
+                Availability::Unavailable(_) => true,
+                Availability::Available => {
+                    a.catalog.is_some() || self.tools.catalog_failed.contains(&a.id)
+                }
+            })
     }
 
     /// `list_agents`: each agent, whether it can be used, its modes and models.
@@ -582,6 +604,13 @@ impl App {
                         v["available"] = json!(false);
                         v["why"] = json!(why);
                     }
+                }
+                if a.catalog.is_none() && a.availability == Availability::Available {
+                    v["modes"] = json!(if self.tools.catalog_failed.contains(&a.id) {
+                        "could not be read; ask_agent uses the agent's default mode"
+                    } else {
+                        "not read yet: call list_agents again in a moment"
+                    });
                 }
                 if let Some(c) = &a.catalog {
                     v["modes"] = c
@@ -633,6 +662,43 @@ impl App {
             })
             .collect()
     }
+}
+
+/// `mode` and `model` are the agent's own (when its catalog says which it has).
+fn check_choice(
+    label: &str,
+    mode: Option<&str>,
+    model: Option<&str>,
+    catalog: &Option<agent_bridge_protocol::ProviderCatalog>,
+) -> Result<(), String> {
+    let Some(c) = catalog else {
+        return Ok(());
+    };
+    if let Some(mode) = mode {
+        if !c.modes.iter().any(|m| m.id == mode) {
+            let ids: Vec<&str> = c.modes.iter().map(|m| m.id.as_str()).collect();
+            return Err(format!(
+                "{label} has no mode \"{mode}\"; its modes: {}",
+                ids.join(", ")
+            ));
+        }
+    }
+    if let Some(model) = model {
+        let known = c.models.iter().any(|m| {
+            m.id == model
+                || m.aliases
+                    .as_ref()
+                    .is_some_and(|a| a.iter().any(|x| x == model))
+        });
+        if !known && !c.models.is_empty() {
+            let ids: Vec<&str> = c.models.iter().map(|m| m.id.as_str()).collect();
+            return Err(format!(
+                "{label} has no model \"{model}\"; its models: {}",
+                ids.join(", ")
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn tool_prompt(cmid: String, text: String) -> ProviderPrompt {

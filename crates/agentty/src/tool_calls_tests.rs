@@ -400,3 +400,36 @@ fn list_agents_waits_for_the_checks_then_lists_modes_and_models() {
         "why": "not installed"})
     );
 }
+
+#[test]
+fn a_session_opens_once_its_agent_is_checked_and_a_wrong_mode_fails_the_call() {
+    let demo = Agent::new("demo", "Demo agent", vec![Capability::PromptMessage]);
+    let mut app = App::new(vec![demo], Store::default());
+    let t0 = Instant::now();
+    let within = app.tools.answer_within;
+    // The agent is still being checked: the session exists (its id is the answer's), unopened.
+    assert!(ask(&mut app, 1, json!({"agent": "demo", "prompt": "hi"}), t0).is_empty());
+    let later = t0 + within / 2;
+    let bad = json!({"agent": "demo", "prompt": "hi", "mode": "nope"});
+    assert!(ask(&mut app, 2, bad, later).is_empty());
+    let partial = replies(&app.tool_tick(t0 + within));
+    assert_eq!(partial.len(), 1, "only the first call is due");
+    assert!(
+        partial[0].1.contains("It has not started yet"),
+        "{}",
+        partial[0].1
+    );
+    app.on_availability("demo", Availability::Available);
+    app.on_bridge_event(ProviderEvent::Catalog {
+        request_id: "catalog:demo".into(),
+        catalog: catalog(),
+    });
+    let effects = app.tool_tick(t0 + within);
+    assert_eq!(opened_mode(&effects).as_deref(), Some("ask"));
+    let (id, text) = replies(&effects).remove(0);
+    assert_eq!(id, json!(2));
+    assert!(
+        text.contains("Demo agent has no mode \"nope\"; its modes: ask, auto"),
+        "{text}"
+    );
+}

@@ -146,6 +146,8 @@ pub struct ToolTurn {
     /// A permission the agent waits for in the panel (its title).
     pub waiting_for: Option<String>,
     pub started: Option<Instant>,
+    /// The session waits for its agent's check and catalog before it opens.
+    pub deferred: bool,
 }
 
 impl ToolTurn {
@@ -247,6 +249,13 @@ pub fn turn_answer(who: &Who, turn: &ToolTurn, waited: Duration) -> Value {
                 who.label,
                 waited.as_secs()
             ));
+            if turn.deferred {
+                text.push_str(&format!(
+                    " It has not started yet: Agent Bridge is still checking {} (its CLI and \
+                     its modes).",
+                    who.label
+                ));
+            }
             if let Some(p) = &turn.waiting_for {
                 text.push_str(&format!(
                     " It waits for the user's answer to a permission in the Agent Bridge panel: {}",

@@ -129,6 +129,26 @@ impl ToolAnswer {
         }
     }
 
+    /// `name: value` from the answer's first line, its fields separated by ` · ` (the
+    /// bridge's `status: … · session: … · agent: …`).
+    pub fn field(&self, name: &str) -> String {
+        let first = self.text().lines().next().unwrap_or("");
+        first
+            .split(" · ")
+            .find_map(|p| p.strip_prefix(name)?.strip_prefix(": "))
+            .unwrap_or("")
+            .to_string()
+    }
+
+    /// One line for the report: how long the call took and what its first line said.
+    pub fn report(&self, agent: &str, tool: &str) {
+        eprintln!(
+            "TOOLS-REPORT {agent} {tool}: answered in {} ms ({})",
+            self.elapsed.as_millis(),
+            self.text().lines().next().unwrap_or("")
+        );
+    }
+
     pub fn is_error(&self) -> bool {
         !matches!(&self.result, Ok(r) if !r.is_error)
     }

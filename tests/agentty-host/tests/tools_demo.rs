@@ -26,23 +26,11 @@ fn start(setup: &Setup, answer_ms: Option<u64>) -> AgenttyHost {
 
 /// `status` and `session` of an `ask_agent` answer's first line.
 fn status(answer: &ToolAnswer) -> (String, String) {
-    let first = answer.text().lines().next().unwrap_or("").to_string();
-    let field = |name: &str| {
-        first
-            .split(" · ")
-            .find_map(|p| p.strip_prefix(&format!("{name}: ")))
-            .unwrap_or("")
-            .to_string()
-    };
-    (field("status"), field("session"))
+    (answer.field("status"), answer.field("session"))
 }
 
 fn timing(agent: &str, tool: &str, answer: &ToolAnswer) {
-    eprintln!(
-        "TOOLS-REPORT {agent} {tool}: answered in {} ms ({})",
-        answer.elapsed.as_millis(),
-        answer.text().lines().next().unwrap_or("")
-    );
+    answer.report(agent, tool);
 }
 
 #[test]
