@@ -13,7 +13,7 @@
 //! - [`driver`]: the loop, and a shutdown that closes every session within Agentty's 1.5 s;
 //! - [`outbox`], [`log`], [`limits`]: staying inside Agentty's limits (240 messages a second
 //!   counting stderr lines, one notification per 700 ms, 2,000 elements and 12 levels a tree);
-//! - [`tools`], [`tool_calls`]: `list_agents` and `ask_agent`, the tools the agents in
+//! - [`tools`], [`tool_calls`], [`tool_turns`], [`tool_answers`]: `list_agents` and `ask_agent`, the tools the agents in
 //!   Agentty's panes call (`tools/call`, API 4), answered by the panel's own sessions.
 
 pub mod actions;
@@ -30,7 +30,9 @@ pub mod second;
 pub mod session;
 pub mod store;
 pub mod text_view;
+pub mod tool_answers;
 pub mod tool_calls;
+pub mod tool_turns;
 pub mod tools;
 pub mod ui;
 pub mod view;

@@ -6,23 +6,16 @@
 //! going on in the panel until a later call collects it. No IO: answers are [`Effect::Reply`].
 
 use crate::app::{App, Availability, Effect};
-use crate::rows;
 use crate::session::{PanelSession, Phase};
-use crate::tools::{self, AskArgs, ToolRun, ToolTurn, Who, MAX_WAITING};
+use crate::tools::{self, AskArgs, ToolTurn, MAX_WAITING};
 use crate::wire::{codes, Context};
-use agent_bridge_protocol::{
-    ItemBody, PromptDelivery, PromptInput, PromptResult, ProviderContent, ProviderEvent,
-    ProviderInput, ProviderPermissionResponse, ProviderPrompt, TurnState,
-};
-use serde_json::{json, Value};
+use agent_bridge_protocol::{PromptDelivery, PromptInput, ProviderContent, ProviderPrompt};
+use serde_json::Value;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 /// How long `list_agents` waits for the checks and catalogs before it answers with what it has.
 const LIST_WAIT: Duration = Duration::from_secs(15);
-/// Catalogs `list_agents` has read at once: reading one starts the agent's CLI, and ten at
-/// once on a small machine would take longer than reading them two by two.
-const CATALOGS_AT_ONCE: usize = 2;
 
 /// What a waiting call waits for.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,7 +56,7 @@ impl Default for ToolCalls {
     }
 }
 
-fn reply(id: &Value, result: Value) -> Effect {
+pub(crate) fn reply(id: &Value, result: Value) -> Effect {
     Effect::Reply {
         id: id.clone(),
         result: Ok(result),
@@ -122,7 +115,7 @@ impl App {
     }
 
     /// The agent `name` names: its id or its label, in any case.
-    fn find_agent(&self, name: &str) -> Option<String> {
+    pub(crate) fn find_agent(&self, name: &str) -> Option<String> {
         let name = name.trim().to_lowercase();
         self.agents
             .iter()
@@ -259,17 +252,6 @@ impl App {
         effects
     }
 
-    fn end_tool_turn(&mut self, index: usize, why: String) {
-        if let Some(s) = self.sessions.get_mut(index) {
-            s.queued.clear();
-            s.phase = Phase::Closed;
-            if let Some(t) = s.tool.as_mut() {
-                t.ended(TurnState::Failed, Some(why));
-            }
-        }
-        self.dirty = true;
-    }
-
     /// `ask_agent {session, prompt?}`: a prompt goes to that session (opened again when it was
     /// closed); without one the call collects the turn in progress.
     fn continue_session(&mut self, key: &str, args: &AskArgs) -> Result<Vec<Effect>, String> {
@@ -351,316 +333,6 @@ impl App {
         // In `New`, `prompt` queues the prompt and opens the session with its handle.
         self.sessions.push(s);
         Ok(self.sessions.len() - 1)
-    }
-
-    /// Takes what a tool-driven turn did from one of its session's events (before the session
-    /// applies it).
-    pub(crate) fn observe_tool_turn(&mut self, index: usize, event: &ProviderEvent) {
-        let Some(s) = self.sessions.get_mut(index) else {
-            return;
-        };
-        let label = s.label.clone();
-        let Some(t) = s.tool.as_mut().filter(|t| t.is_active()) else {
-            return;
-        };
-        match event {
-            ProviderEvent::TimelineItem { item, .. } => match &item.body {
-                ItemBody::AssistantMessage { text, .. } => t.text(&item.id, text),
-                ItemBody::ToolCall(call) => {
-                    let (_, row) = rows::timeline(item, &label);
-                    t.tool(ToolRun {
-                        id: item.id.clone(),
-                        title: row.title,
-                        status: call.status,
-                    });
-                }
-                _ => {}
-            },
-            ProviderEvent::SessionTurn { state, error, .. } if *state != TurnState::Started => {
-                t.ended(*state, error.as_ref().map(|e| e.to_string()))
-            }
-            ProviderEvent::SessionPromptResult { result, .. } => match result {
-                PromptResult::Completed => t.ended(TurnState::Completed, None),
-                PromptResult::Failed { error } => {
-                    t.ended(TurnState::Failed, Some(error.to_string()))
-                }
-                _ => {}
-            },
-            ProviderEvent::SessionPermissionResolved { .. } => t.waiting_for = None,
-            ProviderEvent::SessionClosed { error, .. } => {
-                let why = match error {
-                    Some(e) => format!("the session closed: {e}"),
-                    None => "the session closed before the turn ended".into(),
-                };
-                t.ended(TurnState::Failed, Some(why));
-            }
-            _ => {}
-        }
-    }
-
-    /// The bridge refused or failed what a tool-driven session needed (its open, its prompt).
-    pub(crate) fn fail_tool_turn(&mut self, session_id: &str, why: &str) {
-        if let Some(t) = self
-            .sessions
-            .iter_mut()
-            .find(|s| s.id == session_id)
-            .and_then(|s| s.tool.as_mut())
-        {
-            t.ended(TurnState::Failed, Some(why.to_string()));
-        }
-    }
-
-    /// A tool-driven session asks for a permission: with the panel open it is shown there (the
-    /// session becomes the panel's current one) and the call waits; with the panel closed no
-    /// one can answer, so it is denied, the turn stopped and the call fails saying so. `None`
-    /// when the session is not tool-driven.
-    pub(crate) fn tool_asked(&mut self, index: usize, title: &str) -> Option<Vec<Effect>> {
-        let s = self.sessions.get_mut(index)?;
-        let label = s.label.clone();
-        let t = s.tool.as_mut().filter(|t| t.is_active())?;
-        if self.panel_open {
-            t.waiting_for = Some(title.to_string());
-            self.current = Some(index);
-            self.set_status(
-                format!("{label}, asked by an agent in a pane, waits for your answer"),
-                false,
-            );
-            return Some(Vec::new());
-        }
-        Some(self.deny_unanswerable(index))
-    }
-
-    /// Denies every permission a tool-driven session waits for (the panel is closed), and ends
-    /// its call with the reason.
-    fn deny_unanswerable(&mut self, index: usize) -> Vec<Effect> {
-        let Some(s) = self.sessions.get_mut(index) else {
-            return Vec::new();
-        };
-        let titles: Vec<String> = s
-            .pending
-            .iter()
-            .map(|p| {
-                p.request
-                    .title
-                    .clone()
-                    .unwrap_or_else(|| p.request.name.clone())
-            })
-            .collect();
-        let ids: Vec<String> = s.pending.iter().map(|p| p.request.id.clone()).collect();
-        let mut effects = Vec::new();
-        for id in &ids {
-            let response = ProviderPermissionResponse::Deny {
-                selected_action_id: None,
-                message: Some(
-                    "Denied: this turn was asked for by a tool call and nobody can answer \
-                     permissions while the Agent Bridge panel is closed."
-                        .into(),
-                ),
-                interrupt: Some(true),
-            };
-            effects.push(Effect::Bridge {
-                provider: s.provider.clone(),
-                input: ProviderInput::SessionPermission {
-                    session_id: s.id.clone(),
-                    permission_id: id.clone(),
-                    response,
-                },
-            });
-            s.resolve(id);
-        }
-        let why = format!(
-            "{} asked for a permission ({}) and the Agent Bridge panel is closed, so no one \
-             could answer it: it was denied and the turn stopped. Ask again without `mode` \
-             (the default cannot write), or ask the user to open the Agent Bridge panel in \
-             Agentty and answer it there.",
-            s.label,
-            titles.join("; ")
-        );
-        if let Some(t) = s.tool.as_mut() {
-            t.ended(TurnState::Failed, Some(why));
-        }
-        self.dirty = true;
-        effects
-    }
-
-    /// Answers the calls that can be answered at `now`: a turn that ended, a deadline that came
-    /// (with what is done so far), agents that are checked. Also denies what a tool-driven
-    /// session asks while the panel is closed.
-    pub fn tool_tick(&mut self, now: Instant) -> Vec<Effect> {
-        let mut effects = self.read_catalogs();
-        effects.extend(self.open_waiting_sessions());
-        if !self.panel_open {
-            let asking: Vec<usize> = (0..self.sessions.len())
-                .filter(|&i| {
-                    let s = &self.sessions[i];
-                    !s.pending.is_empty() && s.tool.as_ref().is_some_and(|t| t.is_active())
-                })
-                .collect();
-            for i in asking {
-                effects.extend(self.deny_unanswerable(i));
-            }
-        }
-        let waiting = std::mem::take(&mut self.tools.waiting);
-        for w in waiting {
-            match w.wait.clone() {
-                Wait::Agents => {
-                    if self.agents_settled() || now >= w.deadline {
-                        effects.push(reply(&w.id, self.agents_answer()));
-                    } else {
-                        self.tools.waiting.push(w);
-                    }
-                }
-                Wait::Turn(key) => match self.turn_answer(&key, &w, now) {
-                    Some(answer) => effects.push(reply(&w.id, answer)),
-                    None => self.tools.waiting.push(w),
-                },
-            }
-        }
-        effects
-    }
-
-    /// Asks the next catalogs `list_agents` wants, a few at a time, once their agent is checked
-    /// available (an unavailable one leaves the queue).
-    fn read_catalogs(&mut self) -> Vec<Effect> {
-        let reading = self
-            .agents
-            .iter()
-            .filter(|a| {
-                a.catalog_asked && a.catalog.is_none() && !self.tools.catalog_failed.contains(&a.id)
-            })
-            .count();
-        let mut effects = Vec::new();
-        let mut room = CATALOGS_AT_ONCE.saturating_sub(reading);
-        let queue = std::mem::take(&mut self.tools.catalog_queue);
-        for id in queue {
-            let state = self
-                .agent(&id)
-                .map(|a| (a.availability.clone(), a.catalog_asked));
-            match state {
-                Some((Availability::Available, false)) if room > 0 => {
-                    room -= 1;
-                    effects.extend(self.ask_catalog(&id));
-                }
-                Some((Availability::Available, false)) | Some((Availability::Checking, _)) => {
-                    self.tools.catalog_queue.push(id)
-                }
-                _ => {}
-            }
-        }
-        effects
-    }
-
-    /// The answer for a call waiting on session `key`'s turn, if it is due.
-    fn turn_answer(&mut self, key: &str, w: &Waiting, now: Instant) -> Option<Value> {
-        let s = self.sessions.iter_mut().rev().find(|s| s.key == key)?;
-        let who = Who {
-            label: &s.label,
-            session: key,
-        };
-        let Some(t) = s.tool.as_mut() else {
-            let last = s.reply.as_ref().map(|(_, t)| t.as_str()).unwrap_or("");
-            let text = format!(
-                "status: idle · session: {key} · agent: {}\n\nNo turn asked for by a tool runs \
-                 in this session. Its last answer:\n{last}",
-                s.label
-            );
-            return Some(tools::content(&text, false));
-        };
-        if t.end.is_some() {
-            t.collected = true;
-            return Some(tools::turn_answer(&who, t, now.duration_since(w.since)));
-        }
-        if now >= w.deadline {
-            return Some(tools::turn_answer(&who, t, now.duration_since(w.since)));
-        }
-        None
-    }
-
-    fn agents_settled(&self) -> bool {
-        self.tools.catalog_queue.is_empty()
-            && self.agents.iter().all(|a| match a.availability {
-                Availability::Checking => false,
-                Availability::Unavailable(_) => true,
-                Availability::Available => {
-                    a.catalog.is_some() || self.tools.catalog_failed.contains(&a.id)
-                }
-            })
-    }
-
-    /// `list_agents`: each agent, whether it can be used, its modes and models.
-    fn agents_answer(&self) -> Value {
-        let agents: Vec<Value> = self
-            .agents
-            .iter()
-            .map(|a| {
-                let mut v = json!({"id": a.id, "name": a.label});
-                match &a.availability {
-                    Availability::Available => v["available"] = json!(true),
-                    Availability::Checking => {
-                        v["available"] = json!(false);
-                        v["why"] = json!("still being checked");
-                    }
-                    Availability::Unavailable(why) => {
-                        v["available"] = json!(false);
-                        v["why"] = json!(why);
-                    }
-                }
-                if a.catalog.is_none() && a.availability == Availability::Available {
-                    v["modes"] = json!(if self.tools.catalog_failed.contains(&a.id) {
-                        "could not be read; ask_agent uses the agent's default mode"
-                    } else {
-                        "not read yet: call list_agents again in a moment"
-                    });
-                }
-                if let Some(c) = &a.catalog {
-                    v["modes"] = c
-                        .modes
-                        .iter()
-                        .map(|m| {
-                            let mut mode = json!({"id": m.id, "label": m.label});
-                            if let Some(d) = &m.description {
-                                mode["description"] = json!(d);
-                            }
-                            if m.is_unattended == Some(true) {
-                                mode["unattended"] = json!(true);
-                            }
-                            mode
-                        })
-                        .collect();
-                    v["models"] = c
-                        .models
-                        .iter()
-                        .map(|m| json!({"id": m.id, "label": m.label}))
-                        .collect();
-                    v["askAgentMode"] = json!(tools::read_only_mode(c));
-                    v["defaultModel"] = json!(c.default_model);
-                }
-                v
-            })
-            .collect();
-        let body = json!({
-            "agents": agents,
-            "note": "ask_agent runs in askAgentMode (one that cannot write, where the agent has \
-                     one) unless you name a mode.",
-        });
-        let text = serde_json::to_string_pretty(&body).unwrap_or_default();
-        tools::content(&text, false)
-    }
-
-    /// Agentty or the plugin is stopping: every waiting call is answered now.
-    pub fn abandon_tool_calls(&mut self) -> Vec<Effect> {
-        std::mem::take(&mut self.tools.waiting)
-            .into_iter()
-            .map(|w| {
-                let why = match &w.wait {
-                    Wait::Turn(key) => format!(
-                        "Agent Bridge is stopping: the turn of session {key} was closed with it."
-                    ),
-                    _ => "Agent Bridge is stopping.".to_string(),
-                };
-                reply(&w.id, tools::error(&why))
-            })
-            .collect()
     }
 }
 

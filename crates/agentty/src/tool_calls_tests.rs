@@ -2,10 +2,12 @@ use super::*;
 use crate::app::Agent;
 use crate::store::Store;
 use agent_bridge_protocol::{
-    Capability, PermissionKind, ProviderCatalog, ProviderMode, ProviderPermissionRequest,
-    TimelineItem, ToolCall, ToolCallDetail,
+    Capability, ItemBody, PermissionKind, ProviderCatalog, ProviderEvent, ProviderInput,
+    ProviderMode, ProviderPermissionRequest, ProviderPermissionResponse, TimelineItem, ToolCall,
+    ToolCallDetail, TurnState,
 };
 use pretty_assertions::assert_eq;
+use serde_json::json;
 
 fn catalog() -> ProviderCatalog {
     let mode = |id: &str, unattended| ProviderMode {
