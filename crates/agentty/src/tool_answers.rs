@@ -80,13 +80,15 @@ impl App {
     }
 
     /// The answer for a call waiting on session `key`'s turn, if it is due.
-    fn turn_answer(&mut self, key: &str, w: &Waiting, now: Instant) -> Option<Value> {
-        let s = self.sessions.iter_mut().rev().find(|s| s.key == key)?;
+    fn turn_answer(&self, key: &str, w: &Waiting, now: Instant) -> Option<Value> {
+        let Some(s) = self.sessions.iter().rev().find(|s| s.key == key) else {
+            return Some(tools::error(&format!("Session {key} is gone.")));
+        };
         let who = Who {
             label: &s.label,
             session: key,
         };
-        let Some(t) = s.tool.as_mut() else {
+        let Some(t) = s.tool.as_ref() else {
             let last = s.reply.as_ref().map(|(_, t)| t.as_str()).unwrap_or("");
             let text = format!(
                 "status: idle · session: {key} · agent: {}\n\nNo turn asked for by a tool runs \
@@ -95,14 +97,8 @@ impl App {
             );
             return Some(tools::content(&text, false));
         };
-        if t.end.is_some() {
-            t.collected = true;
-            return Some(tools::turn_answer(&who, t, now.duration_since(w.since)));
-        }
-        if now >= w.deadline {
-            return Some(tools::turn_answer(&who, t, now.duration_since(w.since)));
-        }
-        None
+        (t.end.is_some() || now >= w.deadline)
+            .then(|| tools::turn_answer(&who, t, now.duration_since(w.since)))
     }
 
     fn agents_settled(&self) -> bool {

@@ -7,7 +7,8 @@ use crate::rows;
 use crate::session::Phase;
 use crate::tools::ToolRun;
 use agent_bridge_protocol::{
-    ItemBody, PromptResult, ProviderEvent, ProviderInput, ProviderPermissionResponse, TurnState,
+    ItemBody, PromptResult, ProviderEvent, ProviderInput, ProviderPermissionResponse, ToolStatus,
+    TurnState,
 };
 
 impl App {
@@ -128,13 +129,21 @@ impl App {
         }
         let why = format!(
             "{} asked for a permission ({}) and the Agent Bridge panel is closed, so no one \
-             could answer it: it was denied and the turn stopped. Ask again without `mode` \
-             (the default cannot write), or ask the user to open the Agent Bridge panel in \
-             Agentty and answer it there.",
+             could answer it: it was denied and the turn stopped. Ask for what needs no \
+             permission, or ask the user to open the Agent Bridge panel in Agentty and answer \
+             it there.",
             s.label,
             titles.join("; ")
         );
         if let Some(t) = s.tool.as_mut() {
+            // What waited for the permission does not run: the interrupt stops it.
+            for run in t
+                .tools
+                .iter_mut()
+                .filter(|r| r.status == ToolStatus::Running)
+            {
+                run.status = ToolStatus::Canceled;
+            }
             t.ended(TurnState::Failed, Some(why));
         }
         self.dirty = true;

@@ -133,14 +133,12 @@ pub struct ToolRun {
     pub status: ToolStatus,
 }
 
-/// What a tool-driven turn has done: its assistant texts, the tools it ran, how it ended, and
-/// whether a call has taken the whole of it.
+/// What a tool-driven turn has done: its assistant texts, the tools it ran, how it ended.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolTurn {
     pub texts: Vec<(String, String)>,
     pub tools: Vec<ToolRun>,
     pub end: Option<TurnEnd>,
-    pub collected: bool,
     /// Milliseconds from the call to the turn's end (for the account).
     pub took_ms: Option<u128>,
     /// A permission the agent waits for in the panel (its title).

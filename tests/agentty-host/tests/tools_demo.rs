@@ -226,6 +226,7 @@ fn a_permission_fails_the_call_while_the_panel_is_closed_and_waits_in_it_while_o
         json!({"agent": "demo", "prompt": "run `echo never-ran`"}),
     );
     timing("demo", "ask_agent (permission, panel closed)", &failed);
+    eprintln!("TOOLS-REPORT demo permission answer:\n{}", failed.text());
     assert!(failed.is_error(), "{}", failed.text());
     assert_eq!(status(&failed).0, "failed", "{}", failed.text());
     assert!(

@@ -131,6 +131,11 @@ fn run(case: Case) {
         json!({"agent": case.provider, "prompt": "please run `touch never.txt`",
                "mode": case.asks}),
     );
+    eprintln!(
+        "TOOLS-REPORT {} permission answer:\n{}",
+        case.provider,
+        asked.text()
+    );
     assert!(asked.is_error(), "{}", asked.text());
     assert!(
         asked.text().contains("the Agent Bridge panel is closed"),
