@@ -115,7 +115,7 @@ impl App {
     }
 
     /// Queues or sends `prompt` on session `index`; `None` when it cannot go now.
-    fn prompt(
+    pub(crate) fn prompt(
         &mut self,
         index: usize,
         prompt: ProviderPrompt,

@@ -82,6 +82,11 @@ pub enum Effect {
         params: Value,
         purpose: Purpose,
     },
+    /// The answer to Agentty's request `id` (a `tools/call`).
+    Reply {
+        id: Value,
+        result: Result<Value, (i64, String)>,
+    },
 }
 
 /// A status line under the header: what just went wrong or what is going on.
@@ -107,6 +112,8 @@ pub struct App {
     pub status: Option<Status>,
     pub panel_open: bool,
     pub dirty: bool,
+    /// The `tools/call`s Agentty waits on.
+    pub tools: crate::tool_calls::ToolCalls,
     notice: Option<(String, &'static str)>,
     noticed_at: Option<Instant>,
     next: u64,
@@ -126,6 +133,7 @@ impl App {
             status: None,
             panel_open: false,
             dirty: true,
+            tools: Default::default(),
             notice: None,
             noticed_at: None,
             next: 0,
@@ -284,7 +292,7 @@ impl App {
         self.ask_catalog(provider)
     }
 
-    fn ask_catalog(&mut self, provider: &str) -> Vec<Effect> {
+    pub(crate) fn ask_catalog(&mut self, provider: &str) -> Vec<Effect> {
         let cwd = self.cwd();
         let Some(a) = self.agent_mut(provider) else {
             return Vec::new();
@@ -326,8 +334,14 @@ impl App {
         let capabilities = agent.map(|a| a.capabilities.clone()).unwrap_or_default();
         let config = ProviderSessionConfig {
             cwd: s.cwd.clone(),
-            model: agent.and_then(|a| a.model.clone()),
-            mode: agent.and_then(|a| a.mode.clone()),
+            model: s
+                .model
+                .clone()
+                .or_else(|| agent.and_then(|a| a.model.clone())),
+            mode: s
+                .mode
+                .clone()
+                .or_else(|| agent.and_then(|a| a.mode.clone())),
             title: (!s.title.is_empty()).then(|| s.title.clone()),
             persist: true,
             ..Default::default()

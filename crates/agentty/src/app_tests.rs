@@ -41,6 +41,7 @@ fn inputs(effects: &[Effect]) -> Vec<&'static str> {
         .map(|e| match e {
             Effect::Bridge { input, .. } => input.kind(),
             Effect::Host { method, .. } => method,
+            Effect::Reply { .. } => "reply",
         })
         .collect()
 }

@@ -31,14 +31,25 @@ pub enum Ended {
 /// Results of background work, handed to the loop.
 enum Internal {
     Availability(String, Availability),
+    /// provider, connection id or why not.
+    Connected(String, Result<String, String>),
+}
+
+/// The bridge connection to one provider.
+enum Connection {
+    /// Being made; the inputs wait for it.
+    Connecting(Vec<ProviderInput>),
+    Ready(String),
 }
 
 struct Driver {
     app: App,
     outbox: Outbox,
     bridge: Bridge,
-    /// provider id → connection id.
-    connections: HashMap<String, String>,
+    /// provider id → its connection.
+    connections: HashMap<String, Connection>,
+    /// Where background work reports to the loop.
+    internal: mpsc::UnboundedSender<Internal>,
     /// Agentty request id → why it was asked.
     asked: HashMap<u64, Purpose>,
     next_id: u64,
@@ -60,13 +71,13 @@ where
     for a in &agents {
         spawn_availability(&bridge, &a.id, tx.clone());
     }
-    drop(tx);
     let app = App::new(agents, Store::open(options.data_dir.as_deref()));
     let mut d = Driver {
         app,
         outbox,
         bridge,
         connections: HashMap::new(),
+        internal: tx,
         asked: HashMap::new(),
         next_id: 0,
         rendered_at: None,
@@ -92,16 +103,29 @@ where
                     }
                 }
             },
-            Some(event) = events.recv() => d.event(event).await,
+            Some(event) = events.recv() => {
+                d.event(event).await;
+                d.tool_tick().await;
+            }
             Some(msg) = internal.recv() => match msg {
                 Internal::Availability(provider, availability) => {
                     let effects = d.app.on_availability(&provider, availability);
                     d.run(effects).await;
+                    d.tool_tick().await;
+                }
+                Internal::Connected(provider, result) => {
+                    d.connected(provider, result).await;
+                    d.tool_tick().await;
                 }
             },
-            _ = tick.tick() => d.tick(),
+            _ = tick.tick() => {
+                d.tick();
+                d.tool_tick().await;
+            }
         }
     };
+    let abandoned = d.app.abandon_tool_calls();
+    d.run(abandoned).await;
     d.shutdown(core).await;
     let Driver { outbox, .. } = d;
     drop(outbox);
@@ -169,6 +193,11 @@ impl Driver {
             return false;
         };
         match message {
+            Incoming::Request { id, method, params } if method == "tools/call" => {
+                let effects = self.app.on_tool_call(id, &params, Instant::now());
+                self.run(effects).await;
+                self.tool_tick().await;
+            }
             Incoming::Request { id, method, params } => {
                 let answer = match method.as_str() {
                     "initialize" => {
@@ -236,7 +265,16 @@ impl Driver {
                     params,
                     purpose,
                 } => self.ask(method, params, purpose),
+                Effect::Reply { id, result } => self.outbox.send(wire::response(&id, result)),
             }
+        }
+    }
+
+    /// Answers the tool calls that are due (and carries out what that takes).
+    async fn tool_tick(&mut self) {
+        let effects = self.app.tool_tick(Instant::now());
+        if !effects.is_empty() {
+            self.run(effects).await;
         }
     }
 
@@ -247,10 +285,21 @@ impl Driver {
             .send(wire::request(self.next_id, method, params));
     }
 
+    /// An input on `provider`'s connection. The first one connects in the background (an
+    /// agent slow to connect must not hold up the panel, Agentty or the other agents); inputs
+    /// wait in order until it is up.
     async fn send(&mut self, provider: &str, input: ProviderInput) {
-        let connection = match self.connections.get(provider) {
-            Some(c) => c.clone(),
+        match self.connections.get_mut(provider) {
+            Some(Connection::Ready(id)) => {
+                let id = id.clone();
+                if let Err(e) = self.bridge.send(&id, &input).await {
+                    self.app.on_send_failed(&input, &e.to_string());
+                }
+            }
+            Some(Connection::Connecting(queued)) => queued.push(input),
             None => {
+                self.connections
+                    .insert(provider.into(), Connection::Connecting(vec![input]));
                 let caps: Vec<String> = self
                     .app
                     .agent(provider)
@@ -261,19 +310,46 @@ impl Driver {
                             .collect()
                     })
                     .unwrap_or_default();
-                match self.bridge.connect(provider, &caps).await {
-                    Ok(c) => {
-                        self.connections
-                            .insert(provider.into(), c.connection_id.clone());
-                        c.connection_id
+                let (bridge, tx, provider) = (
+                    self.bridge.clone(),
+                    self.internal.clone(),
+                    provider.to_string(),
+                );
+                tokio::spawn(async move {
+                    let result = bridge
+                        .connect(&provider, &caps)
+                        .await
+                        .map(|c| c.connection_id)
+                        .map_err(|e| e.to_string());
+                    let _ = tx.send(Internal::Connected(provider, result));
+                });
+            }
+        }
+    }
+
+    /// A connection is up (its waiting inputs go, in order) or could not be made (they fail).
+    async fn connected(&mut self, provider: String, result: Result<String, String>) {
+        let queued = match self.connections.remove(&provider) {
+            Some(Connection::Connecting(queued)) => queued,
+            _ => Vec::new(),
+        };
+        match result {
+            Ok(id) => {
+                self.connections
+                    .insert(provider, Connection::Ready(id.clone()));
+                for input in queued {
+                    if let Err(e) = self.bridge.send(&id, &input).await {
+                        self.app.on_send_failed(&input, &e.to_string());
                     }
-                    Err(e) => return self.app.on_send_failed(&input, &e.to_string()),
                 }
             }
-        };
-        if let Err(e) = self.bridge.send(&connection, &input).await {
-            self.app.on_send_failed(&input, &e.to_string());
+            Err(why) => {
+                for input in queued {
+                    self.app.on_send_failed(&input, &why);
+                }
+            }
         }
+        self.app.dirty = true;
     }
 
     fn tick(&mut self) {
@@ -322,7 +398,10 @@ impl Driver {
     /// [`SHUTDOWN_BUDGET`]; what is still running then is killed with the runtime.
     async fn shutdown(&mut self, core: Core) {
         let deadline = tokio::time::Instant::now() + SHUTDOWN_BUDGET;
-        let closes = self.connections.values().map(|c| self.bridge.close(c));
+        let closes = self.connections.values().filter_map(|c| match c {
+            Connection::Ready(id) => Some(self.bridge.close(id)),
+            Connection::Connecting(_) => None,
+        });
         let all = futures_util::future::join_all(closes);
         let closing = deadline - std::time::Duration::from_millis(200);
         if tokio::time::timeout_at(closing, all).await.is_err() {

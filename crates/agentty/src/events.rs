@@ -37,6 +37,7 @@ impl App {
                 else {
                     return Vec::new();
                 };
+                self.observe_tool_turn(index, &event);
                 let happenings = self.sessions[index].apply(event);
                 let mut effects = Vec::new();
                 for h in happenings {
@@ -86,6 +87,9 @@ impl App {
                 Vec::new()
             }
             Happening::Asked(title) => {
+                if let Some(effects) = self.tool_asked(index, &title) {
+                    return effects;
+                }
                 if !self.panel_open {
                     self.notify(format!("{label} asks: {}", cut(&title, 120)), "warning");
                 }
@@ -112,8 +116,12 @@ impl App {
                         &format!("The session could not be opened: {why}"),
                     );
                 }
+                self.fail_tool_turn(id, &format!("The session could not be opened: {why}"));
             }
-            "catalog" => tracing::warn!("the catalog of {id} could not be read: {why}"),
+            "catalog" => {
+                tracing::warn!("the catalog of {id} could not be read: {why}");
+                self.tools.catalog_failed.insert(id.to_string());
+            }
             "close" => tracing::debug!("closing {id}: {why}"),
             _ => self.set_status(why.to_string(), true),
         }
@@ -122,6 +130,11 @@ impl App {
     /// The bridge refused an input the panel sent (admission failed).
     pub fn on_send_failed(&mut self, input: &ProviderInput, why: &str) {
         self.dirty = true;
+        if let ProviderInput::SessionOpen { session_id, .. }
+        | ProviderInput::SessionPrompt { session_id, .. } = input
+        {
+            self.fail_tool_turn(session_id, why);
+        }
         let session = input
             .session_id()
             .and_then(|id| self.sessions.iter_mut().find(|s| s.id == id));

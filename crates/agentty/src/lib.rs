@@ -1,7 +1,7 @@
 //! agent-bridge as an [Agentty](https://agentty.app) panel plugin (`agent-bridge agentty`).
 //!
 //! Agentty starts the plugin (`agentty-plugin.json`'s launcher, which runs this mode) with the
-//! plugin folder as its working directory and speaks its executable-plugin protocol (API 1) on
+//! plugin folder as its working directory and speaks its executable-plugin protocol (API 4) on
 //! stdio ([`wire`]). The bridge core runs in this process ([`bridge`]): the panel drives
 //! sessions through the same wire contract Paseo uses, so the core's guarantees hold here too —
 //! one result per prompt, every turn ends, permissions are the user's to answer (the panel
@@ -12,7 +12,9 @@
 //! - [`view`], [`ui`], [`text_view`]: the UI tree (and a text rendering of it);
 //! - [`driver`]: the loop, and a shutdown that closes every session within Agentty's 1.5 s;
 //! - [`outbox`], [`log`], [`limits`]: staying inside Agentty's limits (240 messages a second
-//!   counting stderr lines, one notification per 700 ms, 2,000 elements and 12 levels a tree).
+//!   counting stderr lines, one notification per 700 ms, 2,000 elements and 12 levels a tree);
+//! - [`tools`], [`tool_calls`], [`tool_turns`], [`tool_answers`]: `list_agents` and `ask_agent`, the tools the agents in
+//!   Agentty's panes call (`tools/call`, API 4), answered by the panel's own sessions.
 
 pub mod actions;
 pub mod app;
@@ -28,6 +30,10 @@ pub mod second;
 pub mod session;
 pub mod store;
 pub mod text_view;
+pub mod tool_answers;
+pub mod tool_calls;
+pub mod tool_turns;
+pub mod tools;
 pub mod ui;
 pub mod view;
 pub mod wire;

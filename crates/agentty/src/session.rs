@@ -87,6 +87,11 @@ pub struct PanelSession {
     pub second: Option<PaneRef>,
     /// The newest assistant text and its row.
     pub reply: Option<(String, String)>,
+    /// The mode and model this session opens with (`None`: the agent's picked ones).
+    pub mode: Option<String>,
+    pub model: Option<String>,
+    /// The turn a tool call (`ask_agent`) asked for, and what it did.
+    pub tool: Option<crate::tools::ToolTurn>,
     /// Bumped for each usage report without a turn id.
     usage_seq: u64,
 }
@@ -111,6 +116,9 @@ impl PanelSession {
             capabilities: Vec::new(),
             second: None,
             reply: None,
+            mode: None,
+            model: None,
+            tool: None,
             usage_seq: 0,
         }
     }

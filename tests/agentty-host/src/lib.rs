@@ -17,7 +17,9 @@
 //!   otherwise); `ui/notify` closer than 700 ms apart is a violation; calls without their
 //!   permission are refused with -32001, `session/get` on a pane that is not Claude Code or
 //!   Codex with -32602;
-//! - `shutdown` is followed by SIGTERM after 1.5 s and SIGKILL 1.5 s later ([`Shutdown`]).
+//! - `shutdown` is followed by SIGTERM after 1.5 s and SIGKILL 1.5 s later ([`Shutdown`]);
+//! - [`ToolHost`] calls the plugin's tools as an agent in a pane does (`tools/call`, API 4:
+//!   120 s, 8 waiting calls, 100,000 characters).
 //!
 //! Tests drive the panel by element ids ([`AgenttyHost::click`], [`AgenttyHost::act`], ...)
 //! and read what it shows ([`State::rows`], [`AgenttyHost::field`]).
@@ -30,12 +32,14 @@ pub mod install;
 pub mod manifest;
 pub mod nodes;
 pub mod state;
+pub mod tools;
 pub mod tree;
 
 pub use consent::Consent;
 pub use drive::Shutdown;
 pub use host::{AgenttyHost, HostOptions};
 pub use state::{State, Stats};
+pub use tools::{ToolAnswer, ToolHost};
 
 use serde_json::{json, Value};
 use std::collections::BTreeMap;

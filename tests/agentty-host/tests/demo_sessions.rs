@@ -102,7 +102,8 @@ fn a_second_opinion_reads_the_pane_and_its_reply_can_go_back_to_it() {
 #[test]
 fn without_session_read_the_second_opinion_says_which_permission_is_missing() {
     let setup = Setup::new(|m| {
-        m["permissions"] = serde_json::json!(["workspace.read"]);
+        // `mcp.tools` stays: Agentty refuses tools without it.
+        m["permissions"] = serde_json::json!(["workspace.read", "mcp.tools"]);
     });
     let host = setup.start(Some(pane_session(&setup.workspace, PANE)));
     // From the palette this time: the command also brings the panel up.
@@ -122,7 +123,7 @@ fn without_session_read_the_second_opinion_says_which_permission_is_missing() {
 #[test]
 fn without_prompt_inject_sending_the_reply_back_says_which_permission_is_missing() {
     let setup = Setup::new(|m| {
-        m["permissions"] = serde_json::json!(["session.read", "workspace.read"]);
+        m["permissions"] = serde_json::json!(["session.read", "workspace.read", "mcp.tools"]);
     });
     let host = setup.start(Some(pane_session(&setup.workspace, PANE)));
     host.click("second_opinion");

@@ -74,7 +74,7 @@ fn consent_is_asked_before_the_first_start_and_again_for_more() {
         .err()
         .expect("refused: not started");
     assert!(
-        err.contains("session.read, prompt.inject, workspace.read"),
+        err.contains("session.read, prompt.inject, workspace.read, mcp.tools"),
         "{err}"
     );
     assert!(
@@ -90,7 +90,8 @@ fn consent_is_asked_before_the_first_start_and_again_for_more() {
             &[
                 "session.read".into(),
                 "prompt.inject".into(),
-                "workspace.read".into()
+                "workspace.read".into(),
+                "mcp.tools".into()
             ][..]
         )
     );
@@ -114,6 +115,7 @@ fn consent_is_asked_before_the_first_start_and_again_for_more() {
         "session.read",
         "prompt.inject",
         "workspace.read",
+        "mcp.tools",
         "net.request"
     ]);
     std::fs::write(&manifest, m.to_string()).expect("write");
@@ -123,7 +125,7 @@ fn consent_is_asked_before_the_first_start_and_again_for_more() {
     );
     options.consent = Consent::Allow;
     let updated = AgenttyHost::start(options).expect("allowed");
-    assert_eq!(updated.consent_asked.as_ref().map(Vec::len), Some(4));
+    assert_eq!(updated.consent_asked.as_ref().map(Vec::len), Some(5));
     updated.initialize();
     stop(&updated);
 }
