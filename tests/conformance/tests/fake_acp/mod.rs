@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod flow;
+pub mod permissions;
 
 use agent_bridge_conformance::{Bridge, BridgeHost, HostOptions};
 use serde_json::{json, Value};
