@@ -59,6 +59,10 @@ impl Agent {
         }
     }
 
+    pub fn store_mut(&self) -> MutexGuard<'_, Store> {
+        lock(&self.store)
+    }
+
     pub async fn send(&self, out: Out) {
         let _ = self.out.send(out).await;
     }

@@ -80,6 +80,9 @@ pub struct Turn {
     pub steps: Vec<Step>,
     /// The `stopReason` of the answer (`end_turn` unless given).
     pub stop_reason: Option<String>,
+    /// Runs once per store (a crash that a restarted agent must not repeat when the prompt
+    /// carries the conversation over, say); then the prompt goes to the next matching turn.
+    pub once: bool,
 }
 
 /// One step of a turn (or of `afterInitialize`). Exactly one field is set.
@@ -150,12 +153,14 @@ impl Scenario {
         }
     }
 
-    /// The turn for a prompt's text.
-    pub fn turn_for(&self, text: &str) -> Turn {
+    /// The turn for a prompt's text; `first_time(i)` tells whether the `once` turn `i` is
+    /// still to run (and marks it run).
+    pub fn turn_for(&self, text: &str, mut first_time: impl FnMut(usize) -> bool) -> Turn {
         self.turns
             .iter()
-            .find(|t| text.contains(&t.matches))
-            .cloned()
+            .enumerate()
+            .find(|(i, t)| text.contains(&t.matches) && (!t.once || first_time(*i)))
+            .map(|(_, t)| t.clone())
             .unwrap_or_else(|| Turn {
                 matches: String::new(),
                 steps: vec![Step {
@@ -163,6 +168,7 @@ impl Scenario {
                     ..Step::default()
                 }],
                 stop_reason: None,
+                once: false,
             })
     }
 }

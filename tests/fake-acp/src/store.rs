@@ -25,6 +25,8 @@ pub struct Record {
 pub struct Store {
     dir: Option<PathBuf>,
     next: u64,
+    /// The `once` turns run (without a store folder).
+    ran: std::collections::HashSet<usize>,
 }
 
 impl Store {
@@ -33,7 +35,11 @@ impl Store {
         if let Some(dir) = &dir {
             let _ = std::fs::create_dir_all(dir);
         }
-        Store { dir, next: 1 }
+        Store {
+            dir,
+            next: 1,
+            ran: Default::default(),
+        }
     }
 
     /// A new session id: `fake-<n>`, the first n not yet taken in the store.
@@ -86,6 +92,18 @@ impl Store {
             .collect();
         out.sort_by(|a, b| a.session_id.cmp(&b.session_id));
         out
+    }
+
+    /// True the first time the `once` turn `index` runs in this store (any process).
+    pub fn first_time(&mut self, index: usize) -> bool {
+        match &self.dir {
+            Some(dir) => std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(dir.join(format!("once-{index}")))
+                .is_ok(),
+            None => self.ran.insert(index),
+        }
     }
 
     /// Appends a received message to `log.jsonl`.

@@ -55,7 +55,9 @@ pub async fn prompt(agent: &Agent, params: &Value) -> Option<Result<Value, (i64,
             &json!({"sessionUpdate": "user_message_chunk", "content": block}),
         );
     }
-    let turn = agent.scenario.turn_for(&text);
+    let turn = agent
+        .scenario
+        .turn_for(&text, |i| agent.store_mut().first_time(i));
     let ctx = Ctx {
         agent,
         sid,

@@ -6,6 +6,7 @@
 
 pub mod flow;
 pub mod permissions;
+pub mod restart;
 
 use agent_bridge_conformance::{Bridge, BridgeHost, HostOptions};
 use serde_json::{json, Value};
@@ -24,6 +25,7 @@ pub const CAPS: &[&str] = &[
 pub struct FakeRig {
     bridge: Bridge,
     plugin_dir: PathBuf,
+    scenario: PathBuf,
     /// The fake's `FAKE_ACP_STORE`.
     pub store: PathBuf,
     caps: Vec<String>,
@@ -90,10 +92,16 @@ impl FakeRig {
         FakeRig {
             bridge,
             plugin_dir,
+            scenario: scenario_path,
             store,
             caps,
             _root: root,
         }
+    }
+
+    /// The scenario file (each new fake process reads it at its start).
+    pub fn scenario_path(&self) -> &Path {
+        &self.scenario
     }
 
     /// The capabilities the connect negotiated.
