@@ -7,6 +7,7 @@
 pub mod flow;
 pub mod permissions;
 pub mod restart;
+pub mod sessions;
 
 use agent_bridge_conformance::{Bridge, BridgeHost, HostOptions};
 use serde_json::{json, Value};
