@@ -210,3 +210,68 @@ async fn a_slow_reply_streams_as_it_comes() {
     assert_eq!(last_assistant_text(&rig.timeline("s")), "one two");
     rig.finish("s").await;
 }
+
+/// The commands the agent advertises (`available_commands_update`) are the session's commands.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn advertised_commands_are_the_session_s_commands() {
+    let rig = FakeRig::start(json!({"turns": [{
+        "match": "hi",
+        "steps": [
+            {"update": {"sessionUpdate": "available_commands_update", "availableCommands": [
+                {"name": "review", "description": "Review the changes"},
+                {"name": "test", "description": "Run the tests", "input": {"hint": "which tests"}}]}},
+            say("hello"),
+        ]
+    }]}))
+    .await;
+    rig.open("s", json!({})).await;
+    let run = rig.run_turn("s", "hi").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    let listed = rig.wait("s", "session.commands", |_| true).await;
+    let names: Vec<serde_json::Value> = listed
+        .at("/commands")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| c["name"].clone())
+        .collect();
+    assert_eq!(names, vec![json!("review"), json!("test")], "{listed}");
+    rig.finish("s").await;
+}
+
+/// An image prompt (the agent advertises `promptCapabilities.image`) reaches the agent as an
+/// ACP image block.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_prompt_reaches_the_agent() {
+    const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+    let rig = FakeRig::start(json!({"capabilities": {"image": true}})).await;
+    assert!(
+        rig.caps().iter().any(|c| c == "prompt.image"),
+        "{:?}",
+        rig.caps()
+    );
+    rig.open("s", json!({})).await;
+    let cmid = rig.host.unique("img");
+    rig.send(json!({
+        "type": "session.prompt", "sessionId": "s",
+        "prompt": {"clientMessageId": cmid, "delivery": "auto", "input": {"type": "message", "content": [
+            {"type": "text", "text": "what is this"},
+            {"type": "image", "data": PNG, "mimeType": "image/png"}]}},
+    }))
+    .await;
+    let result = rig.prompt_result("s", &cmid).await;
+    let turn = result["turnId"].as_str().unwrap_or_default().to_string();
+    let end = rig.turn_end("s", &turn).await;
+    assert_eq!(end.turn_state(), Some("completed"), "{end}");
+    let prompt = rig.calls("session/prompt")[0]["prompt"].clone();
+    let image = prompt
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|b| b["type"] == "image")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(image["data"], PNG, "{prompt}");
+    assert_eq!(image["mimeType"], "image/png", "{prompt}");
+    rig.finish("s").await;
+}

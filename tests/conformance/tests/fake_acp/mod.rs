@@ -8,6 +8,7 @@ pub mod flow;
 pub mod permissions;
 pub mod restart;
 pub mod sessions;
+pub mod shared;
 
 use agent_bridge_conformance::{Bridge, BridgeHost, HostOptions};
 use serde_json::{json, Value};
@@ -20,6 +21,7 @@ pub const CAPS: &[&str] = &[
     "session.persistence",
     "session.list",
     "permission",
+    "prompt.image",
 ];
 
 /// A bridge connected to the `fake-acp` entry, its scenario and the fake's store.
