@@ -107,6 +107,18 @@ pub struct Step {
     pub raw: Option<String>,
     /// A line written to stderr.
     pub stderr: Option<String>,
+    /// A request to the client (`method`, `params` as is); the turn waits for its answer, which
+    /// the log holds like everything received.
+    pub request: Option<Value>,
+    /// Answers the prompt with this JSON-RPC error (`code`, `message`) at once.
+    pub fail: Option<RpcError>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 enum Flow {
     Done,
     Cancelled,
+    Failed(i64, String),
 }
 
 struct Ctx<'a> {
@@ -68,6 +69,7 @@ pub async fn prompt(agent: &Agent, params: &Value) -> Option<Result<Value, (i64,
     let stop = match flow {
         Flow::Cancelled => "cancelled".to_string(),
         Flow::Done => turn.stop_reason.unwrap_or_else(|| "end_turn".into()),
+        Flow::Failed(code, message) => return Some(Err((code, message))),
     };
     Some(Ok(json!({"stopReason": stop})))
 }
@@ -101,11 +103,10 @@ fn run<'a>(
                 ctx.agent.update(&ctx.sid, update).await;
             } else if let Some(permission) = &step.permission {
                 match ask(ctx, permission).await {
-                    Some(steps) => {
-                        if let Flow::Cancelled = run(ctx, steps).await? {
-                            return Some(Flow::Cancelled);
-                        }
-                    }
+                    Some(steps) => match run(ctx, steps).await? {
+                        Flow::Done => {}
+                        other => return Some(other),
+                    },
                     None => return Some(Flow::Cancelled),
                 }
             } else if step.wait_cancel == Some(true) {
@@ -122,6 +123,12 @@ fn run<'a>(
                 ctx.agent.send(Out::Line(raw.clone())).await;
             } else if let Some(line) = &step.stderr {
                 eprintln!("{line}");
+            } else if let Some(request) = &step.request {
+                let method = request.get("method").and_then(Value::as_str).unwrap_or("");
+                let params = request.get("params").cloned().unwrap_or(Value::Null);
+                ctx.agent.ask(method, params).await;
+            } else if let Some(e) = &step.fail {
+                return Some(Flow::Failed(e.code, e.message.clone()));
             }
         }
         Some(Flow::Done)

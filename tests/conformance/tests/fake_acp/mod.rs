@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod flow;
+pub mod hostile;
 pub mod permissions;
 pub mod restart;
 pub mod sessions;
