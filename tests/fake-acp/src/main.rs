@@ -7,6 +7,7 @@
 //! waits only for what the bridge sends (a permission answer, a `session/cancel`).
 
 mod agent;
+mod http;
 mod scenario;
 mod store;
 mod turn;
@@ -30,6 +31,14 @@ async fn main() -> anyhow::Result<()> {
     let scenario = scenario::Scenario::load()?;
     for line in &scenario.stderr {
         eprintln!("{line}");
+    }
+    if let Some(port) = http::port_arg() {
+        let listener = http::bind(port).await?;
+        tokio::spawn(async move {
+            if let Err(e) = http::serve(listener).await {
+                eprintln!("fake-acp http: {e}");
+            }
+        });
     }
     let (tx, mut rx) = mpsc::channel::<Out>(256);
     let writer = tokio::spawn(async move {

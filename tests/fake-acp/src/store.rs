@@ -20,6 +20,9 @@ pub struct Record {
     /// Every `session/update` of the session, the user's prompts included, in order.
     #[serde(default)]
     pub history: Vec<Value>,
+    /// When archived through the HTTP server (ms; `0`: unarchived).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archived: Option<u64>,
 }
 
 pub struct Store {

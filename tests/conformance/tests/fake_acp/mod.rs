@@ -4,6 +4,7 @@
 //! received is in its store's `log.jsonl` ([`FakeRig::received`]).
 #![allow(dead_code)]
 
+pub mod archive;
 pub mod flow;
 pub mod hostile;
 pub mod permissions;
@@ -23,6 +24,8 @@ pub const CAPS: &[&str] = &[
     "session.list",
     "permission",
     "prompt.image",
+    "session.archive",
+    "session.unarchive",
 ];
 
 /// A bridge connected to the `fake-acp` entry, its scenario and the fake's store.
