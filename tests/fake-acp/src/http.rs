@@ -6,7 +6,11 @@
 //! - `GET /session`: every stored session, `{id, directory, title, time: {archived?}}`;
 //! - `GET /session/{id}`: one, or 404;
 //! - `PATCH /session/{id}` `{time: {archived}}`: sets it;
-//! - `GET /session/{id}/message`: `[]` (no message ids: the fake takes no snapshots).
+//! - `GET /session/{id}/message[?limit=1]`: per prompt a user message (`msg_NNN`) and an
+//!   assistant one (`parentID`, a `step-start` part without snapshot: the fake takes none);
+//! - `POST /session/{id}/revert` `{messageID}`: a pending revert (the session says
+//!   `revert.messageID`; the next prompt drops those turns). The project is `global` (no git),
+//!   so only the conversation can be rewound.
 
 use crate::store::{Record, Store};
 use base64::Engine;
@@ -77,6 +81,7 @@ async fn exchange(stream: TcpStream, auth: Option<&str>) -> anyhow::Result<()> {
     let text = answer.to_string();
     let reason = match status {
         200 => "OK",
+        400 => "Bad Request",
         401 => "Unauthorized",
         _ => "Not Found",
     };
@@ -96,7 +101,25 @@ fn session_json(r: &Record) -> Value {
     if let Some(at) = r.archived {
         time["archived"] = json!(at);
     }
-    json!({"id": r.session_id, "directory": r.cwd, "title": r.title, "time": time})
+    let mut out = json!({"id": r.session_id, "projectID": "global", "directory": r.cwd,
+        "title": r.title, "time": time});
+    if let Some(to) = &r.revert {
+        out["revert"] = json!({"messageID": to});
+    }
+    out
+}
+
+fn messages_json(r: &Record) -> Vec<Value> {
+    r.user_messages()
+        .into_iter()
+        .flat_map(|id| {
+            [
+                json!({"info": {"id": id, "role": "user"}, "parts": [{"type": "text"}]}),
+                json!({"info": {"id": format!("{id}_a"), "role": "assistant", "parentID": id},
+                    "parts": [{"type": "step-start"}]}),
+            ]
+        })
+        .collect()
 }
 
 fn route(method: &str, target: &str, body: &Value) -> (u16, Value) {
@@ -121,7 +144,28 @@ fn route(method: &str, target: &str, body: &Value) -> (u16, Value) {
             }
             None => not_found,
         },
-        ("GET", ["session", id, "message"]) if store.load(id).is_some() => (200, json!([])),
+        ("GET", ["session", id, "message"]) => match store.load(id) {
+            Some(r) => {
+                let mut all = messages_json(&r);
+                if target.contains("limit=1") {
+                    all = all.split_off(all.len().saturating_sub(1));
+                }
+                (200, json!(all))
+            }
+            None => not_found,
+        },
+        ("POST", ["session", id, "revert"]) => match store.load(id) {
+            Some(mut r) => {
+                let to = body["messageID"].as_str().unwrap_or_default().to_string();
+                if !r.user_messages().contains(&to) {
+                    return (400, json!({"error": format!("no message {to}")}));
+                }
+                r.revert = Some(to);
+                store.save(&r);
+                (200, session_json(&r))
+            }
+            None => not_found,
+        },
         _ => not_found,
     }
 }

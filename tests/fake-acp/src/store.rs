@@ -20,9 +20,44 @@ pub struct Record {
     /// Every `session/update` of the session, the user's prompts included, in order.
     #[serde(default)]
     pub history: Vec<Value>,
+    /// The user message a pending revert goes back to (`POST /session/{id}/revert`); the next
+    /// prompt drops it and everything after, as OpenCode does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revert: Option<String>,
+    /// User messages made so far (their ids are never reused, reverted or not).
+    #[serde(default)]
+    pub messages_made: u64,
     /// When archived through the HTTP server (ms; `0`: unarchived).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub archived: Option<u64>,
+}
+
+impl Record {
+    /// The ids of the user messages (`messageId` of the user chunks), in order.
+    pub fn user_messages(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for u in &self.history {
+            if u["sessionUpdate"] == "user_message_chunk" {
+                if let Some(id) = u["messageId"].as_str() {
+                    if out.last().map(String::as_str) != Some(id) {
+                        out.push(id.to_string());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Drops the user message `id` and everything after it.
+    pub fn cut_at(&mut self, id: &str) {
+        if let Some(at) = self
+            .history
+            .iter()
+            .position(|u| u["sessionUpdate"] == "user_message_chunk" && u["messageId"] == id)
+        {
+            self.history.truncate(at);
+        }
+    }
 }
 
 pub struct Store {

@@ -41,19 +41,27 @@ pub async fn prompt(agent: &Agent, params: &Value) -> Option<Result<Value, (i64,
         .join("\n");
     let cancel = CancellationToken::new();
     let fresh = cancel.clone();
-    let known = agent.with_session(&sid, |live| {
+    // A revert made through the HTTP server since the last prompt drops its turns now.
+    let reverted = agent.store_mut().load(&sid).and_then(|r| r.revert);
+    let message_id = agent.with_session(&sid, |live| {
         live.cancel = fresh;
+        if let Some(to) = &reverted {
+            live.record.cut_at(to);
+        }
+        live.record.revert = None;
         if live.record.title.is_none() {
             live.record.title = Some(text.chars().take(40).collect());
         }
+        live.record.messages_made += 1;
+        format!("msg_{:03}", live.record.messages_made)
     });
-    if known.is_none() {
+    let Some(message_id) = message_id else {
         return Some(Err((NOT_FOUND, format!("Session not found: {sid}"))));
-    }
+    };
     for block in &blocks {
         agent.remember(
             &sid,
-            &json!({"sessionUpdate": "user_message_chunk", "content": block}),
+            &json!({"sessionUpdate": "user_message_chunk", "content": block, "messageId": message_id}),
         );
     }
     let turn = agent

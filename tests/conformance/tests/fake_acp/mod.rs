@@ -9,6 +9,7 @@ pub mod flow;
 pub mod hostile;
 pub mod permissions;
 pub mod restart;
+pub mod revert;
 pub mod sessions;
 pub mod shared;
 
@@ -26,6 +27,8 @@ pub const CAPS: &[&str] = &[
     "prompt.image",
     "session.archive",
     "session.unarchive",
+    "session.revert.conversation",
+    "session.revert.both",
 ];
 
 /// A bridge connected to the `fake-acp` entry, its scenario and the fake's store.
