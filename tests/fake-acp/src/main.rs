@@ -1,7 +1,9 @@
 //! `fake-acp`: a deterministic ACP v1 agent over stdio (JSON-RPC, one message a line) that
 //! plays a scenario (`FAKE_ACP_SCENARIO`, see `scenario.rs`), for testing the bridge's ACP
 //! provider without a vendor CLI. Never shipped. Sessions persist in `FAKE_ACP_STORE` (see
-//! `store.rs`), so a restarted or second process can load and list them.
+//! `store.rs`), so a restarted or second process can load and list them. Given `--port P` (the
+//! `opencode` profile's flags) it also serves the part of OpenCode's HTTP API the bridge's
+//! archive and rewind use (`http.rs`). How to script it: `docs/providers/acp.md`.
 //!
 //! Nothing waits on a timer unless a scenario asks for a delay: a turn goes step by step and
 //! waits only for what the bridge sends (a permission answer, a `session/cancel`).
