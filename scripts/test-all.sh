@@ -32,10 +32,11 @@ if [ "${CI:-}" = "true" ] || [ "${CI:-}" = "1" ]; then
   export AGENT_BRIDGE_REQUIRE_CLIS=1
 fi
 
-step "building agent-bridge (and the mock model server)"
-cargo build --locked -p agent-bridge -p mock-llm
+step "building agent-bridge (and the mock model server, the fake ACP agent)"
+cargo build --locked -p agent-bridge -p mock-llm -p fake-acp
 export AGENT_BRIDGE_BIN="$repo/target/debug/agent-bridge"
 export MOCK_LLM_BIN="$repo/target/debug/mock-llm"
+export FAKE_ACP_BIN="$repo/target/debug/fake-acp"
 
 # The real-CLI tests are #[ignore]d so that a plain `cargo test` without the CLIs shows them as
 # not run ("N ignored") instead of passing them silently; here they run.

@@ -19,13 +19,37 @@ pub fn workspace_root() -> PathBuf {
 /// `cargo build -p agent-bridge`, once per test process (`cargo test` of this crate does not
 /// rebuild the binary by itself).
 pub fn bridge_binary() -> anyhow::Result<PathBuf> {
-    if let Some(bin) = std::env::var_os("AGENT_BRIDGE_BIN") {
+    static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
+    let root = workspace_root();
+    let sources = [
+        root.join("crates"),
+        root.join("providers"),
+        root.join("Cargo.toml"),
+        root.join("Cargo.lock"),
+    ];
+    built_binary("AGENT_BRIDGE_BIN", "agent-bridge", &sources, &BUILT)
+}
+
+/// The fake ACP agent (`tests/fake-acp`): `$FAKE_ACP_BIN`, else `<target>/debug/fake-acp`, built
+/// with `cargo build -p fake-acp` as [`bridge_binary`] builds the bridge.
+pub fn fake_acp_binary() -> anyhow::Result<PathBuf> {
+    static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
+    let root = workspace_root();
+    let sources = [root.join("tests").join("fake-acp"), root.join("Cargo.lock")];
+    built_binary("FAKE_ACP_BIN", "fake-acp", &sources, &BUILT)
+}
+
+/// `$<env>`, else `<target>/debug/<package>`, built (once per test process, `built`) when
+/// missing or older than a file under `sources`.
+fn built_binary(
+    env: &str,
+    package: &str,
+    sources: &[PathBuf],
+    built: &OnceLock<Result<(), String>>,
+) -> anyhow::Result<PathBuf> {
+    if let Some(bin) = std::env::var_os(env) {
         let bin = PathBuf::from(bin);
-        anyhow::ensure!(
-            bin.is_file(),
-            "AGENT_BRIDGE_BIN={} is not a file",
-            bin.display()
-        );
+        anyhow::ensure!(bin.is_file(), "{env}={} is not a file", bin.display());
         return Ok(bin);
     }
     let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -38,47 +62,40 @@ pub fn bridge_binary() -> anyhow::Result<PathBuf> {
             }
         })
         .unwrap_or_else(|| workspace_root().join("target"));
-    let bin = target.join("debug").join("agent-bridge");
-    if bin.is_file() && !stale(&bin) {
+    let bin = target.join("debug").join(package);
+    if bin.is_file() && !stale(&bin, sources) {
         return Ok(bin);
     }
-    static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
-    BUILT
+    built
         .get_or_init(|| {
             let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
             let status = std::process::Command::new(cargo)
-                .args(["build", "-p", "agent-bridge"])
+                .args(["build", "-p", package])
                 .current_dir(workspace_root())
                 .status()
                 .map_err(|e| format!("cannot run cargo: {e}"))?;
             if status.success() {
                 Ok(())
             } else {
-                Err(format!("`cargo build -p agent-bridge` failed: {status}"))
+                Err(format!("`cargo build -p {package}` failed: {status}"))
             }
         })
         .clone()
         .map_err(anyhow::Error::msg)?;
     anyhow::ensure!(
         bin.is_file(),
-        "`cargo build -p agent-bridge` did not produce {}",
+        "`cargo build -p {package}` did not produce {}",
         bin.display()
     );
     Ok(bin)
 }
 
-/// True when a source file of the bridge is newer than `bin`.
-fn stale(bin: &Path) -> bool {
+/// True when a file under `sources` is newer than `bin`.
+fn stale(bin: &Path, sources: &[PathBuf]) -> bool {
     let Some(built) = std::fs::metadata(bin).and_then(|m| m.modified()).ok() else {
         return true;
     };
-    let root = workspace_root();
-    let mut stack: Vec<PathBuf> = vec![
-        root.join("crates"),
-        root.join("providers"),
-        root.join("Cargo.toml"),
-        root.join("Cargo.lock"),
-    ];
+    let mut stack: Vec<PathBuf> = sources.to_vec();
     while let Some(path) = stack.pop() {
         let Ok(meta) = std::fs::metadata(&path) else {
             continue;

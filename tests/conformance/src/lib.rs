@@ -90,7 +90,7 @@ pub mod validate;
 
 pub use agent_bridge_protocol::invariants;
 pub use agent_bridge_protocol::jsonrpc::RpcError;
-pub use binary::{bridge_binary, workspace_root};
+pub use binary::{bridge_binary, fake_acp_binary, workspace_root};
 pub use event::Event;
 pub use host::{BridgeHost, HostOptions, HOST_BAD_RESULT, HOST_IO, HOST_TIMEOUT};
 pub use invariants::InvariantChecker;
