@@ -19,6 +19,9 @@ pub const SESSIONS_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Longest a provider may take to open a session (CLI start, resume, replay).
 pub const OPEN_TIMEOUT: Duration = Duration::from_secs(90);
+/// Longest a history read (`provider/readSessionHistory`) may take, its processes' stop
+/// included: inside the 30 s Paseo waits for a plugin's answer (`REQUEST_TIMEOUT_MS`).
+pub const HISTORY_READ_TIMEOUT: Duration = Duration::from_secs(20);
 /// Longest one agent call (start a turn, configure, answer a permission...) may take.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long an agent has to end a turn after an interrupt before the core ends it itself.
