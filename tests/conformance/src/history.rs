@@ -11,10 +11,14 @@ use serde_json::{json, Value};
 /// saved (waited for), the others with `session.opened`.
 async fn handle_of(r: &AgentRig, sid: &str) -> Value {
     let newest = |r: &AgentRig| {
-        r.host.session_events(sid).iter().rev().find_map(|e| match e.kind() {
-            "session.persistence" | "session.opened" => e.event.get("persistence").cloned(),
-            _ => None,
-        })
+        r.host
+            .session_events(sid)
+            .iter()
+            .rev()
+            .find_map(|e| match e.kind() {
+                "session.persistence" | "session.opened" => e.event.get("persistence").cloned(),
+                _ => None,
+            })
     };
     if let Some(handle) = newest(r) {
         return handle;
@@ -94,7 +98,9 @@ pub async fn read_history_after_close(r: &AgentRig, _: ()) {
     );
 
     // The same rows a reopen with replay publishes before session.ready.
-    let events: Vec<Event> = r.resume("hist-again", json!({"persist": true}), persistence).await;
+    let events: Vec<Event> = r
+        .resume("hist-again", json!({"persist": true}), persistence)
+        .await;
     let replayed: Vec<Value> = events
         .iter()
         .filter(|e| e.is("timeline.item"))
