@@ -1,7 +1,7 @@
 // One running `agent-bridge serve` child: spawn, `initialize`, event routing, death and shutdown.
 
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { JsonRpcPeer } from "./json-rpc";
+import { JsonRpcPeer, type RequestHooks } from "./json-rpc";
 import { describeError } from "./plugin-files";
 import { requestTimeoutMs } from "./request-timeouts";
 import type { BridgeEvent } from "./types";
@@ -115,13 +115,15 @@ export class BridgeProcess {
   /**
    * `provider/connect`. The connection's sink is registered the moment the answer is read, so
    * no event for it can arrive unrouted. A connection answered after the request timed out has
-   * no user: it is closed.
+   * no user: it is closed. With a `deadline` (epoch ms: the end of the connect's budget) the
+   * request's timeout is the method's or what is left until then, whichever is shorter.
    */
   connect<Sink extends ConnectionSink>(
     params: unknown,
     createSink: (result: ConnectResult) => Sink,
+    deadline?: number,
   ): Promise<Sink> {
-    return this.peer.request("provider/connect", params, {
+    const hooks: RequestHooks = {
       onResult: (result) => {
         const connected = result as ConnectResult;
         const sink = createSink(connected);
@@ -137,7 +139,12 @@ export class BridgeProcess {
           console.error(`[agent-bridge] closing late connection ${connectionId}: ${why}`);
         });
       },
-    }) as Promise<Sink>;
+    };
+    if (deadline !== undefined) {
+      const own = requestTimeoutMs("provider/connect", params, this.launch.requestTimeoutMs);
+      hooks.timeoutMs = Math.max(1, Math.min(own, deadline - Date.now()));
+    }
+    return this.peer.request("provider/connect", params, hooks) as Promise<Sink>;
   }
 
   detach(connectionId: string): void {

@@ -16,7 +16,7 @@
 // `session.config`, so that Paseo sees a plugin reporting `controls` and `providerOptions` only
 // (it treats a plugin still reporting `settings` as legacy, which cannot refuse a live key).
 
-import type { BridgeEvent, ProviderError, ProviderEvent } from "./types";
+import type { BridgeEvent, ProviderError, ProviderEvent, ProviderTimelineItem } from "./types";
 
 /** One zod issue; a union's carries the issues of each of its branches. */
 export interface SchemaIssue {
@@ -161,6 +161,29 @@ export class EventGuard {
         `sent ${what} instead`,
     );
     return replacement;
+  }
+
+  /**
+   * The rows of a history read that the host's schema takes (checked as the `timeline.item`
+   * events a replay would send): a row it would refuse is left out and logged, so one bad row
+   * does not fail the whole read.
+   */
+  items(items: readonly unknown[]): ProviderTimelineItem[] {
+    const host = this.host;
+    if (!host) return items as ProviderTimelineItem[];
+    const kept: ProviderTimelineItem[] = [];
+    for (const item of items) {
+      const event = transported({ type: "timeline.item", sessionId: "history", item });
+      const problem = firstProblem(host.events.safeParse(event));
+      if (!problem) {
+        kept.push(event.item as ProviderTimelineItem);
+        continue;
+      }
+      this.warn(
+        `Paseo would refuse a history row ${describe(event)} (${problem.path}: ${problem.message}); left it out`,
+      );
+    }
+    return kept;
   }
 
   /** A newer host gets `session.config` without an empty legacy `settings`. */

@@ -28,6 +28,8 @@ export interface RequestHooks {
   onResult?: (result: unknown) => unknown;
   /** Gets the result of an answer that arrives after the request timed out (e.g. to undo it). */
   onLateResult?: (result: unknown) => void;
+  /** This request's timeout in ms, instead of the method's. */
+  timeoutMs?: number;
 }
 
 interface Pending extends RequestHooks {
@@ -107,7 +109,7 @@ export class JsonRpcPeer {
       return Promise.reject(asError(error));
     }
     this.nextId += 1;
-    const timeoutMs = this.timeoutFor(method, params);
+    const timeoutMs = hooks.timeoutMs ?? this.timeoutFor(method, params);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => this.expire(id), timeoutMs);
       // A pending request alone must not keep Paseo's plugin process alive.

@@ -5,12 +5,15 @@ import { BridgeProcess, type BridgeLaunch } from "./bridge-process";
 import { BridgeConnection } from "./connection";
 import { EventGuard, type HostSchema } from "./event-guard";
 import { describeError } from "./plugin-files";
+import { CONNECT_BUDGET_MS, CONNECT_RESERVE_MS, CONNECT_PROBE_MAX_MS } from "./request-timeouts";
 import type {
   BridgeProviderDeclaration,
   ProviderAvailability,
   ProviderCatalogOptions,
   ProviderConnectRequest,
   ProviderConnection,
+  ProviderHistoryReadRequest,
+  ProviderHistoryReadResult,
   ProviderLaunch,
   ProviderOperationContext,
   ProviderRegistration,
@@ -88,6 +91,16 @@ function statusProbe(request: ProviderStatusRequest | undefined): {
   return { options, launch: wireLaunch(given.launch), timeoutMs };
 }
 
+/** Resolves to `value` after `ms`, unless `promise` settles first (its failure included). */
+function settleWithin<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<F>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
+    timer.unref?.();
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 export function createProviderRegistration(
   manager: BridgeManager,
   declaration: BridgeProviderDeclaration,
@@ -114,17 +127,40 @@ export function createProviderRegistration(
     return (await bridge.request("provider/availability", params)) as ProviderAvailability;
   }
 
+  /**
+   * The availability of `launch` if the bridge answers within `ms`; null when it does not (the
+   * probe goes on in the bridge until its own limit, its answer is dropped). `ms` stays under
+   * the bridge's own 10 s limit, so a probe that ran out of time never reads as unavailable.
+   */
+  async function availabilityWithin(
+    ms: number,
+    launch: ProviderLaunch | undefined,
+  ): Promise<ProviderAvailability | null> {
+    const found = await settleWithin(availability({}, launch, undefined), ms, null);
+    if (found === null) {
+      console.error(
+        `[agent-bridge] ${label}: availability not known within ${ms} ms; connecting without it`,
+      );
+    }
+    return found;
+  }
+
   const registration: ProviderRegistration = {
     id: providerId,
     label,
 
     async connect(request: ProviderConnectRequest): Promise<ProviderConnection> {
+      // Paseo gives the whole connect (and the plugin process's own work) 30 s
+      // (`REQUEST_TIMEOUT_MS`, runtime.ts): every step below fits in CONNECT_BUDGET_MS.
+      const deadline = Date.now() + CONNECT_BUDGET_MS;
       const bridge = await manager.acquire();
       const launch = wireLaunch(request.launch);
       // A CLI that is missing or not logged in fails the connect with what `agent-bridge
-      // doctor` says about it (a host that never asks for availability still learns why).
-      const found = await availability({}, launch, undefined);
-      if (found.status !== "available") {
+      // doctor` says about it (a host that never asks for availability still learns why). The
+      // probe gets what the budget leaves; one that does not answer in time decides nothing.
+      const window = Math.min(CONNECT_PROBE_MAX_MS, deadline - Date.now() - CONNECT_RESERVE_MS);
+      const found = window > 0 ? await availabilityWithin(window, launch) : null;
+      if (found && found.status !== "available") {
         throw new Error(found.diagnostic ?? `${label} is ${found.status}`);
       }
       const forwarded: Record<string, unknown> = {
@@ -142,6 +178,7 @@ export function createProviderRegistration(
             result.capabilities,
             manager.guard,
           ),
+        deadline,
       );
     },
 
@@ -160,11 +197,36 @@ export function createProviderRegistration(
 
     async getCatalogCacheKey(options: ProviderCatalogOptions): Promise<string | undefined> {
       const bridge = await manager.acquire();
+      // A newer Paseo names the launch it will connect with: the key is that launch's.
+      const forwarded: Record<string, unknown> = { ...(options ?? {}) };
+      const launch = wireLaunch(options?.launch);
+      if (launch) forwarded.launch = launch;
+      else delete forwarded.launch;
       const result = (await bridge.request("provider/catalogCacheKey", {
         providerId,
-        options: options ?? {},
+        options: forwarded,
       })) as { key?: string | null } | null;
       return result?.key ?? undefined;
+    },
+
+    async readSessionHistory(
+      request: ProviderHistoryReadRequest,
+    ): Promise<ProviderHistoryReadResult> {
+      const bridge = await manager.acquire();
+      const params: Record<string, unknown> = {
+        providerId,
+        persistence: request.persistence,
+        cwd: request.cwd,
+      };
+      if (request.env && typeof request.env === "object") params.env = { ...request.env };
+      const launch = wireLaunch(request.launch);
+      if (launch) params.launch = launch;
+      const result = (await bridge.request("provider/readSessionHistory", params)) as {
+        items?: unknown;
+      } | null;
+      const items = Array.isArray(result?.items) ? result.items : [];
+      // Inside Paseo a row its schema refuses is left out (logged), not the whole read failed.
+      return { items: manager.guard.items(items), coverage: { kind: "complete" } };
     },
   };
   if (declaration.description !== undefined) registration.description = declaration.description;

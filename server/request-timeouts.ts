@@ -23,7 +23,24 @@ export const REQUEST_TIMEOUTS_MS: Readonly<Record<string, number>> = {
   "provider/catalogCacheKey": 15_000,
   // Without Paseo's `timeoutMs`: the bridge's own 10 s probe limit plus the grace below.
   "provider/availability": 15_000,
+  // Paseo waits 30 s for `provider.history` (runtime.ts@743b27cd); the bridge's read is
+  // bounded at 25 s (its processes are gone by then).
+  "provider/readSessionHistory": 27_000,
 };
+
+/**
+ * Paseo's plugin runtime gives a provider connect 30 s (`REQUEST_TIMEOUT_MS` in
+ * `packages/server/src/server/plugins/runtime.ts@743b27cd`): the whole `connect()` (bridge
+ * start, availability probe, `provider/connect`) fits in this budget, 5 s under it.
+ */
+export const CONNECT_BUDGET_MS = 25_000;
+/** Kept for `provider/connect` out of the budget when the probe's window is set. */
+export const CONNECT_RESERVE_MS = 5_000;
+/**
+ * Longest `connect()` waits for the availability probe: under the bridge's own 10 s probe
+ * limit, so only a real answer (missing, not logged in ...) fails a connect.
+ */
+export const CONNECT_PROBE_MAX_MS = 8_000;
 
 /** For a method not listed above. */
 export const FALLBACK_TIMEOUT_MS = 30_000;

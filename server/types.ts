@@ -224,6 +224,8 @@ export interface ProviderConnection {
 export type ProviderCatalogOptions = {
   providerOptions?: Readonly<Record<string, JsonValue>>;
   settings?: Readonly<Record<string, JsonValue>>;
+  /** The launch the daemon will connect with (newer hosts' `provider.catalog_key`). */
+  launch?: ProviderLaunch;
 } & ({ scope: "global"; force?: boolean } | { scope: "workspace"; cwd: string; force?: boolean });
 
 export interface ProviderOperationContext {
@@ -238,15 +240,37 @@ export interface ProviderAvailability {
 }
 
 /**
- * What the newer plugin process passes to `status()` (IPC `provider.status`). Its schema is not
- * in the public sources the adapter was written from, so it is read liberally: a `launch` like
- * a connect request's, a folder, a time limit, catalog options — each used when present.
+ * What the newer plugin process passes to `status()` (IPC `provider.status`): `{ launch? }`,
+ * strict (`plugin-process-protocol.ts@743b27cd`). Read liberally all the same (older stored
+ * hosts were not seen): a folder, a time limit or catalog options are used when present.
  */
 export interface ProviderStatusRequest {
   launch?: ProviderLaunch;
   cwd?: string;
   timeoutMs?: number;
   options?: ProviderCatalogOptions;
+}
+
+/**
+ * `readSessionHistory`'s request (IPC `provider.history`, `plugin-process-protocol.ts@743b27cd`):
+ * the stored handle, the session's folder, its environment and the launch to read with.
+ */
+export interface ProviderHistoryReadRequest {
+  persistence: ProviderPersistence;
+  cwd: string;
+  env?: Readonly<Record<string, string>>;
+  launch?: ProviderLaunch;
+}
+
+/**
+ * What `readSessionHistory` answers: complete timeline snapshots in provider order. The SDK's
+ * `ProviderHistoryReadResultSchema` is not in the public sources; this is the shape of the
+ * provider guide's example (`public-docs/plugins/providers.md@743b27cd`: `items`, `coverage:
+ * { kind: "complete" }`, optional `children`, which the bridge does not return).
+ */
+export interface ProviderHistoryReadResult {
+  items: ProviderTimelineItem[];
+  coverage: { kind: "complete" };
 }
 
 /** What `status()` answers: the provider's availability (see `ProviderStatusRequest`). */
@@ -263,6 +287,8 @@ export interface ProviderRegistration {
   connect(request: ProviderConnectRequest): Promise<ProviderConnection>;
   /** Called by the newer plugin process (`provider.status`). */
   status?(request: ProviderStatusRequest): Promise<ProviderStatus>;
+  /** Reads an archived or closed session's history without opening it (IPC `provider.history`). */
+  readSessionHistory?(request: ProviderHistoryReadRequest): Promise<ProviderHistoryReadResult>;
   /** Called by hosts that probe availability without connecting. */
   checkAvailability?(
     options: ProviderCatalogOptions,

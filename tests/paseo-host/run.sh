@@ -16,7 +16,7 @@ if [ ! -f "$STAMP" ] || [ "$HERE/package-lock.json" -nt "$STAMP" ] || [ "$HERE/p
 fi
 
 cd "$ROOT"
-rm -f target/paseo-host-report.txt target/paseo-host-shutdown.txt
+rm -f target/paseo-host-report.txt target/paseo-host-shutdown.txt target/paseo-host-history.txt
 # One test file at a time: the scenarios run their own provider pairs in parallel
 # (PASEO_HOST_JOBS, default 2) and the shutdown tests measure times.
 exec node --test --test-concurrency=1 tests/paseo-host/

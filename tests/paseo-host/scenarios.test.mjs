@@ -15,11 +15,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { GENERATIONS, alive, descendants, repoRoot, requireBinary, sleep, startHost, tempDir, waitEvent } from "./harness.mjs";
+import { STEP_MS, ask, open, rid, startTurn, turnEnd } from "./steps.mjs";
 import { CASES, cliPath, cliRequired, hermeticEnv, mockBinary, reportOk, reportSkipped, startMock } from "./providers.mjs";
 
 const JOBS = Math.max(1, Number(process.env.PASEO_HOST_JOBS ?? 2));
 const ONLY = process.env.PASEO_HOST_PROVIDERS?.split(",").filter(Boolean);
-const STEP_MS = 120_000;
 const PLUGIN = JSON.parse(readFileSync(path.join(repoRoot, "plugin.json"), "utf8"));
 
 const results = [];
@@ -29,69 +29,12 @@ function providerIds() {
   return ONLY ? ids.filter((id) => ONLY.includes(id)) : ids;
 }
 
-let counter = 0;
-const rid = (what) => `${what}-${++counter}`;
-
-/** Sends a request-style input and waits for its answer. */
-async function ask(connection, input, label = input.type) {
-  const answered = waitEvent(
-    connection,
-    (e) => e.requestId === input.requestId && e.type !== "session.opened" && e.type !== "session.config",
-    `the answer to ${label}`,
-    STEP_MS,
-  );
-  await connection.send(input);
-  return answered;
-}
-
-function prompt(sessionId, clientMessageId, text) {
-  return {
-    type: "session.prompt",
-    sessionId,
-    prompt: { clientMessageId, delivery: "auto", input: { type: "message", content: [{ type: "text", text }] } },
-  };
-}
-
-/** Starts a turn; resolves with its turn id once started. */
-async function startTurn(connection, sessionId, text) {
-  const clientMessageId = rid("m");
-  const result = waitEvent(
-    connection,
-    (e) => e.type === "session.prompt_result" && e.clientMessageId === clientMessageId,
-    `the prompt result of "${text}"`,
-    STEP_MS,
-  );
-  await connection.send(prompt(sessionId, clientMessageId, text));
-  const answer = await result;
-  assert.equal(answer.result.type, "turn", JSON.stringify(answer));
-  return answer.result.turnId;
-}
-
-function turnEnd(connection, sessionId, turnId) {
-  return waitEvent(
-    connection,
-    (e) => e.type === "session.turn" && e.sessionId === sessionId && e.turnId === turnId && e.state !== "started",
-    `the end of turn ${turnId}`,
-    STEP_MS,
-  );
-}
-
-/** Opens a session; resolves with its `session.opened` once it is ready. */
-async function open(connection, sessionId, config, extra = {}) {
-  const requestId = rid("open");
-  const answer = waitEvent(
-    connection,
-    (e) => (e.type === "session.ready" && e.sessionId === sessionId) || (e.type === "request.failed" && e.requestId === requestId),
-    `the open of ${sessionId}`,
-    STEP_MS,
-  );
-  await connection.send({ type: "session.open", requestId, sessionId, config, history: "skip", ...extra });
-  const done = await answer;
-  assert.equal(done.type, "session.ready", `open of ${sessionId}: ${JSON.stringify(done)}`);
-  return connection.events.find((e) => e.type === "session.opened" && e.sessionId === sessionId);
-}
-
 /** The scenario; a failure carries the tail of the plugin process's output (bridge logs). */
+/** The launch a newer daemon builds from a provider's `command` and its own environment. */
+function launchOf(declared, env) {
+  return { command: declared[0], args: declared.slice(1), env };
+}
+
 async function scenario(t, id, generation) {
   const ctx = {};
   try {
@@ -143,11 +86,12 @@ async function steps(t, id, generation, ctx) {
     assert.equal(registered.hasStatus, true, "status() is registered");
     if (declared.length > 0) {
       assert.deepEqual(registered.command, declared);
-      request.launch = { command: declared[0], args: declared.slice(1), env };
+      request.launch = launchOf(declared, env);
     } else {
       assert.equal(registered.command, undefined);
     }
-    const status = await host.status(id, { launch: request.launch, timeoutMs: 60_000 });
+    // `{ launch? }` and nothing else: the real plugin process refuses any other field.
+    const status = await host.status(id, request.launch ? { launch: request.launch } : {});
     assert.deepEqual(status, { status: "available" }, `status() of ${id}`);
   } else {
     assert.equal("command" in registered, false, "0.9 does not read command");
@@ -225,6 +169,23 @@ async function steps(t, id, generation, ctx) {
     const replayed = connection.events.slice(before).filter((e) => e.type === "timeline.item" && e.sessionId === b);
     assert.ok(replayed.length > 0, "replayed items before session.ready");
     await ask(connection, { type: "session.close", requestId: rid("close"), sessionId: b });
+    if (generation === "newest") {
+      // An archived agent's history, as the newer daemon reads it (IPC `provider.history`):
+      // the rows a reopen replays, without opening a session on the connection.
+      assert.equal(registered.hasHistoryReader, true, "readSessionHistory is registered");
+      const quiet = connection.events.length;
+      const started = Date.now();
+      const read = { persistence: handle, cwd: workdir };
+      if (request.launch) read.launch = request.launch;
+      const history = await host.history(id, read);
+      const took = Date.now() - started;
+      assert.equal(connection.events.length, quiet, "the read announced nothing on the connection");
+      const rows = (items) => items.filter((i) => i.type === "user_message" || i.type === "assistant_message").map((i) => `${i.type}:${i.text}`);
+      assert.deepEqual(rows(history.items), rows(replayed.map((e) => e.item)), "the history is what the replay was");
+      mkdirSync(path.join(repoRoot, "target"), { recursive: true });
+      const excerpt = JSON.stringify(history.items.slice(0, 4)).slice(0, 1200);
+      writeFileSync(path.join(repoRoot, "target", "paseo-host-history.txt"), `${id} (${took} ms, ${history.items.length} rows): ${excerpt}\n`, { flag: "a" });
+    }
   }
 
   await connection.close();

@@ -33,15 +33,17 @@ pub enum HostRequest {
     Connect(ConnectParams),
     Send(SendParams),
     Close(CloseParams),
+    ReadSessionHistory(ReadSessionHistoryParams),
 }
 
 /// The request methods that exist besides `initialize` (refused `-32002` before it).
-pub const REQUEST_METHODS: [&str; 5] = [
+pub const REQUEST_METHODS: [&str; 6] = [
     METHOD_AVAILABILITY,
     METHOD_CATALOG_CACHE_KEY,
     METHOD_CONNECT,
     METHOD_SEND,
     METHOD_CLOSE,
+    METHOD_READ_SESSION_HISTORY,
 ];
 
 /// Parses one line as the transport rules say: over the limit `-32600`, not UTF-8 or not JSON
@@ -109,6 +111,7 @@ pub fn parse_request_noting_ignored(method: &str, raw: Value) -> Result<Typed, R
         METHOD_CONNECT => params(method, raw, HostRequest::Connect),
         METHOD_SEND => params(method, raw, HostRequest::Send),
         METHOD_CLOSE => params(method, raw, HostRequest::Close),
+        METHOD_READ_SESSION_HISTORY => params(method, raw, HostRequest::ReadSessionHistory),
         METHOD_SHUTDOWN => Err(RpcError::new(
             RpcErrorCode::InvalidRequest,
             "`shutdown` is a notification; send it without an id",

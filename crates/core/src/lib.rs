@@ -9,6 +9,7 @@ pub mod connection;
 pub mod elicitation;
 pub mod emitter;
 pub mod guard;
+pub mod history;
 pub mod host_input;
 pub mod inflight;
 pub mod lifecycle;

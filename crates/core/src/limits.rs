@@ -19,6 +19,11 @@ pub const SESSIONS_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Longest a provider may take to open a session (CLI start, resume, replay).
 pub const OPEN_TIMEOUT: Duration = Duration::from_secs(90);
+/// Longest a history read (`provider/readSessionHistory`) may take, its processes' stop
+/// included: inside the 30 s Paseo waits for a plugin's answer (`REQUEST_TIMEOUT_MS`). Of it,
+/// the open gets what the close and the processes' stop may not need (18 s: OpenCode's
+/// `session/load` through a fresh `opencode acp` took 12.5 s on a loaded 2-core machine).
+pub const HISTORY_READ_TIMEOUT: Duration = Duration::from_secs(25);
 /// Longest one agent call (start a turn, configure, answer a permission...) may take.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long an agent has to end a turn after an interrupt before the core ends it itself.

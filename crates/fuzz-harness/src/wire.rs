@@ -75,6 +75,7 @@ fn parsed(method: &str, request: &HostRequest) {
             to_value(p)
         }
         HostRequest::Close(p) => to_value(p),
+        HostRequest::ReadSessionHistory(p) => to_value(p),
     };
     match parse_request(method, value.clone()) {
         Ok(again) => assert_eq!(&again, request, "params do not round-trip: {value}"),

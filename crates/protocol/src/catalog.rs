@@ -238,6 +238,11 @@ pub struct ProviderCatalogOptions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "JsonMap")]
     pub settings: Option<JsonMap>,
+    /// The launch the host will connect with (Paseo's `provider.catalog_key` options carry
+    /// it): the catalog cache key is that launch's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "crate::wire::LaunchSpec")]
+    pub launch: Option<crate::wire::LaunchSpec>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -35,6 +35,10 @@ pub fn wire_schema() -> Value {
                 "params": schemars::schema_for!(wire::CloseParams),
                 "result": { "type": "null" },
             },
+            "provider/readSessionHistory": {
+                "params": schemars::schema_for!(wire::ReadSessionHistoryParams),
+                "result": schemars::schema_for!(wire::ReadSessionHistoryResponse),
+            },
             "provider/event": {
                 "params": schemars::schema_for!(wire::EventNotification),
             },

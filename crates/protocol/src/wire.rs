@@ -2,6 +2,7 @@
 
 use crate::{
     Capability, ProviderAvailability, ProviderCatalogOptions, ProviderEvent, ProviderInput,
+    ProviderPersistence, TimelineItem,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -13,6 +14,7 @@ pub const METHOD_CATALOG_CACHE_KEY: &str = "provider/catalogCacheKey";
 pub const METHOD_CONNECT: &str = "provider/connect";
 pub const METHOD_SEND: &str = "provider/send";
 pub const METHOD_CLOSE: &str = "provider/close";
+pub const METHOD_READ_SESSION_HISTORY: &str = "provider/readSessionHistory";
 pub const METHOD_SHUTDOWN: &str = "shutdown";
 pub const METHOD_EVENT: &str = "provider/event";
 
@@ -155,4 +157,39 @@ pub struct CloseParams {
 pub struct EventNotification {
     pub connection_id: String,
     pub event: ProviderEvent,
+}
+
+/// `provider/readSessionHistory`: the stored history of a native session, read without a live
+/// session (Paseo's `readSessionHistory({ persistence, cwd, env, launch })`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadSessionHistoryParams {
+    pub provider_id: String,
+    /// The opaque handle a `session.opened` or `session.persistence` carried.
+    pub persistence: ProviderPersistence,
+    /// The session's working directory.
+    pub cwd: String,
+    /// The session's environment (as a `session.open` config's `env`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "BTreeMap<String, String>")]
+    pub env: Option<BTreeMap<String, String>>,
+    /// The launch to read with (as a connect request's); absent: the provider's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "LaunchSpec")]
+    pub launch: Option<LaunchSpec>,
+}
+
+/// How much of the history a read returned.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum HistoryCoverage {
+    /// Every stored row.
+    Complete,
+}
+
+/// The answer to `provider/readSessionHistory`: complete timeline snapshots in provider order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReadSessionHistoryResponse {
+    pub items: Vec<TimelineItem>,
+    pub coverage: HistoryCoverage,
 }

@@ -73,6 +73,7 @@ pub mod elicitation;
 pub mod event;
 mod flow;
 pub mod gated_open;
+pub mod history;
 pub mod host;
 pub mod input;
 pub mod kill;

@@ -80,3 +80,6 @@ const REWIND: agent_bridge_conformance::rewind::RewindCase =
 agent_bridge_conformance::case_scenarios!(rig, rewind, REWIND;
     a_rewind_drops_the_later_turns_from_what_the_model_sees,
     a_command_turn_carries_a_revert_token_and_rewinds);
+
+// `provider/readSessionHistory` of a closed session (`agent_bridge_conformance::history`).
+agent_bridge_conformance::case_scenarios!(rig, history, (); read_history_after_close);

@@ -202,3 +202,6 @@ acp_tests! { spare_short_rig;
 }
 
 agent_bridge_conformance::agnostic_scenarios!(cli rig, after acp::record_traffic);
+
+// `provider/readSessionHistory` of a closed session (`agent_bridge_conformance::history`).
+agent_bridge_conformance::case_scenarios!(rig, history, (); read_history_after_close);

@@ -13,9 +13,16 @@
 //   plugin; one that fails is rejected and its connection closed;
 // - every event is parsed with the host's `ProviderEventSchema` after a JSON round trip; one that
 //   fails closes the connection (`provider.closed` with the error), which fails every session;
+// - every IPC request is parsed with the generation's strict request schema first
+//   (`plugin-process-protocol.ts`, ./ipc-requests.mjs): one that fails is `provider.rejected`
+//   (and its connection closed) when it names a connection and an acceptance, else `fatal` and
+//   the plugin shuts down (`handleMessage` of `plugin-process.ts@743b27cd`);
+// - (newest) `provider.history` calls `readSessionHistory(request)` and parses the answer with
+//   `ProviderHistoryReadResultSchema`; the ready metadata says `hasHistoryReader`;
 // - `shutdown`: no new work, the plugin's cleanup, every connection closed, then disconnect.
-// The emulator adds one thing of its own: a refused event is reported with the event and the
-// first problem, so a test can name it.
+// The emulator adds two things of its own: a refused event is reported with the event and the
+// first problem, so a test can name it; the host generation (and whether the SDK is served)
+// comes as the process's arguments, not in `initialize`, whose schema is strict.
 
 import { createRequire } from "node:module";
 import * as zod from "zod";
@@ -23,8 +30,9 @@ import * as zod from "zod";
 const nodeRequire = createRequire(import.meta.url);
 const CLIENT_ONLY = ["@getpaseo/plugin/client", "@getpaseo/plugin/client/ui", "@getpaseo/plugin/client/react-native"];
 
-let sdk = null; // the host generation's provider module
-let withSdk = true;
+// The host generation's provider module, and whether plugins may `require` it.
+const sdk = await import(`./schemas-${process.argv[2] ?? "newest"}.mjs`);
+const withSdk = process.argv[3] !== "nosdk";
 const providers = new Map();
 const connections = new Map();
 const pending = new Map();
@@ -92,14 +100,13 @@ function metadata(provider) {
   };
   if (sdk.REGISTRATION.status) entry.hasStatus = provider.status !== undefined;
   if (sdk.REGISTRATION.command) entry.command = provider.command;
+  if (sdk.REGISTRATION.history) entry.hasHistoryReader = provider.readSessionHistory !== undefined;
   // What this generation's daemon keeps of a registration: it never sees checkAvailability.
   entry.hooks = Object.keys(provider).filter((key) => typeof provider[key] === "function").sort();
   return entry;
 }
 
 async function initialize(message) {
-  sdk = await import(`./schemas-${message.generation}.mjs`);
-  withSdk = message.withSdk !== false;
   const factory = globalThis.eval(message.bundle);
   if (typeof factory !== "function") throw new Error("Plugin server bundle is not executable");
   const exports = factory(runtimeRequire);
@@ -225,7 +232,24 @@ function answer(message, work) {
   );
 }
 
-process.on("message", (message) => {
+process.on("message", (raw) => {
+  const parsed = sdk.PluginProcessRequestSchema.safeParse(raw);
+  if (!parsed.success) {
+    if (typeof raw?.connectionId === "string" && typeof raw?.acceptanceId === "string") {
+      send({
+        type: "provider.rejected",
+        connectionId: raw.connectionId,
+        acceptanceId: raw.acceptanceId,
+        error: `Invalid provider input: ${problemOf(parsed.error)}`,
+      });
+      void closeConnection(raw.connectionId);
+      return;
+    }
+    send({ type: "fatal", error: `Invalid plugin process request: ${problemOf(parsed.error)}` });
+    void shutdown();
+    return;
+  }
+  const message = parsed.data;
   if (message.type === "initialize") {
     initialize(message).catch((error) => send({ type: "fatal", error: describeError(error) }));
     return;
@@ -251,19 +275,8 @@ process.on("message", (message) => {
         send({ type: "provider.connect_failed", connectionId: message.connectionId, error: describeError(error) });
       });
       return;
-    case "provider.send": {
-      const parsed = sdk.ProviderInputSchema.safeParse(message.input);
-      if (!parsed.success) {
-        send({
-          type: "provider.rejected",
-          connectionId: message.connectionId,
-          acceptanceId: message.acceptanceId,
-          error: `Invalid provider input: ${problemOf(parsed.error)}`,
-        });
-        void closeConnection(message.connectionId);
-        return;
-      }
-      sendInput({ ...message, input: parsed.data }).catch((error) =>
+    case "provider.send":
+      sendInput(message).catch((error) =>
         send({
           type: "provider.rejected",
           connectionId: message.connectionId,
@@ -272,7 +285,6 @@ process.on("message", (message) => {
         }),
       );
       return;
-    }
     case "provider.close":
       void closeConnection(message.connectionId);
       return;
@@ -283,6 +295,15 @@ process.on("message", (message) => {
           throw new Error(`Provider has no status capability: ${message.providerId}`);
         }
         return sdk.ProviderStatusSchema.parse(await provider.status(message.request));
+      });
+      return;
+    case "provider.history":
+      answer(message, async () => {
+        const provider = providers.get(message.providerId);
+        if (!provider?.readSessionHistory) {
+          throw new Error(`Provider has no history reader capability: ${message.providerId}`);
+        }
+        return sdk.ProviderHistoryReadResultSchema.parse(transported(await provider.readSessionHistory(message.request)));
       });
       return;
     case "provider.catalog_key":

@@ -54,7 +54,7 @@ export class PaseoHost {
   async start() {
     const sdk = await this.schemas();
     const bundle = await bundleOf(this.pluginDir);
-    this.child = fork(path.join(here, "plugin-process.mjs"), [], {
+    this.child = fork(path.join(here, "plugin-process.mjs"), [this.generation, this.withSdk ? "sdk" : "nosdk"], {
       serialization: "advanced",
       stdio: ["ignore", "pipe", "pipe", "ipc"],
       env: this.env,
@@ -79,6 +79,9 @@ export class PaseoHost {
           clearTimeout(timer);
           resolve(message);
         } else if (message.type === "fatal") {
+          // Before `ready` it fails the load; after it the runtime logs it (the plugin process
+          // shuts itself down).
+          this.fatal = message.error;
           clearTimeout(timer);
           reject(new Error(`plugin failed to load: ${message.error}\n${this.log()}`));
         } else {
@@ -86,15 +89,10 @@ export class PaseoHost {
         }
       });
     });
-    this.child.send({
-      type: "initialize",
-      pluginId: this.pluginId,
-      bundle,
-      appVersion: sdk.PASEO_VERSION,
-      pluginDirectory: this.pluginDir,
-      generation: this.generation,
-      withSdk: this.withSdk,
-    });
+    const initialize = { type: "initialize", pluginId: this.pluginId, bundle, appVersion: sdk.PASEO_VERSION };
+    // The newer plugin process reads provider icons from the plugin folder it is told.
+    if (this.generation !== "0.9") initialize.pluginDirectory = this.pluginDir;
+    this.child.send(initialize);
     try {
       this.providers = (await ready).providers;
     } catch (error) {
@@ -133,6 +131,12 @@ export class PaseoHost {
   /** The newer plugin process's `provider.status`. */
   status(providerId, request) {
     return this.request({ type: "provider.status", providerId, request });
+  }
+
+  /** The newer daemon's `getProviderHistory` (IPC `provider.history`), parsed as it does. */
+  async history(providerId, request) {
+    const sdk = await this.schemas();
+    return sdk.ProviderHistoryReadResultSchema.parse(await this.request({ type: "provider.history", providerId, request }));
   }
 
   catalogKey(providerId, options) {

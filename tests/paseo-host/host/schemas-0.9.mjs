@@ -25,6 +25,7 @@ import {
   thinkingOption,
   toolPolicy,
 } from "./schema-parts.mjs";
+import { requestSchema09 } from "./ipc-requests.mjs";
 
 export const GENERATION = "0.9";
 /**
@@ -139,5 +140,8 @@ export function negotiateProviderCapabilities(offered, supported) {
   return offered.filter((c, i) => isProviderCapability(c) && wanted.has(c) && offered.indexOf(c) === i);
 }
 
+/** The plugin process's IPC requests (`plugin-process-protocol.ts@0424fa7d`), strict. */
+export const PluginProcessRequestSchema = requestSchema09({ ProviderInputSchema, ProviderConnectRequestSchema });
+
 /** How this generation's plugin process treats a registration. */
-export const REGISTRATION = { status: false, command: false };
+export const REGISTRATION = { status: false, command: false, history: false };

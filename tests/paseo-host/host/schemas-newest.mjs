@@ -16,7 +16,8 @@
 // (kept open: unknown keys stripped), whether `controls` and `providerOptions` are each
 // required (transcribed as: a config has `settings`, or `controls` with `providerOptions`), the
 // shape of `ProviderStatusSchema` (assumed to be the availability shape `{status, diagnostic?}`)
-// and of the status request (assumed `{launch?, cwd?, timeoutMs?}`).
+// and of `ProviderHistoryReadResultSchema` (below). The IPC requests (the status request
+// `{launch?}`, strict) are `plugin-process-protocol.ts@743b27cd`'s (./ipc-requests.mjs).
 // Everything else is the 0.9 generation's (provider.ts@bd898554).
 
 import { z } from "zod";
@@ -32,8 +33,10 @@ import {
   persistence,
   setting,
   thinkingOption,
+  timelineItem,
   toolPolicy,
 } from "./schema-parts.mjs";
+import { requestSchemaNewest } from "./ipc-requests.mjs";
 
 export const GENERATION = "newest";
 export const PASEO_VERSION = "0.10.0";
@@ -182,5 +185,26 @@ export function negotiateProviderCapabilities(offered, supported) {
   return offered.filter((c, i) => isProviderCapability(c) && wanted.has(c) && offered.indexOf(c) === i);
 }
 
+/**
+ * ASSUMED: `ProviderHistoryReadResultSchema` is imported by the newer plugin process and
+ * daemon (`plugin-process.ts@743b27cd`, `runtime.ts@743b27cd`) but not defined in the public
+ * sources; transcribed from the provider guide's example (`public-docs/plugins/providers.md`
+ * @743b27cd): complete timeline snapshots, a coverage, optional children.
+ */
+export const ProviderHistoryReadResultSchema = z
+  .object({
+    items: z.array(timelineItem),
+    coverage: z.object({ kind: z.literal("complete") }).strip(),
+    children: z.array(z.unknown()).optional(),
+  })
+  .strip();
+
+/** The plugin process's IPC requests (`plugin-process-protocol.ts@743b27cd`), strict. */
+export const PluginProcessRequestSchema = requestSchemaNewest({
+  ProviderInputSchema,
+  ProviderConnectRequestSchema,
+  ProviderLaunchSchema,
+});
+
 /** How this generation's plugin process treats a registration. */
-export const REGISTRATION = { status: true, command: true };
+export const REGISTRATION = { status: true, command: true, history: true };

@@ -202,6 +202,9 @@ impl State {
             Ok(HostRequest::Connect(p)) => self.connect(p).await,
             Ok(HostRequest::Send(p)) => return self.send(id, p).await,
             Ok(HostRequest::Close(p)) => return self.close(id, p).await,
+            Ok(HostRequest::ReadSessionHistory(p)) => {
+                return self.read_session_history(id, p).await
+            }
             Err(err) => Err(err),
         };
         match result {

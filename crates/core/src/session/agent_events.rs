@@ -239,7 +239,7 @@ impl Actor {
 
 /// A user message that starts with context the bridge carried into a new conversation (a
 /// replay of that conversation) shows what the user wrote.
-pub(super) fn strip_carried_context(item: &mut TimelineItem) {
+pub(crate) fn strip_carried_context(item: &mut TimelineItem) {
     if let ItemBody::UserMessage { text, .. } = &mut item.body {
         let stripped = crate::carry_over::strip(text);
         if stripped.len() != text.len() {

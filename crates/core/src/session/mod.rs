@@ -35,6 +35,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::limits::{bounded, PROCESS_GONE_TIMEOUT};
 pub use crate::limits::{CALL_TIMEOUT, CLOSE_CALL_TIMEOUT, INTERRUPT_GRACE, OPEN_TIMEOUT};
+pub(crate) use agent_events::strip_carried_context;
 pub use children::MAX_CHILDREN;
 pub use recovery::CRASH_LOOP_LIMIT;
 pub use spool::SPOOL_MEMORY_BYTES;

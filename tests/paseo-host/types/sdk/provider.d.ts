@@ -3,8 +3,10 @@
 // with the newer host's additions: `ProviderConnectRequest.launch`, `ProviderRegistration.status`
 // and `.command` (the newer `plugin-process.ts`), `controls` / `providerOptions` in the config
 // state and `session.can_stop_runtime` (the seed provider guide). Where the newer shapes are not
-// in the public sources (`ProviderStatus`, the status request) they are the emulator's
-// assumption (tests/paseo-host/host/schemas-newest.mjs). Only what the adapter's types meet is
+// in the public sources (`ProviderStatus`, the history read's result) they are the emulator's
+// assumption (tests/paseo-host/host/schemas-newest.mjs). The status and history requests are
+// `plugin-process-protocol.ts@743b27cd`'s strict IPC schemas; `readSessionHistory` and the
+// catalog options' `launch` are that file's and `plugin-process.ts@743b27cd`'s. Only what the adapter's types meet is
 // spelled out in full; the rest of the unions is kept faithful in shape.
 
 declare module "@getpaseo/plugin/server/provider" {
@@ -27,7 +29,10 @@ declare module "@getpaseo/plugin/server/provider" {
     settings?: Readonly<Record<string, JsonValue>>;
   }
   export type ProviderCatalogOptions = ProviderCatalogConfiguration &
-    ({ scope: "global"; force?: boolean } | { scope: "workspace"; cwd: string; force?: boolean });
+    (
+      | { scope: "global"; force?: boolean; launch?: ProviderLaunch }
+      | { scope: "workspace"; cwd: string; force?: boolean; launch?: ProviderLaunch }
+    );
 
   export interface ProviderAvailability {
     status: "missing" | "unrunnable" | "incompatible" | "available";
@@ -47,11 +52,21 @@ declare module "@getpaseo/plugin/server/provider" {
     capabilities: readonly string[];
     launch?: ProviderLaunch;
   }
-  /** Assumed (not in the public sources): see the module comment. */
+  /** IPC `provider.status`'s `request`: `{ launch? }`, strict. */
   export interface ProviderStatusRequest {
     launch?: ProviderLaunch;
-    cwd?: string;
-    timeoutMs?: number;
+  }
+  /** IPC `provider.history`'s `request`, strict. */
+  export interface ProviderHistoryReadRequest {
+    persistence: ProviderPersistence;
+    cwd: string;
+    env?: Record<string, string>;
+    launch?: ProviderLaunch;
+  }
+  /** Assumed (the provider guide's example; the schema is not public). */
+  export interface ProviderHistoryReadResult {
+    items: ProviderTimelineItem[];
+    coverage: { kind: "complete" };
   }
   /** Assumed (not in the public sources): the availability shape. */
   export type ProviderStatus = ProviderAvailability;
@@ -60,6 +75,7 @@ declare module "@getpaseo/plugin/server/provider" {
     getCatalogCacheKey?(options: ProviderCatalogOptions, context?: ProviderOperationContext): Promise<string | undefined>;
     checkAvailability?(options: ProviderCatalogOptions, context?: ProviderOperationContext): Promise<ProviderAvailability>;
     status?(request: ProviderStatusRequest): Promise<ProviderStatus>;
+    readSessionHistory?(request: ProviderHistoryReadRequest): Promise<ProviderHistoryReadResult>;
     command?: readonly string[];
     providerOptionsSchema?: ZodType;
     id: string;
