@@ -147,7 +147,7 @@ impl ClaudeSession {
 }
 
 /// The CLI's words when it could not find the conversation it was asked to resume (its stderr
-/// says "No conversation found with session ID: <id>" and it exits).
+/// says `No conversation found with session ID: <id>` and it exits).
 pub fn conversation_missing(error: &ProviderError) -> Option<String> {
     let text = error.diagnostic.as_deref().unwrap_or_default();
     text.lines()
