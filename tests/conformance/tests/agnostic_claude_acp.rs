@@ -49,3 +49,18 @@ acp_tests! { rig;
 }
 
 agent_bridge_conformance::agnostic_scenarios!(cli rig, after acp::record_traffic);
+
+/// `CLAUDE_CONFIG_DIR` set only in plugin.json's `env`: the adapter's Claude Code writes its
+/// transcripts there, and a fresh bridge reopening the handle replays the session.
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn config_dir_only_in_plugin_json_persists_and_replays() {
+    use agent_bridge_conformance::plugin_env::{config_dir_only_in_plugin_json, ConfigDirCase};
+    let case = ConfigDirCase {
+        var: "CLAUDE_CONFIG_DIR",
+        written: "projects",
+        default: ".claude/projects",
+        patch: || serde_json::json!({}),
+    };
+    config_dir_only_in_plugin_json(SPEC, case).await;
+}

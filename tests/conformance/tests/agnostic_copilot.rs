@@ -53,3 +53,18 @@ acp_tests! { rig;
 }
 
 agent_bridge_conformance::agnostic_scenarios!(cli rig, after acp::record_traffic);
+
+/// `COPILOT_HOME` set only in plugin.json's `env`: Copilot keeps its sessions there, and a
+/// fresh bridge reopening the handle replays the session.
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copilot_home_only_in_plugin_json_persists_and_replays() {
+    use agent_bridge_conformance::plugin_env::{config_dir_only_in_plugin_json, ConfigDirCase};
+    let case = ConfigDirCase {
+        var: "COPILOT_HOME",
+        written: "session-state",
+        default: ".copilot/session-state",
+        patch: || serde_json::json!({}),
+    };
+    config_dir_only_in_plugin_json(SPEC, case).await;
+}
