@@ -20,7 +20,8 @@ A Claude session retries an unreachable API twice (CLAUDE_CODE_MAX_RETRIES=2 unl
 while an agent keeps retrying (a \"Retrying the model connection\" notice), `try` gives up \
 --give-up-after seconds after the prompt. Unless --agent named the provider, each agent tried \
 is given up --give-up-after seconds after it was tried when its model has not answered (a \
-retry or silence) or its session did not open, with the CLI's words in one line; after a \
+retry or silence) or its session did not open; one whose open was refused or whose turn failed \
+is given up at once; each in one line with the CLI's words. After a \
 model out of reach the demo agent runs next (it needs no network), and the demo is reached \
 within twice --give-up-after in all. A PATH searched for missing CLIs is printed once.
 

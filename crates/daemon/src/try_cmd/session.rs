@@ -98,8 +98,9 @@ enum Run {
     Ended(TurnEnd),
     /// The model was out of reach (the agent's words); the next provider may be tried.
     Unreachable(String),
-    /// The session could not be opened (why); the next provider may be tried.
-    OpenFailed(String),
+    /// The session could not be opened, or its turn failed (why); the next provider may be
+    /// tried.
+    Failed(String),
 }
 
 impl Host {
@@ -164,7 +165,7 @@ impl Host {
                         .error(&format!("giving up on {}: {words}; {next}", provider.id));
                     self.close_connection().await;
                 }
-                Run::OpenFailed(why) => {
+                Run::Failed(why) => {
                     self.renderer.error(&format!(
                         "giving up on {}: {why}; trying the next agent",
                         provider.id
@@ -217,7 +218,7 @@ impl Host {
                 Ok(Ok(config)) => config,
                 Ok(Err(e)) => {
                     let why = self.open_refused.take().unwrap_or_else(|| format!("{e:#}"));
-                    return Ok(Run::OpenFailed(why));
+                    return Ok(Run::Failed(why));
                 }
                 Err(_) => {
                     return Ok(Run::Unreachable(format!(
@@ -473,6 +474,12 @@ impl Host {
             if let (TurnEnd::Failed(why), Some(_)) = (&end, retries.unreachable()) {
                 self.renderer.finish_line();
                 return Ok(Run::Unreachable(why.clone()));
+            }
+            // A failed turn (Claude Code not logged in, when its login could not be checked in
+            // time, fails its first turn): the next agent may work.
+            if let TurnEnd::Failed(why) = &end {
+                self.renderer.finish_line();
+                return Ok(Run::Failed(why.clone()));
             }
         }
         // An interrupt `try` made because the model was out of reach is a failure.
