@@ -53,6 +53,11 @@ impl Facade {
             ProviderEvent::SessionPersistence {
                 session_id,
                 persistence,
+            }
+            | ProviderEvent::SessionOpened {
+                session_id,
+                persistence: Some(persistence),
+                ..
             } => {
                 if let Some(acp) = self.acp_ids.get(&session_id) {
                     session_ids::remember(&self.data_dir, acp, &persistence).await;

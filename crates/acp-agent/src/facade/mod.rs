@@ -108,9 +108,6 @@ pub enum Internal {
 /// What a refused input was for.
 #[derive(Debug)]
 pub enum Refusal {
-    Open {
-        session: String,
-    },
     Prompt {
         session: String,
         client_message_id: String,
@@ -138,6 +135,8 @@ pub struct Facade {
     asked: HashMap<String, AskedPermission>,
     next_request: u64,
     internal: mpsc::Sender<Internal>,
+    /// Updates decided while handling a message, sent once it is handled.
+    pending_updates: Vec<(String, SessionUpdate)>,
 }
 
 impl Facade {
@@ -163,6 +162,7 @@ impl Facade {
             asked: HashMap::new(),
             next_request: 0,
             internal,
+            pending_updates: Vec::new(),
         }
     }
 
@@ -224,14 +224,6 @@ impl Facade {
         };
         let rpc = error_of(code, &error);
         match request {
-            Refusal::Open { session } => {
-                if let Some(s) = self.sessions.remove(&session) {
-                    self.acp_ids.remove(&s.core_id);
-                    if let Some((id, _)) = s.opening {
-                        self.out.error(Some(id), rpc).await;
-                    }
-                }
-            }
             Refusal::Prompt {
                 session,
                 client_message_id,

@@ -10,7 +10,8 @@ use agent_bridge_protocol::{
 };
 use agent_client_protocol_schema::v1::{
     AuthMethod, AuthMethodAgent, ClientNotification, ClientRequest, Implementation,
-    InitializeResponse, McpServer, RequestPermissionResponse,
+    InitializeResponse, McpServer, RequestPermissionResponse, SessionUpdate, ToolCallStatus,
+    ToolCallUpdate, ToolCallUpdateFields,
 };
 use agent_client_protocol_schema::{MethodDispatchError, ProtocolVersion};
 use serde_json::{json, Value};
@@ -27,7 +28,12 @@ impl Facade {
         match message {
             ClientMessage::Blank => {}
             ClientMessage::Refused(id, e) => self.out.error(id, e).await,
-            ClientMessage::Response { id, result } => self.permission_answer(id, result),
+            ClientMessage::Response { id, result } => {
+                self.permission_answer(id, result);
+                for (session, update) in std::mem::take(&mut self.pending_updates) {
+                    self.update(&session, update).await;
+                }
+            }
             ClientMessage::Notification { method, params } => {
                 match ClientNotification::from_method_and_params(&method, &params) {
                     Ok(ClientNotification::CancelNotification(n)) => {
@@ -304,6 +310,9 @@ impl Facade {
                 session: acp_id.clone(),
             },
         );
+        let refusal = Refusal::Waiting {
+            request_id: request_id.clone(),
+        };
         let input = ProviderInput::SessionOpen {
             request_id,
             session_id: core_id,
@@ -311,7 +320,7 @@ impl Facade {
             persistence,
             history,
         };
-        self.send(input, Refusal::Open { session: acp_id });
+        self.send(input, refusal);
     }
 
     async fn configure(
@@ -425,6 +434,21 @@ impl Facade {
                 "the ACP client's answer to the permission could not be read",
             ),
         };
+        // The permission's own tool call ends with the answer (a client shows it until then).
+        let status = if response.is_allow() {
+            ToolCallStatus::Completed
+        } else {
+            ToolCallStatus::Failed
+        };
+        let call = permission::tool_call(&asked.request);
+        let update = ToolCallUpdate::new(
+            call.tool_call_id,
+            ToolCallUpdateFields::new().status(status),
+        );
+        self.pending_updates.push((
+            asked.session_id.clone(),
+            SessionUpdate::ToolCallUpdate(update),
+        ));
         let input = ProviderInput::SessionPermission {
             session_id: core_id,
             permission_id: asked.request.id.clone(),
