@@ -89,16 +89,21 @@ pub fn options(request: &ProviderPermissionRequest) -> Vec<PermissionOption> {
     out
 }
 
-/// The tool call the permission is about (its id is the permission's id unless the request
-/// names the tool call it guards in `metadata.toolCallId`).
+/// The timeline tool call a permission guards, when the provider names it (`toolCallId` of an
+/// ACP agent, Claude's `toolUseId`, Codex's `itemId`): the permission is then shown on that
+/// call.
+pub fn guarded_call(request: &ProviderPermissionRequest) -> Option<String> {
+    let metadata = request.metadata.as_ref()?;
+    ["toolCallId", "toolUseId", "itemId"]
+        .iter()
+        .find_map(|k| metadata.get(*k).and_then(Value::as_str))
+        .map(str::to_string)
+}
+
+/// The tool call the permission is about: the call it guards, else one of its own (the
+/// permission's id).
 pub fn tool_call(request: &ProviderPermissionRequest) -> ToolCallUpdate {
-    let id = request
-        .metadata
-        .as_ref()
-        .and_then(|m| m.get("toolCallId"))
-        .and_then(Value::as_str)
-        .unwrap_or(&request.id)
-        .to_string();
+    let id = guarded_call(request).unwrap_or_else(|| request.id.clone());
     let title = request
         .title
         .clone()

@@ -151,7 +151,7 @@ fn detail_fields(name: &str, detail: &ToolCallDetail) -> ToolFields {
         ToolCallDetail::Search(s) => {
             let mut f = fields(ToolKind::Search, s.query.clone());
             if let Some(paths) = &s.file_paths {
-                f.locations = paths.iter().map(|p| ToolCallLocation::new(p)).collect();
+                f.locations = paths.iter().map(ToolCallLocation::new).collect();
             }
             if let Some(c) = s.content.as_deref().filter(|c| !c.is_empty()) {
                 f.content.push(text(c));

@@ -243,9 +243,8 @@ impl Facade {
             .map(|(k, _)| k.clone())
             .collect();
         for key in done {
-            match self.waits.remove(&key) {
-                Some(Wait::Close { id, .. }) => self.answer(id, json!({})).await,
-                Some(_) | None => {}
+            if let Some(Wait::Close { id, .. }) = self.waits.remove(&key) {
+                self.answer(id, json!({})).await;
             }
         }
         self.asked.retain(|_, a| a.session_id != acp);

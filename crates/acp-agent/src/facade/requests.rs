@@ -434,21 +434,21 @@ impl Facade {
                 "the ACP client's answer to the permission could not be read",
             ),
         };
-        // The permission's own tool call ends with the answer (a client shows it until then).
-        let status = if response.is_allow() {
-            ToolCallStatus::Completed
-        } else {
-            ToolCallStatus::Failed
-        };
-        let call = permission::tool_call(&asked.request);
-        let update = ToolCallUpdate::new(
-            call.tool_call_id,
-            ToolCallUpdateFields::new().status(status),
-        );
-        self.pending_updates.push((
-            asked.session_id.clone(),
-            SessionUpdate::ToolCallUpdate(update),
-        ));
+        // A permission shown on a tool call of its own ends it with the answer (a client shows
+        // it until then); one shown on the call it guards leaves that call to its snapshots.
+        if permission::guarded_call(&asked.request).is_none() {
+            let status = if response.is_allow() {
+                ToolCallStatus::Completed
+            } else {
+                ToolCallStatus::Failed
+            };
+            let fields = ToolCallUpdateFields::new().status(status);
+            let update = ToolCallUpdate::new(asked.request.id.clone(), fields);
+            self.pending_updates.push((
+                asked.session_id.clone(),
+                SessionUpdate::ToolCallUpdate(update),
+            ));
+        }
         let input = ProviderInput::SessionPermission {
             session_id: core_id,
             permission_id: asked.request.id.clone(),

@@ -46,9 +46,23 @@ pub struct AcpClient {
 
 impl AcpClient {
     pub fn start(provider: &str, data_dir: &Path, env: &[(&str, &str)]) -> AcpClient {
+        AcpClient::start_in(provider, &repo_root(), data_dir, None, env)
+    }
+
+    /// The agent with another plugin folder, and (`clean_env`) only the environment given.
+    pub fn start_in(
+        provider: &str,
+        plugin_dir: &Path,
+        data_dir: &Path,
+        clean_env: Option<&std::collections::BTreeMap<String, String>>,
+        env: &[(&str, &str)],
+    ) -> AcpClient {
         let mut cmd = Command::new(BIN);
+        if let Some(clean) = clean_env {
+            cmd.env_clear().envs(clean);
+        }
         cmd.args(["acp", "--provider", provider, "--plugin-dir"])
-            .arg(repo_root())
+            .arg(plugin_dir)
             .arg("--data-dir")
             .arg(data_dir)
             .env("AGENT_BRIDGE_DEMO", "1")
@@ -212,4 +226,59 @@ pub fn chunks(messages: &[Value], kind: &str) -> String {
         .filter(|u| u["sessionUpdate"] == kind)
         .filter_map(|u| u["content"]["text"].as_str().map(str::to_string))
         .collect()
+}
+
+/// A process under the agent: its pid and command line.
+#[derive(Debug, Clone)]
+pub struct Proc {
+    pub pid: i32,
+    pub cmdline: String,
+}
+
+fn parent_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid …`; comm may hold spaces, so read after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Every live descendant of `root`.
+pub fn descendants(root: i32) -> Vec<Proc> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return vec![];
+    };
+    let pids: Vec<i32> = dir
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect();
+    let mut out = vec![];
+    for pid in pids {
+        let mut p = pid;
+        let mut depth = 0;
+        while let Some(parent) = parent_of(p) {
+            if parent == root {
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+                    .unwrap_or_default();
+                out.push(Proc { pid, cmdline });
+                break;
+            }
+            if parent <= 1 || depth > 32 {
+                break;
+            }
+            p = parent;
+            depth += 1;
+        }
+    }
+    out
+}
+
+/// True while `pid` lives (a zombie counts as gone).
+pub fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rfind(')')
+                .map(|i| s[i + 1..].trim_start().starts_with('Z'))
+        })
+        .is_some_and(|zombie| !zombie)
 }
