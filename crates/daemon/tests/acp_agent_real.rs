@@ -71,7 +71,7 @@ impl RealRig {
     }
 }
 
-async fn scenarios(rig: RealRig) {
+async fn scenarios(rig: RealRig, ask_mode: &str) {
     let mut c = rig.client().await;
     let session = c.new_session(rig.cwd()).await;
 
@@ -83,26 +83,31 @@ async fn scenarios(rig: RealRig) {
         "{before:?}"
     );
 
-    // A tool with its permission allowed, then one rejected (when the CLI asks at all in its
-    // default mode).
-    for (kind, ran) in [("allow_once", true), ("reject_once", false)] {
+    // A tool with its permission allowed, then one rejected, in the mode that asks.
+    let (_, set) = c
+        .call(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": ask_mode}),
+        )
+        .await;
+    assert_eq!(set["result"], json!({}), "{set}");
+    for (kind, file, runs) in [
+        ("allow_once", "allowed.txt", true),
+        ("reject_once", "denied.txt", false),
+    ] {
         c.asked.clear();
         c.permissions = acp_support::PermissionAnswer::Kind(kind);
-        let (before, end) = c.prompt(&session, "please run `echo acp-real-tool`").await;
+        let (_, end) = c
+            .prompt(&session, &format!("please run `touch {file}`"))
+            .await;
         assert_eq!(end["result"]["stopReason"], "end_turn", "{kind}: {end}");
-        let completed = acp_support::updates(&before).iter().any(|u| {
-            u["kind"] == "execute"
-                && u["status"] == "completed"
-                && u["content"].to_string().contains("acp-real-tool")
-        });
-        eprintln!(
-            "{}: {kind}: asked {} time(s), ran: {completed}",
-            rig.provider,
-            c.asked.len()
+        assert!(!c.asked.is_empty(), "{kind}: the CLI asked");
+        assert_eq!(
+            c.asked[0]["params"]["toolCall"]["kind"], "execute",
+            "{:?}",
+            c.asked
         );
-        if !c.asked.is_empty() {
-            assert_eq!(completed, ran, "{kind}: {before:?}");
-        }
+        assert_eq!(rig.cwd().join(file).exists(), runs, "{kind}");
     }
     c.permissions = acp_support::PermissionAnswer::Kind("allow_once");
 
@@ -228,7 +233,7 @@ async fn acp_real_claude_bridge() {
     )
     .await
     {
-        scenarios(rig).await;
+        scenarios(rig, "default").await;
     }
 }
 
@@ -238,6 +243,6 @@ async fn acp_real_codex_bridge() {
     if let Some(rig) =
         RealRig::start("codex-bridge", "codex", "codex", mock_llm::hermetic::codex).await
     {
-        scenarios(rig).await;
+        scenarios(rig, "ask").await;
     }
 }
