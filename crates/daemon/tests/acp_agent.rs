@@ -219,6 +219,18 @@ async fn load_replays_the_history_after_a_restart_and_list_finds_it() {
     let listed = list["result"]["sessions"].as_array().unwrap().clone();
     assert_eq!(listed.len(), 1, "{list}");
     assert_eq!(listed[0]["cwd"], cwd.path().display().to_string());
+    // Loading the session open here closes and reopens it, with its replay.
+    let (replay, loaded) = c
+        .call(
+            "session/load",
+            json!({"sessionId": session, "cwd": cwd.path(), "mcpServers": []}),
+        )
+        .await;
+    assert!(loaded.get("error").is_none(), "{loaded}");
+    assert_eq!(
+        chunks(&replay, "user_message_chunk"),
+        "remember the word kiwi"
+    );
     assert!(c.close_stdin().await.success());
 
     // A new agent process, the same data folder: the id of session/new loads.

@@ -1,7 +1,7 @@
 //! The core's events as ACP: `session/update`s, answers to the waiting requests, and
 //! `session/request_permission` calls to the client.
 
-use super::{code, error, Facade, OpenKind, Wait};
+use super::{code, error, Facade, OpenKind, Reopen, Wait};
 use crate::{config, permission, session_ids};
 use agent_bridge_protocol::jsonrpc::{RequestId, RpcError};
 use agent_bridge_protocol::{
@@ -239,12 +239,20 @@ impl Facade {
         let done: Vec<String> = self
             .waits
             .iter()
-            .filter(|(_, w)| matches!(w, Wait::Close { session, .. } | Wait::Open { session } if *session == acp))
+            .filter(|(_, w)| {
+                matches!(w, Wait::Close { session, .. } | Wait::Open { session }
+                    | Wait::Reopen { session, .. } if *session == acp)
+            })
             .map(|(k, _)| k.clone())
             .collect();
         for key in done {
-            if let Some(Wait::Close { id, .. }) = self.waits.remove(&key) {
-                self.answer(id, json!({})).await;
+            match self.waits.remove(&key) {
+                Some(Wait::Close { id, .. }) => self.answer(id, json!({})).await,
+                Some(Wait::Reopen { session, reopen }) => {
+                    let Reopen { id, cwd, mcp, kind } = reopen;
+                    self.reopen(id, &session, cwd, &mcp, kind).await;
+                }
+                _ => {}
             }
         }
         self.asked.retain(|_, a| a.session_id != acp);

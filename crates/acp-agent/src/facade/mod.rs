@@ -96,6 +96,20 @@ pub enum Wait {
     },
     /// `session/cancel` is a notification: nothing answers.
     Interrupt,
+    /// A load or resume of a session open here: it is closed, then reopened.
+    Reopen {
+        session: String,
+        reopen: Reopen,
+    },
+}
+
+/// What a load or resume of a live session asked, kept while the session closes.
+#[derive(Debug)]
+pub struct Reopen {
+    pub id: RequestId,
+    pub cwd: String,
+    pub mcp: Vec<agent_client_protocol_schema::v1::McpServer>,
+    pub kind: OpenKind,
 }
 
 /// What a task reports back to the facade.
@@ -254,6 +268,7 @@ impl Facade {
             Wait::Sessions { id } | Wait::Configure { id, .. } | Wait::Close { id, .. } => {
                 self.out.error(Some(id), error).await
             }
+            Wait::Reopen { reopen, .. } => self.out.error(Some(reopen.id), error).await,
             Wait::Open { session } => {
                 if let Some(s) = self.sessions.remove(&session) {
                     self.acp_ids.remove(&s.core_id);

@@ -229,7 +229,7 @@ impl Facade {
         }
     }
 
-    async fn reopen(
+    pub(super) async fn reopen(
         &mut self,
         id: RequestId,
         acp_id: &str,
@@ -237,12 +237,36 @@ impl Facade {
         mcp: &[McpServer],
         kind: OpenKind,
     ) {
-        if self.sessions.contains_key(acp_id) {
-            let e = error(
-                code::INVALID_PARAMS,
-                format!("session `{acp_id}` is already open"),
+        if let Some(live) = self.sessions.get(acp_id) {
+            // A session open here is closed first, then reopened as asked (its replay comes
+            // from what the provider persisted); not while it runs a turn or still opens.
+            if !live.prompts.is_empty() || live.opening.is_some() {
+                let e = error(
+                    code::INVALID_PARAMS,
+                    format!("session `{acp_id}` is busy: wait for its turn to end or cancel it"),
+                );
+                return self.out.error(Some(id), e).await;
+            }
+            let core_id = live.core_id.clone();
+            let request_id = self.request_id("close");
+            let reopen = super::Reopen {
+                id,
+                cwd,
+                mcp: mcp.to_vec(),
+                kind,
+            };
+            self.waits.insert(
+                request_id.clone(),
+                Wait::Reopen {
+                    session: acp_id.to_string(),
+                    reopen,
+                },
             );
-            return self.out.error(Some(id), e).await;
+            let input = ProviderInput::SessionClose {
+                request_id: request_id.clone(),
+                session_id: core_id,
+            };
+            return self.send(input, Refusal::Waiting { request_id });
         }
         match session_ids::lookup(&self.data_dir, acp_id).await {
             Some(p) => {
