@@ -69,6 +69,9 @@ cargo build --release --locked -p agent-bridge
 step "Paseo adapter tests (node --test), npm packages installed without cargo"
 tests/adapter/run.sh
 
+step "ACP clients this project did not write (tests/acp-clients: @agentclientprotocol/sdk, acpx) against agent-bridge acp"
+tests/acp-clients/run.sh
+
 step "Paseo host emulator (tests/paseo-host): every provider on both host generations"
 tests/paseo-host/run.sh
 
