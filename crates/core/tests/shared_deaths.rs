@@ -21,6 +21,8 @@ async fn the_sessions_of_a_process_count_its_death_once_and_its_successor_counts
     // SAFETY: kill has no memory preconditions; the pid is our child's.
     unsafe { libc::kill(first as i32, libc::SIGKILL) };
     wait_gone(first).await;
+    // The pool hands the process out until its peer has closed, which can trail the reaping.
+    wait_closed(&a).await;
     let c = join(&pool, &[], echo("c"), "thread-c").await;
     assert!(pid(&c) != first);
     let dc = c.member.process().death();

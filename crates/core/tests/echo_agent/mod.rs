@@ -159,6 +159,16 @@ pub async fn wait_gone(pid: u32) {
     }
 }
 
+/// Waits until the session's peer has seen its process's end (its output closed): only then
+/// does the pool know the process is dead, which can come after the process is reaped.
+pub async fn wait_closed(s: &Session) {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !s.member.rpc().is_closed() {
+        assert!(tokio::time::Instant::now() < deadline, "the peer never closed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 pub fn pid(s: &Session) -> u32 {
     s.member.process().pid().expect("a pid")
 }
