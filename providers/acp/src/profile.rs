@@ -229,7 +229,7 @@ mod tests {
     }
 
     #[test]
-    fn the_table_is_valid_and_has_the_eight_agents() {
+    fn the_table_is_valid_and_has_the_nine_agents() {
         let table: Table = serde_json::from_str(PROFILES).expect("profiles.json parses");
         assert_eq!(
             table.profiles.keys().cloned().collect::<Vec<_>>(),
@@ -240,6 +240,7 @@ mod tests {
                 "copilot",
                 "gemini",
                 "kilo",
+                "kimi",
                 "opencode",
                 "qwen"
             ]
