@@ -11,7 +11,7 @@
 // turn the bridge resumes Kimi's session, but the completed turn is not in what Kimi then
 // sends the model: "the earlier turn reaches the model" fails; AUDIT line "resumed"), and
 // `no_process_is_left_behind` (the rig finds the agent's process by a command line starting
-// with the CLI's path; Kimi's bin is a node script, its process is `node <path> acp`).
+// with the CLI's path; Kimi sets its process title, so its command line reads `kimi-code`).
 
 mod acp;
 

