@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test of agent-bridge on a fresh machine: installs the pinned vendor CLIs into a
+# Runs every test of agent-bridge on a fresh machine: the lint gate (fmt, clippy, rustdoc, all
+# warnings denied), then installs the pinned vendor CLIs into a
 # cache folder (tests/clis/install.sh, skipped when current), the adapter's test tooling
 # (tests/adapter), builds the binary, then runs the Rust suites (unit, conformance, mock
 # server smoke tests against the real CLIs, provider end-to-end tests against the real CLIs),
@@ -18,6 +19,18 @@ start=$(date +%s)
 step() { printf '\n==> %s (%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
 
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+# The lint gate comes first, so a formatting slip or a warning fails in a minute, not after the
+# suites: formatting (the workspace, and the cargo-fuzz targets, which live outside it: rustfmt
+# alone, no nightly needed), clippy with every warning an error, and the docs with every rustdoc
+# warning an error (broken intra-doc links are denied in [workspace.lints] as well).
+step "lint: cargo fmt --all --check (and the fuzz targets)"
+cargo fmt --all --check
+rustfmt --edition 2021 --check fuzz/fuzz_targets/*.rs
+step "lint: cargo clippy --workspace --all-targets --locked -- -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+step "lint: cargo doc --workspace --no-deps --locked (RUSTDOCFLAGS=-D warnings)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 export AGENT_BRIDGE_CLI_REPORT="$repo/target/cli-report.txt"
 mkdir -p "$repo/target"
 : > "$AGENT_BRIDGE_CLI_REPORT"
@@ -55,6 +68,9 @@ cargo build --release --locked -p agent-bridge
 
 step "Paseo adapter tests (node --test), npm packages installed without cargo"
 tests/adapter/run.sh
+
+step "ACP clients this project did not write (tests/acp-clients: @agentclientprotocol/sdk, acpx) against agent-bridge acp"
+tests/acp-clients/run.sh
 
 step "Paseo host emulator (tests/paseo-host): every provider on both host generations"
 tests/paseo-host/run.sh

@@ -1,5 +1,5 @@
 //! Everything the plugin writes to stdout goes through one writer task, which never lets more
-//! than [`STDOUT_PER_SECOND`](crate::limits::STDOUT_PER_SECOND) lines into any rolling second
+//! than [`STDOUT_PER_SECOND`] lines into any rolling second
 //! (Agentty stops a plugin at 240, stderr lines included) and never writes a line Agentty would
 //! refuse.
 

@@ -9,14 +9,12 @@ use std::path::PathBuf;
 /// lowest that has `tools/call` (`mcp.tools`, `contributes.tools`).
 pub const API_VERSION: u32 = 4;
 
-/// Agentty's error codes.
+/// Agentty's error codes (from the one table, [`agent_bridge_protocol::jsonrpc::codes`]).
 pub mod codes {
-    pub const METHOD_NOT_FOUND: i64 = -32601;
-    pub const INVALID_PARAMS: i64 = -32602;
-    /// Permission missing, or refused because a link reached the plugin.
-    pub const PERMISSION_DENIED: i64 = -32001;
-    /// No window open, no session yet.
-    pub const UNAVAILABLE: i64 = -32002;
+    pub use agent_bridge_protocol::jsonrpc::codes::{
+        AGENTTY_PERMISSION_DENIED as PERMISSION_DENIED, AGENTTY_UNAVAILABLE as UNAVAILABLE,
+        INVALID_PARAMS, METHOD_NOT_FOUND,
+    };
 }
 
 /// An error answer of Agentty.

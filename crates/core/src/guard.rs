@@ -13,7 +13,7 @@
 //! there is no signal handler and no async-signal-safety question; the CLI starts with an empty
 //! signal mask and default dispositions. It reacts to:
 //! - the CLI's exit (`SIGCHLD`): stop everything left (below), exit with the CLI's status;
-//! - [`KILL_SIGNAL`], sent by the bridge to the guard's pid alone (the last stop step, a kill):
+//! - `KILL_SIGNAL`, sent by the bridge to the guard's pid alone (the last stop step, a kill):
 //!   stop everything at once, CLI included;
 //! - its parent-death signal, when the bridge is gone: the same, at once;
 //! - `SIGTERM` (the bridge's graceful stop step, sent to the whole group, so the CLI and its
@@ -23,14 +23,14 @@
 //! Stopping everything: scan `/proc` for the guard's descendants and group members, SIGKILL
 //! them (each through a pidfd checked against the scanned start time, so a recycled pid is never
 //! hit), reap what the guard inherits, and repeat until nothing is left (at most
-//! [`CLEANUP_LIMIT`]). The guard exits only after that, so the bridge never has to signal the
+//! `CLEANUP_LIMIT`). The guard exits only after that, so the bridge never has to signal the
 //! group after it reaped the guard.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-/// argv[1] that selects guard mode.
+/// `argv[1]` that selects guard mode.
 pub const GUARD_ARG: &str = "__guard";
 
 /// Sent by the bridge to the guard's pid: kill the CLI and everything it started, then exit.

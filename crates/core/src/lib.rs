@@ -6,6 +6,7 @@ pub mod agent_process;
 pub mod carry_over;
 pub mod codec;
 pub mod connection;
+pub mod effective_env;
 pub mod elicitation;
 pub mod emitter;
 pub mod guard;

@@ -152,17 +152,6 @@ pub fn env_digest(env: &BTreeMap<String, String>) -> String {
     format!("{:016x}", h.finish())
 }
 
-/// The environment a launch's CLI gets: the launch's env, else the bridge's own, with the
-/// entry's extra variables on top.
-pub fn launch_env(launch: &LaunchOverride) -> BTreeMap<String, String> {
-    let mut env: BTreeMap<String, String> = match &launch.env {
-        Some(e) => e.clone(),
-        None => std::env::vars().collect(),
-    };
-    env.extend(launch.extra_env.clone());
-    env
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

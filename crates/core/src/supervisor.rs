@@ -1,8 +1,8 @@
 //! Process supervisor for vendor CLIs.
 //!
 //! - spawned without a shell, in a process group of its own;
-//! - environment = the bridge's own, replaced by `launch.env` when given, overlaid with the
-//!   session's `config.env`;
+//! - environment = [`crate::effective_env`]: the bridge's own, replaced by `launch.env` when
+//!   given, overlaid with plugin.json's `env`, then the session's `config.env`;
 //! - on Linux the child gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with the bridge even when
 //!   the bridge is SIGKILLed; when the binary enabled the [`guard`](crate::guard), the child is
 //!   the guard, which stops everything the CLI started (its group, and descendants that left
@@ -71,12 +71,9 @@ impl LaunchOverride {
         self.command.as_deref().unwrap_or(default_program)
     }
 
-    /// The `PATH` to search: the launch env's when it replaces the environment.
+    /// The `PATH` to search: the one of the launch's effective environment.
     pub fn path_var(&self) -> Option<String> {
-        match &self.env {
-            Some(env) => env.get("PATH").cloned(),
-            None => std::env::var("PATH").ok(),
-        }
+        self.var("PATH")
     }
 
     /// Resolves the program to an absolute path the way the spawn will.
@@ -129,13 +126,7 @@ impl SpawnSpec {
 
     /// The `PATH` the child will see.
     fn path_var(&self) -> Option<String> {
-        if let Some(p) = self.env.get("PATH") {
-            return Some(p.clone());
-        }
-        match &self.base_env {
-            Some(base) => base.get("PATH").cloned(),
-            None => std::env::var("PATH").ok(),
-        }
+        self.var("PATH")
     }
 }
 

@@ -218,10 +218,7 @@ async fn bounded_availability(
 /// Resolves the CLI the way a session would launch it and asks for its version.
 async fn find_cli(ctx: &ProviderContext, spec: CliSpec) -> CliState {
     let launch = ctx.launch.spec(&spec.program, spec.version_args.clone());
-    let path_var = match &launch.base_env {
-        Some(env) => env.get("PATH").cloned(),
-        None => std::env::var("PATH").ok(),
-    };
+    let path_var = launch.var("PATH");
     let path = match resolve_program(&launch.program, path_var.as_deref()) {
         Ok(path) => path,
         Err(_) => {

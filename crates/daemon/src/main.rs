@@ -1,5 +1,6 @@
 //! `agent-bridge`: native coding-agent CLIs as Paseo providers.
 
+mod acp_cmd;
 mod agents;
 mod agentty_cmd;
 mod doctor;
@@ -41,6 +42,9 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     /// Run as an Agentty panel plugin (Agentty's plugin protocol on stdin/stdout).
     Agentty(agentty_cmd::AgenttyArgs),
+    /// Run one provider as an ACP agent (Agent Client Protocol on stdin/stdout), for Zed,
+    /// JetBrains, Neovim, acpx and other ACP clients. See docs/acp.md.
+    Acp(acp_cmd::AcpArgs),
 }
 
 /// Logs to stderr at `default_level` (or what `AGENT_BRIDGE_LOG` says); colors only on a TTY.
@@ -89,6 +93,11 @@ fn main() -> anyhow::Result<ExitCode> {
         }
         // Logs quietly and rate-limited: Agentty counts stderr lines toward its limit.
         Command::Agentty(args) => agentty_cmd::run(args),
+        // stdout is the protocol: logs go to stderr, warnings only unless AGENT_BRIDGE_LOG says.
+        Command::Acp(args) => {
+            init_logging("warn");
+            acp_cmd::run(args)
+        }
     }
 }
 

@@ -3,7 +3,44 @@
 use crate::Json;
 use serde::{Deserialize, Serialize};
 
-/// Error codes of the bridge wire contract.
+/// Every JSON-RPC error code the bridge sends or reads, in one table: JSON-RPC 2.0's own, the
+/// bridge wire's ([`RpcErrorCode`], `docs/wire.md`), Agentty's plugin protocol's and the vendor
+/// CLIs'. Each protocol gives the server range (-32000 to -32099) a meaning of its own, so one
+/// number can stand here under two protocols' names.
+pub mod codes {
+    // JSON-RPC 2.0, every peer.
+    /// The line is not JSON.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// Not a JSON-RPC 2.0 request object.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// The method is not served.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// The params do not fit the method.
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// An internal error (a request the handler dropped unanswered, say).
+    pub const INTERNAL_ERROR: i64 = -32603;
+
+    // The bridge's wire (host <-> bridge).
+    /// The input needs a capability the connection did not negotiate.
+    pub const CAPABILITY_NOT_NEGOTIATED: i64 = -32001;
+    /// Not initialized yet, connection closed, bridge shutting down, agent CLI missing.
+    pub const UNAVAILABLE: i64 = -32002;
+
+    // Agentty's executable-plugin protocol (API 2), Agentty's answers to the plugin.
+    /// Permission missing, or refused because a link reached the plugin.
+    pub const AGENTTY_PERMISSION_DENIED: i64 = -32001;
+    /// No window open, no session yet.
+    pub const AGENTTY_UNAVAILABLE: i64 = -32002;
+
+    // The vendor CLIs.
+    /// ACP's `auth_required`: the agent needs a login first.
+    pub const ACP_AUTH_REQUIRED: i64 = -32000;
+    /// The bridge's answer to a Claude Code control request it refuses (the control protocol
+    /// carries a message only).
+    pub const CLAUDE_CONTROL_ERROR: i64 = -32000;
+}
+
+/// Error codes of the bridge wire contract (their numbers: [`codes`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RpcErrorCode {
     /// -32700: the line is not JSON.
@@ -25,13 +62,13 @@ pub enum RpcErrorCode {
 impl RpcErrorCode {
     pub fn code(self) -> i64 {
         match self {
-            RpcErrorCode::ParseError => -32700,
-            RpcErrorCode::InvalidRequest => -32600,
-            RpcErrorCode::MethodNotFound => -32601,
-            RpcErrorCode::InvalidParams => -32602,
-            RpcErrorCode::CapabilityNotNegotiated => -32001,
-            RpcErrorCode::Unavailable => -32002,
-            RpcErrorCode::Internal => -32603,
+            RpcErrorCode::ParseError => codes::PARSE_ERROR,
+            RpcErrorCode::InvalidRequest => codes::INVALID_REQUEST,
+            RpcErrorCode::MethodNotFound => codes::METHOD_NOT_FOUND,
+            RpcErrorCode::InvalidParams => codes::INVALID_PARAMS,
+            RpcErrorCode::CapabilityNotNegotiated => codes::CAPABILITY_NOT_NEGOTIATED,
+            RpcErrorCode::Unavailable => codes::UNAVAILABLE,
+            RpcErrorCode::Internal => codes::INTERNAL_ERROR,
         }
     }
 }
@@ -212,5 +249,30 @@ impl Incoming {
                 RpcError::new(RpcErrorCode::InvalidRequest, "a request needs a `method`"),
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bridge wire's codes are the table's, and no two of them share a number.
+    #[test]
+    fn the_wire_codes_are_distinct_entries_of_the_table() {
+        let all = [
+            RpcErrorCode::ParseError,
+            RpcErrorCode::InvalidRequest,
+            RpcErrorCode::MethodNotFound,
+            RpcErrorCode::InvalidParams,
+            RpcErrorCode::CapabilityNotNegotiated,
+            RpcErrorCode::Unavailable,
+            RpcErrorCode::Internal,
+        ];
+        let numbers: std::collections::BTreeSet<i64> = all.iter().map(|c| c.code()).collect();
+        assert_eq!(numbers.len(), all.len());
+        assert_eq!(
+            numbers.into_iter().collect::<Vec<_>>(),
+            vec![-32700, -32603, -32602, -32601, -32600, -32002, -32001]
+        );
     }
 }

@@ -1,13 +1,14 @@
 //! Wire types for agent-bridge, version 1.
 //!
 //! Two layers live here, and the rules a host checks them by:
-//! - [`paseo`]: Paseo's provider protocol (`ProviderInput`, `ProviderEvent` and every type they
-//!   carry), as the newest Paseo plugin guide describes it (`controls`, `providerOptions`,
+//! - the crate root ([`input`], [`event`] and the modules of the types they carry): Paseo's
+//!   provider protocol ([`ProviderInput`], [`ProviderEvent`] and every type they carry), as the
+//!   newest Paseo plugin guide describes it (`controls`, `providerOptions`,
 //!   `session.can_stop_runtime`, `launch`).
 //! - [`wire`]: the bridge's JSON-RPC 2.0 contract (`initialize`, `provider/*`, error codes).
 //! - [`invariants`]: the protocol rules that span events (one prompt result per prompt, an end
 //!   for every started turn, one answer per request, ...), checked by any host that watches a
-//!   bridge: the conformance host, `agent-bridge soak`.
+//!   bridge: the conformance host, `agent-bridge-dev soak`.
 //!
 //! Inputs (host -> bridge) parse liberally ([`liberal`]): a field the bridge does not know is
 //! ignored (a newer Paseo grows its inputs release by release), a known field of the wrong type is

@@ -58,6 +58,9 @@ pub fn parse<T: Liberal>(value: Value) -> Result<Parsed<T>, ParseError> {
             // serde takes more than the wire allows (a struct written as a sequence, `null` for
             // a field that is absent or a value): the schema has the last word.
             walker.check(&schema, &value, &mut String::new(), &mut ignored)?;
+            // Sorted: the walk follows the objects' key order, which is the input's order
+            // when serde_json's `preserve_order` is on (see clippy.toml), else sorted.
+            ignored.sort();
             Ok(Parsed {
                 value: parsed,
                 ignored,

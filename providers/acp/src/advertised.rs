@@ -52,7 +52,7 @@ impl Advertised {
         profile: &Profile,
         launch: &LaunchOverride,
     ) -> Vec<Capability> {
-        let env = probe_cache::launch_env(launch);
+        let env = launch.effective_env(&Default::default());
         let key = format!(
             "acp-init|{}|{}|{}|{}|{}",
             profile.name,

@@ -100,7 +100,7 @@ impl AuthCheck {
     /// about logins (the agent needs none, or the bridge cannot tell).
     pub async fn login(&self, profile: &Profile, launch: &LaunchOverride) -> Option<Login> {
         let spec = profile.auth.as_ref()?;
-        let env = probe_cache::launch_env(launch);
+        let env = launch.effective_env(&Default::default());
         if let Some(found) = spec.evidence(&env).await {
             return Some(Login::LoggedIn(found));
         }

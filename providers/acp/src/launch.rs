@@ -64,7 +64,7 @@ fn install_hint(profile: &Profile) -> String {
 }
 
 /// ACP's `auth_required` error code.
-pub const AUTH_REQUIRED: i64 = -32000;
+pub use agent_bridge_protocol::jsonrpc::codes::ACP_AUTH_REQUIRED as AUTH_REQUIRED;
 
 /// A failed call as a provider error, the stderr tail as diagnostic; ACP's `auth_required`
 /// refusal keeps its meaning.

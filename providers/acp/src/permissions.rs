@@ -155,7 +155,7 @@ mod tests {
         for agent in ["gemini", "qwen", "opencode", "claude-agent-acp"] {
             let (id, p) = recorded(agent);
             let req = request(&p, &id, &p.tool_call, 0);
-            insta::assert_json_snapshot!(format!("permission_{agent}"), req);
+            insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!(format!("permission_{agent}"), req); });
         }
     }
 

@@ -164,16 +164,12 @@ impl AcpProvider {
     }
 
     fn launch_key(&self, ctx: &ProviderContext) -> String {
-        let var = |k: &str| match &ctx.launch.env {
-            Some(env) => env.get(k).cloned(),
-            None => std::env::var(k).ok(),
-        };
         format!(
             "acp|{}|{}|{}|{}",
             self.profile.name,
             ctx.launch.program(&self.profile.program),
             ctx.launch.args.join(" "),
-            var("HOME").unwrap_or_default()
+            ctx.launch.var("HOME").unwrap_or_default()
         )
     }
 

@@ -5,8 +5,8 @@
 //!
 //! - `session/resume` where the agent advertises it (the history stays in the agent, nothing
 //!   is replayed);
-//! - else `session/load`, whose replay of the history is dropped ([`SessionAnswer::restoring`]): the
-//!   timeline already shows it, under the same item ids;
+//! - else `session/load`, whose replay of the history is dropped (the session state's
+//!   `restoring`): the timeline already shows it, under the same item ids;
 //! - else, or when that call fails, `session/new` in the same cwd with the same MCP servers,
 //!   answered as `Restarted::Fresh`: the core says in a warning notice that the agent lost the
 //!   conversation and gives the model what the session still holds with the next prompt. A
@@ -19,7 +19,6 @@
 //! warning notice.
 //!
 //! [`AgentSession::restart`]: agent_bridge_core::AgentSession::restart
-//! [`SessionAnswer::restoring`]: crate::translate::SessionAnswer::restoring
 
 use crate::config::{AcpConfig, MODE, MODEL};
 use crate::launch::{self, auth_error, Agent};

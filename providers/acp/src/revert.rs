@@ -15,7 +15,7 @@
 //!   none has; the other scopes, and a mix of the two, are refused: never half done.
 //! - Until the next prompt the hidden messages are still stored, and a `session/load` replays
 //!   them: a reopen first asks where a pending revert goes back to ([`pending`]) and the
-//!   replay stops there ([`crate::normalize::Normalizer::cut_replay_at`]).
+//!   replay stops there (the normalizer's replay cut).
 
 use agent_bridge_core::loopback_http::{HttpError, LoopbackHttp};
 use agent_bridge_protocol::{ErrorCode, ProviderError, RevertScope};

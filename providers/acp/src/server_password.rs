@@ -35,16 +35,7 @@ fn is_set(spec: &SpawnSpec, name: &str) -> bool {
 /// The value of `name` in what `spec` will run with (the session's, the launch's or the
 /// bridge's own environment).
 pub fn value(spec: &SpawnSpec, name: &str) -> Option<String> {
-    if spec.env_remove.iter().any(|r| r == name) {
-        return None;
-    }
-    if let Some(v) = spec.env.get(name) {
-        return Some(v.clone());
-    }
-    match &spec.base_env {
-        Some(base) => base.get(name).cloned(),
-        None => std::env::var(name).ok(),
-    }
+    spec.var(name)
 }
 
 /// `spec` with the profile's server password variable set, unless it is set already.

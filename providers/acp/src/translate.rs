@@ -120,7 +120,7 @@ impl Translator for AcpTranslator {
             Ok(p) => p,
             Err(e) => {
                 let error = agent_bridge_core::rpc::rpc_error(
-                    -32602,
+                    agent_bridge_core::rpc::INVALID_PARAMS,
                     format!("unreadable session/request_permission params: {e}"),
                 );
                 responder.respond(Err(error)).await;

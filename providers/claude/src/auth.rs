@@ -97,7 +97,7 @@ pub struct AuthCache {
 impl AuthCache {
     /// The login state of `launch`; `Unknown` when the check did not answer within `wait`.
     pub async fn login(&self, launch: &LaunchOverride, wait: Duration) -> Login {
-        let env = probe_cache::launch_env(launch);
+        let env = launch.effective_env(&Default::default());
         let key = format!(
             "claude-auth|{}|{}|{}|{}|{}",
             launch.program(DEFAULT_PROGRAM),

@@ -282,7 +282,7 @@ mod tests {
             ids,
             vec!["default", "opus[1m]", "sonnet", "sonnet[1m]", "haiku"]
         );
-        insta::assert_json_snapshot!("catalog", catalog(&models));
+        insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("catalog", catalog(&models)); });
     }
 
     #[test]

@@ -14,7 +14,7 @@ use agent_bridge_core::rpc::{DecodeError, Dialect, Incoming, RpcError};
 use serde_json::{json, Value};
 
 /// `code` of an error answer (the control protocol carries a message only).
-pub const CONTROL_ERROR: i64 = -32000;
+pub use agent_bridge_protocol::jsonrpc::codes::CLAUDE_CONTROL_ERROR as CONTROL_ERROR;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ControlDialect;

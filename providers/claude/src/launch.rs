@@ -161,20 +161,6 @@ fn bypass_allowed(env: &BTreeMap<String, String>) -> bool {
     !root || env.get("IS_SANDBOX").is_some_and(|v| v == "1")
 }
 
-/// The effective environment of the CLI: the launch env (or the bridge's) overlaid with the
-/// session's `config.env`.
-pub fn effective_env(
-    launch: &LaunchOverride,
-    overlay: &BTreeMap<String, String>,
-) -> BTreeMap<String, String> {
-    let mut env: BTreeMap<String, String> = match &launch.env {
-        Some(e) => e.clone(),
-        None => std::env::vars().collect(),
-    };
-    env.extend(overlay.iter().map(|(k, v)| (k.clone(), v.clone())));
-    env
-}
-
 /// `--mcp-config` JSON of the session's MCP servers.
 fn mcp_config(servers: &BTreeMap<String, McpServerConfig>) -> String {
     let mut out = Map::new();

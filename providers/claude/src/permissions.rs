@@ -297,7 +297,7 @@ mod tests {
     #[test]
     fn can_use_tool_becomes_a_tool_permission() {
         let (request, pending) = from_can_use_tool(&fixture_request());
-        insta::assert_json_snapshot!("bash_permission", request);
+        insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("bash_permission", request); });
         assert_eq!(
             pending.tool_use_id.as_deref(),
             Some("toolu_f97d57a3514d42319de5")

@@ -3,7 +3,7 @@
 use crate::auth::AuthCache;
 use crate::catalog;
 use crate::control::ControlError;
-use crate::launch::{self, LaunchOptions};
+use crate::launch::LaunchOptions;
 use crate::session::conversation_missing;
 use crate::session::{
     initialize, spawn_runtime, startup_error, ClaudeSession, Runtime, SessionRelaunch,
@@ -207,7 +207,7 @@ impl Provider for ClaudeProvider {
         ctx: &ProviderContext,
         options: &ProviderCatalogOptions,
     ) -> Option<String> {
-        let env = launch::effective_env(&ctx.launch, &BTreeMap::new());
+        let env = ctx.launch.effective_env(&BTreeMap::new());
         let relevant: BTreeMap<&String, &String> = env
             .iter()
             .filter(|(k, _)| {
@@ -255,7 +255,7 @@ impl Provider for ClaudeProvider {
             cwd,
             ..ProviderSessionConfig::default()
         };
-        let env = launch::effective_env(&ctx.launch, &BTreeMap::new());
+        let env = ctx.launch.effective_env(&BTreeMap::new());
         let start = SpareStart {
             launch: ctx.launch.clone(),
             env: BTreeMap::new(),
@@ -279,7 +279,7 @@ impl Provider for ClaudeProvider {
         ctx: &ProviderContext,
         query: SessionsQuery,
     ) -> Result<Vec<ProviderSessionSummary>, ProviderError> {
-        let env = launch::effective_env(&ctx.launch, &BTreeMap::new());
+        let env = ctx.launch.effective_env(&BTreeMap::new());
         let limit = query.limit.map(|l| l as usize);
         let cwd = query.cwd.clone();
         let q = query.query.clone();
@@ -296,7 +296,7 @@ impl Provider for ClaudeProvider {
         request: OpenRequest,
         sink: SessionSink,
     ) -> Result<OpenedSession, ProviderError> {
-        let env = launch::effective_env(&ctx.launch, &request.config.env);
+        let env = ctx.launch.effective_env(&request.config.env);
         let mut opts = LaunchOptions::from_config(&request.config, &env);
         if !catalog::MODES.contains(&opts.mode.as_str()) {
             return Err(

@@ -67,7 +67,7 @@ pub async fn spawn_runtime(
         save: crate::saved::SaveWatch {
             shared: shared.clone(),
             events: events.clone(),
-            projects: crate::transcript::projects_dir(&crate::launch::effective_env(launch, env)),
+            projects: crate::transcript::projects_dir(&launch.effective_env(env)),
             liveness: liveness.clone(),
         },
     };

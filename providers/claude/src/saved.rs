@@ -154,7 +154,7 @@ async fn holds(projects: &Path, awaited: &Awaited, exists_is_enough: bool) -> bo
     exists_is_enough || tail_contains(&path, uuid).await
 }
 
-/// Whether the last [`TAIL_BYTES`] of `path` contain the entry `uuid`.
+/// Whether the last `TAIL_BYTES` of `path` contain the entry `uuid`.
 pub async fn tail_contains(path: &Path, uuid: &str) -> bool {
     let Ok(mut file) = tokio::fs::File::open(path).await else {
         return false;

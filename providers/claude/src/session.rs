@@ -308,10 +308,9 @@ impl ClaudeSession {
         let Some((native, cwd, entry)) = pending else {
             return;
         };
-        let projects = crate::transcript::projects_dir(&crate::launch::effective_env(
-            &self.relaunch.launch,
-            &self.relaunch.env,
-        ));
+        let projects = crate::transcript::projects_dir(
+            &self.relaunch.launch.effective_env(&self.relaunch.env),
+        );
         if !crate::saved::on_disk(projects.as_deref(), &cwd, &native, entry.as_deref()).await {
             return;
         }

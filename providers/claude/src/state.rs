@@ -59,7 +59,7 @@ pub struct SessionState {
     /// A watch of the transcript runs for `awaiting_save`.
     pub save_watch_running: bool,
     /// The conversation was rewound to this entry (`--resume-session-at`) and no run has ended
-    /// since: a restart resumes at it too (see [`crate::rewind`]).
+    /// since: a restart resumes at it too (see `session/rewind.rs`).
     pub rewound_at: Option<String>,
     pub cwd: String,
     /// The process died on its own (the bridge did not stop it).
@@ -126,7 +126,7 @@ pub fn persistence(session_id: &str, cwd: &str) -> ProviderPersistence {
     persistence_at(session_id, cwd, None)
 }
 
-/// The handle of a native session rewound to `resume_at` (see [`crate::rewind`]).
+/// The handle of a native session rewound to `resume_at` (see `session/rewind.rs`).
 pub fn persistence_at(session_id: &str, cwd: &str, resume_at: Option<&str>) -> ProviderPersistence {
     let mut data = json!({"sessionId": session_id, "cwd": cwd});
     if let Some(at) = resume_at {

@@ -161,3 +161,19 @@ async fn session_list_shows_paseo_and_outside_sessions_with_previews() {
     rig.finish("s-list").await;
     rig.report("session-list");
 }
+
+/// `CLAUDE_CONFIG_DIR` set only in plugin.json's `env` (a second account): the CLI writes its
+/// transcripts there and the bridge must find them there too, so the persistence handle is
+/// published and a fresh bridge replays the session.
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn config_dir_only_in_plugin_json_persists_and_replays() {
+    use agent_bridge_conformance::plugin_env::{config_dir_only_in_plugin_json, ConfigDirCase};
+    let case = ConfigDirCase {
+        var: "CLAUDE_CONFIG_DIR",
+        written: "projects",
+        default: ".claude/projects",
+        patch: || json!({}),
+    };
+    config_dir_only_in_plugin_json(SPEC, case).await;
+}

@@ -115,7 +115,7 @@ pub struct AuthCache {
 impl AuthCache {
     /// The login state of `launch`; `Unknown` when the check did not answer in time.
     pub async fn check(&self, launch: &LaunchOverride) -> Check {
-        let env = probe_cache::launch_env(launch);
+        let env = launch.effective_env(&Default::default());
         let files: Vec<PathBuf> = codex_home(&env)
             .map(|h| vec![h.join("auth.json"), h.join("config.toml")])
             .unwrap_or_default();

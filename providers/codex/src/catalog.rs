@@ -371,7 +371,7 @@ mod tests {
             .map(|m| m.id)
             .collect();
         assert_eq!(ids, vec!["mock-model", "big", "small"]);
-        insta::assert_json_snapshot!("models", models(&listed(), None));
+        insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("models", models(&listed(), None)); });
     }
 
     #[test]

@@ -304,10 +304,10 @@ mod tests {
         else {
             panic!("not read as a command approval");
         };
-        insta::assert_json_snapshot!(
+        insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!(
             "command_permission",
             command_request(&p, permission_id(0, &id))
-        );
+        ); });
     }
 
     #[test]

@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn codex_questions_become_a_question_permission() {
-        insta::assert_json_snapshot!("question_permission", request(&asked(), "q-1".into()));
+        insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("question_permission", request(&asked(), "q-1".into())); });
     }
 
     #[test]

@@ -33,18 +33,17 @@ pub enum Sandbox {
     Pending(ProbeCell),
 }
 
-/// What identifies a Codex installation and its state: program, prefix, CODEX_HOME and HOME.
+/// What identifies a Codex installation and its state: program, prefix, CODEX_HOME and HOME
+/// (of the launch's effective environment: plugin.json's `env` included).
 pub fn launch_key(launch: &LaunchOverride) -> String {
-    let var = |k: &str| match &launch.env {
-        Some(env) => env.get(k).cloned(),
-        None => std::env::var(k).ok(),
-    };
+    let env = launch.effective_env(&Default::default());
+    let var = |k: &str| env.get(k).map(String::as_str).unwrap_or_default();
     format!(
         "codex-bridge|{}|{}|{}|{}",
         launch.program(launch::DEFAULT_PROGRAM),
         launch.args.join(" "),
-        var("CODEX_HOME").unwrap_or_default(),
-        var("HOME").unwrap_or_default()
+        var("CODEX_HOME"),
+        var("HOME")
     )
 }
 

@@ -189,3 +189,18 @@ async fn a_thread_that_cannot_be_resumed_continues_in_a_new_one_with_a_notice() 
     rig.finish("s-gone").await;
     rig.report("resume-fallback");
 }
+
+/// `CODEX_HOME` set only in plugin.json's `env`: the threads land there, the handle is
+/// published and a fresh bridge replays the thread.
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_home_only_in_plugin_json_persists_and_replays() {
+    use agent_bridge_conformance::plugin_env::{config_dir_only_in_plugin_json, ConfigDirCase};
+    let case = ConfigDirCase {
+        var: "CODEX_HOME",
+        written: "sessions",
+        default: ".codex/sessions",
+        patch: || json!({}),
+    };
+    config_dir_only_in_plugin_json(SPEC, case).await;
+}

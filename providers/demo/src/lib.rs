@@ -7,11 +7,11 @@
 //! restarts with the next prompt);
 //! `BENCH n` emits n timestamped items as fast as it can. Commands: `/echo ARGS`, `/status`.
 //!
-//! Launch variable: `DEMO_OPEN_DELAY_MS` (in the launch's `env`) makes every open take that long
-//! (at most 10 s), so a test can land a close or an interrupt while an open is under way.
-//! `DEMO_PROBE_DELAY_MS` (in the launch's `env`, else the bridge's own environment, which is
-//! the launch environment of a provider-level request) does the same for the availability
-//! probe and the catalog cache key, so a test can hold a host request in flight.
+//! Launch variable: `DEMO_OPEN_DELAY_MS` (in the launch's effective environment,
+//! [`agent_bridge_core::effective_env`]) makes every open take that long (at most 10 s), so a
+//! test can land a close or an interrupt while an open is under way. `DEMO_PROBE_DELAY_MS` does
+//! the same for the availability probe and the catalog cache key, so a test can hold a host
+//! request in flight.
 
 mod catalog;
 mod script;
@@ -50,19 +50,14 @@ impl DemoProvider {
 /// The longest open delay `DEMO_OPEN_DELAY_MS` can ask for.
 const MAX_OPEN_DELAY: Duration = Duration::from_secs(10);
 
-/// `DEMO_OPEN_DELAY_MS` from the launch's environment (the plugin entry's `env` wins over the
-/// connect request's base `env`), capped at [`MAX_OPEN_DELAY`]; `None` when unset or not a
-/// number.
+/// `DEMO_OPEN_DELAY_MS` from the launch's effective environment, capped at [`MAX_OPEN_DELAY`];
+/// `None` when unset or not a number.
 fn open_delay(launch: &LaunchOverride) -> Option<Duration> {
     launch_delay(launch, OPEN_DELAY_VAR)
 }
 
 fn launch_delay(launch: &LaunchOverride, var: &str) -> Option<Duration> {
-    let value = launch
-        .extra_env
-        .get(var)
-        .or_else(|| launch.env.as_ref()?.get(var))?;
-    delay_of(value)
+    delay_of(&launch.var(var)?)
 }
 
 fn delay_of(value: &str) -> Option<Duration> {
@@ -70,13 +65,9 @@ fn delay_of(value: &str) -> Option<Duration> {
     Some(Duration::from_millis(ms).min(MAX_OPEN_DELAY))
 }
 
-/// `DEMO_PROBE_DELAY_MS` from the launch's environment, else (no launch environment given)
-/// from the bridge's own.
+/// `DEMO_PROBE_DELAY_MS` from the launch's effective environment.
 fn probe_delay(launch: &LaunchOverride) -> Option<Duration> {
-    launch_delay(launch, PROBE_DELAY_VAR).or_else(|| match launch.env {
-        Some(_) => None,
-        None => delay_of(&std::env::var(PROBE_DELAY_VAR).ok()?),
-    })
+    launch_delay(launch, PROBE_DELAY_VAR)
 }
 
 async fn probe_pause(ctx: &ProviderContext) {
@@ -228,8 +219,8 @@ impl Provider for DemoProvider {
             sink,
             demo_config.clone(),
             config.cwd.clone(),
-            ctx.launch.env.clone(),
-            config.env.clone(),
+            Some(ctx.launch.effective_env(&config.env)),
+            Default::default(),
             if persist { data_dir } else { None },
             stored,
         )

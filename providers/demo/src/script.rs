@@ -5,7 +5,7 @@
 pub struct Script {
     /// `run \`CMD\``: a real shell command to run as a tool call.
     pub command: Option<String>,
-    /// `SLOW`: stream slowly (one word per [`SLOW_WORD_MS`]) so interrupt and steer can land.
+    /// `SLOW`: stream slowly (one word per `SLOW_WORD_MS`) so interrupt and steer can land.
     pub slow: bool,
     /// `FAIL`: the turn fails.
     pub fail: bool,

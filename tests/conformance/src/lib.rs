@@ -79,6 +79,7 @@ pub mod input;
 pub mod kill;
 mod observe;
 pub mod paseo_schema;
+pub mod plugin_env;
 pub mod procs;
 mod reader;
 pub mod rewind;

@@ -33,8 +33,20 @@ async fn rig() -> Option<AgentRig> {
     acp::rig(SPEC).await
 }
 
+async fn spare_rig() -> Option<AgentRig> {
+    acp::spare_rig(SPEC, agent_bridge_conformance::spare::LONG_IDLE).await
+}
+
+acp_tests! { spare_rig;
+    unattended_on_a_spare => |r| acp::unattended::holds_on_a_spare(&r, CASE);
+}
+
 acp_tests! { rig;
     unattended_mode_runs_without_asking => |r| acp::unattended_mode_runs_without_asking(&r, CASE);
+    unattended_after_the_catalog => |r| acp::unattended::holds_after_the_catalog(&r, CASE);
+    unattended_on_a_shared_process => |r| acp::unattended::holds_on_a_shared_process(&r, CASE);
+    unattended_on_a_reopen => |r| acp::unattended::holds_on_a_reopen(&r, CASE);
+    unattended_after_a_restart => |r| acp::unattended::holds_after_a_restart(&r, CASE);
     mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
     kill_9_mid_turn => |r| agent_bridge_conformance::kill::kill_9_mid_turn(&r, CASE.kill());
     kill_9_after_a_completed_turn => |r| agent_bridge_conformance::kill::kill_9_after_a_completed_turn(&r, CASE.kill());
@@ -49,3 +61,18 @@ acp_tests! { rig;
 }
 
 agent_bridge_conformance::agnostic_scenarios!(cli rig, after acp::record_traffic);
+
+/// `CLAUDE_CONFIG_DIR` set only in plugin.json's `env`: the adapter's Claude Code writes its
+/// transcripts there, and a fresh bridge reopening the handle replays the session.
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn config_dir_only_in_plugin_json_persists_and_replays() {
+    use agent_bridge_conformance::plugin_env::{config_dir_only_in_plugin_json, ConfigDirCase};
+    let case = ConfigDirCase {
+        var: "CLAUDE_CONFIG_DIR",
+        written: "projects",
+        default: ".claude/projects",
+        patch: || serde_json::json!({}),
+    };
+    config_dir_only_in_plugin_json(SPEC, case).await;
+}

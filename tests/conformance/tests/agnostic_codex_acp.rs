@@ -33,8 +33,21 @@ async fn rig() -> Option<AgentRig> {
     acp::rig(SPEC).await
 }
 
+async fn spare_rig() -> Option<AgentRig> {
+    acp::spare_rig(SPEC, agent_bridge_conformance::spare::LONG_IDLE).await
+}
+
+acp_tests! { spare_rig;
+    unattended_on_a_spare => |r| acp::unattended::holds_on_a_spare(&r, CASE);
+}
+
 acp_tests! { rig;
     unattended_mode_runs_without_asking => |r| acp::unattended_mode_runs_without_asking(&r, CASE);
+    // Not the shared-process scenario: its asking mode (`read-only`) sandboxes the command
+    // instead of asking (the sandbox needs bubblewrap).
+    unattended_after_the_catalog => |r| acp::unattended::holds_after_the_catalog(&r, CASE);
+    unattended_on_a_reopen => |r| acp::unattended::holds_on_a_reopen(&r, CASE);
+    unattended_after_a_restart => |r| acp::unattended::holds_after_a_restart(&r, CASE);
     mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
     kill_9_mid_turn => |r| agent_bridge_conformance::kill::kill_9_mid_turn(&r, CASE.kill());
     kill_9_after_a_completed_turn => |r| agent_bridge_conformance::kill::kill_9_after_a_completed_turn(&r, CASE.kill());

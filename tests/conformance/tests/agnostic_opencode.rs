@@ -88,6 +88,21 @@ acp_tests! { rig;
     agent_server_asks_for_a_password => |r| acp::server_password::agent_server_asks_for_a_password(&r);
 }
 
+/// `XDG_DATA_HOME` (where OpenCode keeps its sessions) set only in plugin.json's `env`: the
+/// sessions land there, and a fresh bridge reopening the handle replays the session.
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn data_dir_only_in_plugin_json_persists_and_replays() {
+    use agent_bridge_conformance::plugin_env::{config_dir_only_in_plugin_json, ConfigDirCase};
+    let case = ConfigDirCase {
+        var: "XDG_DATA_HOME",
+        written: "opencode",
+        default: ".local/share/opencode",
+        patch: || serde_json::json!({}),
+    };
+    config_dir_only_in_plugin_json(SPEC, case).await;
+}
+
 /// OpenCode's `write`, `edit` and `todowrite` (the mock calls them, one a turn, in the mode that
 /// allows them): a write detail, an edit whose `unifiedDiff` is OpenCode's own (hunk header
 /// with the file's lines as context), and the todo list as the turn's `todo` item, not a tool row.

@@ -3,7 +3,7 @@
 //! 1. structured-output request without tools -> a JSON object synthesized from the schema;
 //!    a request offering Claude Code's `StructuredOutput` tool -> a call of it (see
 //!    [`crate::structured`]);
-//! 2. the last non-system message is a tool result -> "Done. The command printed: <output>";
+//! 2. the last non-system message is a tool result -> `"Done. The command printed: <output>"`;
 //! 3. the prompt contains run `CMD` and the client declared a shell tool -> a call of it;
 //! 4. the prompt contains `SLOW` -> text streamed slowly (40 chunks, 150 ms apart);
 //! 5. otherwise "hi! (mock reply N)".

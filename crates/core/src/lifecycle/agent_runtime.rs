@@ -80,7 +80,7 @@ impl AgentRuntime {
     }
 
     /// A call that failed. When the agent is gone its exit says why (status and last stderr
-    /// lines, as the runtime failure does), waited for up to [`CALL_EXIT_WAIT`].
+    /// lines, as the runtime failure does), waited for up to `CALL_EXIT_WAIT`.
     pub async fn call_failure(&self, e: PeerError) -> ProviderError {
         if let PeerError::Closed { .. } = e {
             let exit = tokio::time::timeout(CALL_EXIT_WAIT, self.process.wait_exit()).await;

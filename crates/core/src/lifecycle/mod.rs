@@ -17,7 +17,7 @@
 //! - [`PendingRequests`]: the agent's requests waiting for the user, bound to their turn.
 //! - [`Relaunch`]: how a session's runtime was started, so a restart starts it the same way.
 //! - [`SessionRuntime`]: a session's runtime, its own process or its place on a shared one.
-//! - [`shared`]: one process for several sessions ([`SharedProcesses`], routing by native
+//! - [`shared`](mod@shared): one process for several sessions ([`SharedProcesses`], routing by native
 //!   session id, per-session bounded queues, idle stop).
 //! - [`SharedState`] and [`lock`]: state shared by a session's methods and its inbound, with
 //!   one policy on a poisoned lock.

@@ -28,10 +28,8 @@ pub use peer::{LineSource, Peer, PeerError, PeerHandle, PeerOptions};
 /// The JSON-RPC error object (the same type the bridge's own wire uses).
 pub use agent_bridge_protocol::jsonrpc::RpcError;
 
-/// `-32601`: the method is not served.
-pub const METHOD_NOT_FOUND: i64 = -32601;
-/// `-32603`: an internal error (a request the handler dropped unanswered, say).
-pub const INTERNAL_ERROR: i64 = -32603;
+/// The codes of the one table ([`agent_bridge_protocol::jsonrpc::codes`]) the agent peers use.
+pub use agent_bridge_protocol::jsonrpc::codes::{INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND};
 
 /// Builds an error object.
 pub fn rpc_error(code: i64, message: impl Into<String>) -> RpcError {

@@ -18,9 +18,12 @@ use std::process::ExitCode;
 Skipped providers are named with the reason (missing, wrong version, not logged in). \
 A Claude session retries an unreachable API twice (CLAUDE_CODE_MAX_RETRIES=2 unless set); \
 while an agent keeps retrying (a \"Retrying the model connection\" notice), `try` gives up \
---give-up-after seconds after the prompt. Unless --agent named the provider, a provider that \
-could not reach its model is named in one line and the next available one runs, down to the \
-demo agent.
+--give-up-after seconds after the prompt. Unless --agent named the provider, each agent tried \
+is given up --give-up-after seconds after it was tried when its model has not answered (a \
+retry or silence) or its session did not open; one whose open was refused or whose turn failed \
+is given up at once; each in one line with the CLI's words. After a \
+model out of reach the demo agent runs next (it needs no network), and the demo is reached \
+within twice --give-up-after in all. A PATH searched for missing CLIs is printed once.
 
 Permission requests are asked y/n on the terminal. When stdin is not a terminal they are \
 denied, unless --yes is given. Ctrl-C interrupts the turn (a second Ctrl-C quits at once).

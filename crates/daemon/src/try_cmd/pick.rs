@@ -57,9 +57,28 @@ pub fn status_name(status: AvailabilityStatus) -> &'static str {
     }
 }
 
+/// How a "not found" diagnostic names the `PATH` it searched (`SpawnError::NotFound`).
+const SEARCHED_PATH: &str = " (searched PATH: ";
+
+/// `why` without the `PATH` it names, and that `PATH`: a skip line says "not found on the
+/// PATH", the `PATH` itself is printed once.
+pub fn without_path(why: &str) -> (String, Option<String>) {
+    let Some(at) = why.find(SEARCHED_PATH) else {
+        return (why.to_string(), None);
+    };
+    let rest = &why[at + SEARCHED_PATH.len()..];
+    let Some(end) = rest.find(')') else {
+        return (why.to_string(), None);
+    };
+    let text = format!("{} on the PATH{}", &why[..at], &rest[end + 1..]);
+    (text, Some(rest[..end].to_string()))
+}
+
 /// The line saying why `id` is skipped.
 pub fn skip_line(id: &str, a: &ProviderAvailability) -> String {
     let why = a.diagnostic.as_deref().unwrap_or_default().trim();
+    let (why, _) = without_path(why);
+    let why = why.as_str();
     if why.is_empty() {
         format!("skipping {id} ({})", status_name(a.status))
     } else {
@@ -76,6 +95,8 @@ pub struct Picker<'a> {
     asked: Option<FuturesOrdered<Asked<'a>>>,
     demo: Option<ProviderInfo>,
     wanted: Option<ProviderInfo>,
+    /// The `PATH`s printed so far (each once, not in every skip line).
+    paths_said: Vec<String>,
 }
 
 type Asked<'a> = std::pin::Pin<
@@ -121,6 +142,7 @@ impl<'a> Picker<'a> {
                 asked: None,
                 demo: None,
                 wanted: Some(found.clone()),
+                paths_said: Vec::new(),
             });
         }
         let asked: FuturesOrdered<Asked<'a>> = providers
@@ -138,12 +160,23 @@ impl<'a> Picker<'a> {
             asked: Some(asked),
             demo,
             wanted: None,
+            paths_said: Vec::new(),
         })
     }
 
     /// True when `try` may go on to another provider after this one (none was asked for).
     pub fn may_fall_back(&self) -> bool {
         self.asked.is_some()
+    }
+
+    /// After a model out of reach: the demo agent runs next, the other providers are not
+    /// waited for (offline, their models are out of reach too). Returns the demo agent, or
+    /// `None` (nothing changes) when plugin.json has none or no fall-back is allowed.
+    pub fn demo_only(&mut self) -> Option<ProviderInfo> {
+        let demo = self.demo.clone()?;
+        self.asked.as_mut()?;
+        self.asked = Some(FuturesOrdered::new());
+        Some(demo)
     }
 
     /// The next provider to run, saying in one line why each one skipped was skipped; the
@@ -165,6 +198,13 @@ impl<'a> Picker<'a> {
                     renderer.info(&format!("{}: {}", p.id, note.trim()));
                 }
                 return Ok(Some(p.clone()));
+            }
+            let why = a.diagnostic.as_deref().unwrap_or_default();
+            if let (_, Some(path)) = without_path(why) {
+                if !self.paths_said.contains(&path) {
+                    renderer.info(&format!("searched PATH: {path}"));
+                    self.paths_said.push(path);
+                }
             }
             renderer.info(&skip_line(&p.id, &a));
         }
@@ -192,5 +232,25 @@ mod tests {
             diagnostic: None,
         };
         assert_eq!(skip_line("x", &bare), "skipping x (missing)");
+    }
+
+    #[test]
+    fn a_skip_line_leaves_the_searched_path_out() {
+        let missing = ProviderAvailability::with(
+            AvailabilityStatus::Missing,
+            "`kilo` was not found (searched PATH: /opt/a:/usr/bin); install Kilo Code CLI or set its command in plugin.json",
+        );
+        assert_eq!(
+            skip_line("kilo-bridge", &missing),
+            "skipping kilo-bridge (missing): `kilo` was not found on the PATH; install Kilo Code CLI or set its command in plugin.json"
+        );
+        assert_eq!(
+            without_path(missing.diagnostic.as_deref().unwrap_or_default()).1,
+            Some("/opt/a:/usr/bin".to_string())
+        );
+        assert_eq!(
+            without_path("no path here"),
+            ("no path here".to_string(), None)
+        );
     }
 }

@@ -2,8 +2,10 @@
 //! it retries the model connection (retry notices, see `agent_bridge_core::retry_notice`) and
 //! nothing else happens, `try` gives up after `--give-up-after` seconds with the CLI's last
 //! words, instead of minutes of silent retries (Codex retries "waiting for network" without
-//! end). Retries before the model said anything count from the prompt. A real session in
-//! Paseo keeps retrying and shows the notice.
+//! end). Retries before the model said anything count from when the agent was tried. An agent
+//! whose model says nothing at all within that time, retry notice or not, is given up too
+//! (Kilo 7.7.7 offline waits for the network without a word over ACP). A real session in Paseo
+//! keeps retrying and shows the notice.
 
 use agent_bridge_core::retry_notice;
 use agent_bridge_protocol::ProviderNotice;
@@ -19,10 +21,12 @@ pub struct RetryWatch {
     limit: Duration,
     since: Option<Instant>,
     last: String,
-    /// When the prompt was sent, until the model answers.
+    /// When the agent was tried (its open began), until the model answers.
     prompted: Option<Instant>,
     /// A retry was reported and the model has not answered since.
     retried: bool,
+    /// A model that never answers is given up too (not only one the agent says it retries).
+    silence: bool,
 }
 
 impl RetryWatch {
@@ -33,12 +37,16 @@ impl RetryWatch {
             last: String::new(),
             prompted: None,
             retried: false,
+            silence: false,
         }
     }
 
-    /// The prompt was sent: retries before the model's first answer count from now.
-    pub fn prompted(&mut self) {
-        self.prompted = Some(Instant::now());
+    /// The agent was tried at `at` (its session began to open): retries before the model's
+    /// first answer count from then; with `silence`, a model that never answers is given up
+    /// at the same time.
+    pub fn tried_at(&mut self, at: Instant, silence: bool) {
+        self.prompted = Some(at);
+        self.silence = silence;
     }
 
     /// Takes a notice; true when it was a retry notice (rendered by the caller as any other).
@@ -72,19 +80,29 @@ impl RetryWatch {
         self.retried.then_some(self.last.as_str())
     }
 
-    /// When to give up, while retries go on.
+    /// When to give up: while retries go on, or while the model has not answered yet.
     pub fn deadline(&self) -> Option<Instant> {
-        self.since.map(|s| s + self.limit)
+        let silent = self.prompted.filter(|_| self.silence);
+        self.since.or(silent).map(|s| s + self.limit)
     }
 
-    /// Why `try` gave up, and forgets the streak.
+    /// Why `try` gave up (the CLI's last words about its model, where it said any), and
+    /// forgets the streak.
     pub fn give_up(&mut self) -> String {
         self.since = None;
-        format!(
-            "the model could not be reached within {} s: {}",
-            self.limit.as_secs(),
-            self.last
-        )
+        self.prompted = None;
+        if self.last.is_empty() {
+            format!(
+                "the model did not answer within {} s, and the agent said nothing about it",
+                self.limit.as_secs()
+            )
+        } else {
+            format!(
+                "the model could not be reached within {} s: {}",
+                self.limit.as_secs(),
+                self.last
+            )
+        }
     }
 }
 
@@ -137,8 +155,9 @@ mod tests {
     async fn retries_before_any_answer_count_from_the_prompt() {
         let mut watch = RetryWatch::new(Duration::from_secs(30));
         let mut notices = RetryNotice::default();
-        watch.prompted();
         let prompt = Instant::now();
+        watch.tried_at(prompt, false);
+        assert_eq!(watch.deadline(), None, "no retry yet, silence not bounded");
         tokio::time::advance(Duration::from_secs(4)).await;
         watch.notice(&notices.retrying("Cannot connect to API", None));
         assert_eq!(watch.deadline(), Some(prompt + Duration::from_secs(30)));
@@ -148,6 +167,7 @@ mod tests {
         assert_eq!(watch.unreachable(), Some("Cannot connect to API"));
         watch.progress();
         assert_eq!(watch.unreachable(), None);
+        assert_eq!(watch.deadline(), None, "the model answered: no bound");
         tokio::time::advance(Duration::from_secs(10)).await;
         let later = Instant::now();
         watch.notice(&notices.retrying("again", None));
@@ -156,5 +176,19 @@ mod tests {
             Some(later + Duration::from_secs(30)),
             "after an answer the streak counts from its first retry"
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_model_that_never_answers_is_given_up_without_a_retry() {
+        let mut watch = RetryWatch::new(Duration::from_secs(30));
+        let tried = Instant::now();
+        watch.tried_at(tried, true);
+        assert_eq!(watch.deadline(), Some(tried + Duration::from_secs(30)));
+        assert_eq!(watch.unreachable(), None, "no retry was reported");
+        assert_eq!(
+            watch.give_up(),
+            "the model did not answer within 30 s, and the agent said nothing about it"
+        );
+        assert_eq!(watch.deadline(), None, "given up once");
     }
 }

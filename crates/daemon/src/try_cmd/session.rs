@@ -32,6 +32,9 @@ const OPEN_ID: &str = "try-open";
 const MESSAGE_ID: &str = "try-message";
 /// The core's interrupt grace (5 s) plus a margin: after this the command stops waiting.
 const INTERRUPT_WAIT: Duration = Duration::from_secs(7);
+/// What the agents other than the demo leave of their time for closing the last one and
+/// opening the demo.
+const DEMO_MARGIN: Duration = Duration::from_secs(5);
 
 pub async fn run(args: TryArgs) -> anyhow::Result<ExitCode> {
     let dir = plugin::plugin_dir(args.plugin_dir.clone());
@@ -63,6 +66,7 @@ pub async fn run(args: TryArgs) -> anyhow::Result<ExitCode> {
         renderer,
         connection: None,
         session_id: format!("try-{}", std::process::id()),
+        open_refused: None,
     };
     let outcome = host.drive(&args, &agents).await;
     host.close().await;
@@ -85,6 +89,8 @@ struct Host {
     renderer: Renderer<std::io::Stdout>,
     connection: Option<String>,
     session_id: String,
+    /// Why the last open was refused, in the agent's words (without its stderr).
+    open_refused: Option<String>,
 }
 
 /// How one provider's run ended.
@@ -92,6 +98,9 @@ enum Run {
     Ended(TurnEnd),
     /// The model was out of reach (the agent's words); the next provider may be tried.
     Unreachable(String),
+    /// The session could not be opened, or its turn failed (why); the next provider may be
+    /// tried.
+    Failed(String),
 }
 
 impl Host {
@@ -100,6 +109,7 @@ impl Host {
         args: &TryArgs,
         agents: &[(String, String)],
     ) -> anyhow::Result<TurnEnd> {
+        let started = tokio::time::Instant::now();
         let init: InitializeResponse = self
             .client
             .request(
@@ -112,8 +122,24 @@ impl Host {
             agents,
         };
         let client = self.client.clone();
+        // The agents other than the demo get twice `--give-up-after` in all, the login checks
+        // included: the demo is reached within that.
+        let limit = Duration::from_secs(args.give_up_after);
+        let others_until = started + (2 * limit).saturating_sub(DEMO_MARGIN);
         let mut picker = Picker::new(&client, &candidates, args.agent.as_deref()).await?;
+        let mut demo_next = false;
         for attempt in 0.. {
+            if attempt > 0 && !demo_next && tokio::time::Instant::now() >= others_until {
+                demo_next = true;
+                if let Some(demo) = picker.demo_only() {
+                    self.renderer.info(&format!(
+                        "{} s are up for the other agents; running {} ({})",
+                        2 * limit.as_secs(),
+                        demo.label,
+                        demo.id
+                    ));
+                }
+            }
             let Some(provider) = picker.next(&mut self.renderer).await? else {
                 bail!("no (other) provider is available and plugin.json has no demo provider");
             };
@@ -121,11 +147,27 @@ impl Host {
                 self.session_id = format!("try-{}-{attempt}", std::process::id());
             }
             let fall_back = picker.may_fall_back() && candidates.agent_of(&provider.id) != "demo";
-            match self.run(&provider, &candidates, args, fall_back).await? {
+            match self
+                .run(&provider, &candidates, args, fall_back, others_until)
+                .await?
+            {
                 Run::Ended(end) => return Ok(end),
                 Run::Unreachable(words) => {
+                    demo_next = true;
+                    let next = match picker.demo_only() {
+                        Some(demo) => format!(
+                            "going straight to {} ({}), which needs no network",
+                            demo.label, demo.id
+                        ),
+                        None => "trying the next agent".to_string(),
+                    };
+                    self.renderer
+                        .error(&format!("giving up on {}: {words}; {next}", provider.id));
+                    self.close_connection().await;
+                }
+                Run::Failed(why) => {
                     self.renderer.error(&format!(
-                        "giving up on {}: {words}; trying the next agent",
+                        "giving up on {}: {why}; trying the next agent",
                         provider.id
                     ));
                     self.close_connection().await;
@@ -142,7 +184,13 @@ impl Host {
         candidates: &Candidates<'_>,
         args: &TryArgs,
         fall_back: bool,
+        others_until: tokio::time::Instant,
     ) -> anyhow::Result<Run> {
+        // The agent's whole try (open and turn) is bounded from here when another may follow:
+        // `--give-up-after`, and no later than the time of all agents but the demo.
+        let limit = Duration::from_secs(args.give_up_after);
+        let now = tokio::time::Instant::now();
+        let tried = now - limit.saturating_sub(others_until.saturating_duration_since(now));
         let claude = candidates.agent_of(&provider.id) == agent_bridge_claude::AGENT;
         let connect = ConnectParams {
             provider_id: provider.id.clone(),
@@ -164,7 +212,25 @@ impl Host {
             }
             None => std::env::current_dir()?,
         };
-        let config = self.open(cwd.clone(), args, claude).await?;
+        let opening = self.open(cwd.clone(), args, claude);
+        let config = if fall_back {
+            match tokio::time::timeout_at(tried + limit, opening).await {
+                Ok(Ok(config)) => config,
+                Ok(Err(e)) => {
+                    let why = self.open_refused.take().unwrap_or_else(|| format!("{e:#}"));
+                    return Ok(Run::Failed(why));
+                }
+                Err(_) => {
+                    return Ok(Run::Unreachable(format!(
+                        "{} did not open a session within {} s",
+                        provider.label,
+                        (tried + limit).saturating_duration_since(now).as_secs()
+                    )))
+                }
+            }
+        } else {
+            opening.await?
+        };
         let mut header = format!("{} ({})", provider.label, provider.id);
         for (name, value) in [("model", &config.model), ("mode", &config.mode)] {
             if let Some(v) = value {
@@ -173,7 +239,7 @@ impl Host {
         }
         header.push_str(&format!(" · {}", cwd.display()));
         self.renderer.info(&header);
-        self.turn(args, fall_back).await
+        self.turn(args, fall_back, tried).await
     }
 
     fn connection(&self) -> &str {
@@ -241,6 +307,10 @@ impl Host {
                 Some(ProviderEvent::RequestFailed { request_id, error })
                     if request_id == OPEN_ID =>
                 {
+                    self.open_refused = Some(format!(
+                        "the session could not be opened: {}",
+                        error.message
+                    ));
                     let mut msg = format!("the session could not be opened: {}", error.message);
                     if let Some(d) = error.diagnostic {
                         msg.push_str(&format!(" ({d})"));
@@ -256,10 +326,15 @@ impl Host {
     }
 
     /// Sends the prompt and follows the turn to its end. With `fall_back`, a model out of reach
-    /// (retries `--give-up-after` s after the prompt, or a turn that failed while the agent
-    /// retried) ends the run quietly as [`Run::Unreachable`], for the caller to say so in one
+    /// (retries or silence `--give-up-after` s after the agent was `tried`, or a turn that
+    /// failed while the agent retried) ends the run quietly as [`Run::Unreachable`], for the caller to say so in one
     /// line and close the connection (which ends the turn).
-    async fn turn(&mut self, args: &TryArgs, fall_back: bool) -> anyhow::Result<Run> {
+    async fn turn(
+        &mut self,
+        args: &TryArgs,
+        fall_back: bool,
+        tried: tokio::time::Instant,
+    ) -> anyhow::Result<Run> {
         let mut sigint = signal(SignalKind::interrupt())?;
         let policy = permission::policy(args.yes, std::io::stdin().is_terminal());
         let prompt = ProviderPrompt {
@@ -278,7 +353,16 @@ impl Host {
         .await?;
         self.renderer.begin_turn();
         let mut retries = RetryWatch::new(Duration::from_secs(args.give_up_after));
-        retries.prompted();
+        // With another agent to go to, a model that never answers is given up too; alone
+        // (`--agent`), only one the agent says it retries.
+        retries.tried_at(
+            if fall_back {
+                tried
+            } else {
+                tokio::time::Instant::now()
+            },
+            fall_back,
+        );
         let mut ticker = tokio::time::interval(Duration::from_millis(100));
         // After a permission question, resume the spinner instead of replaying missed frames.
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -390,6 +474,12 @@ impl Host {
             if let (TurnEnd::Failed(why), Some(_)) = (&end, retries.unreachable()) {
                 self.renderer.finish_line();
                 return Ok(Run::Unreachable(why.clone()));
+            }
+            // A failed turn (Claude Code not logged in, when its login could not be checked in
+            // time, fails its first turn): the next agent may work.
+            if let TurnEnd::Failed(why) = &end {
+                self.renderer.finish_line();
+                return Ok(Run::Failed(why.clone()));
             }
         }
         // An interrupt `try` made because the model was out of reach is a failure.

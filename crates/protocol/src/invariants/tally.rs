@@ -1,5 +1,5 @@
 //! [`Tally`]: what a checker counted, strictly (nothing is excused by a close or a stop), for a
-//! host that reports figures rather than asserting (`agent-bridge soak`).
+//! host that reports figures rather than asserting (`agent-bridge-dev soak`).
 
 use super::{InvariantChecker, TurnPhase};
 use serde::Serialize;

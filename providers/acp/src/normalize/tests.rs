@@ -75,7 +75,7 @@ macro_rules! fixture_snapshots {
         #[test]
         fn $name() {
             let view = run(&fixture($agent, $scenario), $replay);
-            insta::assert_json_snapshot!(stringify!($name), view);
+            insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!(stringify!($name), view); });
         }
     )*};
 }

@@ -96,7 +96,7 @@ fn a_background_sub_agent_keeps_updating_after_the_run_ends() {
     assert_eq!(n.running_tools(), 1, "the sub-agent's shell");
     // The sub-agent's shell answers late, and it starts another one.
     let late = feed(&mut n, &[sub_result("t2", "one"), sub("t3", "echo two")]);
-    insta::assert_json_snapshot!("late_subagent_updates", late_json(&late));
+    insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("late_subagent_updates", late_json(&late)); });
     let Some(NormEvent::ChildItem { item, .. }) = late.first() else {
         panic!("{late:?}")
     };

@@ -52,7 +52,7 @@ fn items(events: &[NormEvent]) -> Vec<TimelineItem> {
 #[test]
 fn say_hi_snapshot() {
     let events = run("claude-say-hi");
-    insta::assert_json_snapshot!("say_hi", events_json(&events));
+    insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("say_hi", events_json(&events)); });
     let last = events.last().cloned();
     assert!(matches!(
         last,
@@ -66,7 +66,7 @@ fn say_hi_snapshot() {
 #[test]
 fn tool_bypass_snapshot() {
     let events = run("claude-tool-bypass");
-    insta::assert_json_snapshot!("tool_bypass", events_json(&events));
+    insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("tool_bypass", events_json(&events)); });
     let last_tool = items(&events)
         .into_iter()
         .rfind(|i| matches!(i.body, ItemBody::ToolCall(_)))
@@ -89,7 +89,7 @@ fn tool_bypass_snapshot() {
 #[test]
 fn permission_prompt_snapshot_denied_tool_fails() {
     let events = run("claude-tool-permission-prompt");
-    insta::assert_json_snapshot!("tool_permission_prompt", events_json(&events));
+    insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("tool_permission_prompt", events_json(&events)); });
     let calls: Vec<ToolCall> = items(&events)
         .into_iter()
         .filter_map(|i| match i.body {
@@ -115,7 +115,7 @@ fn permission_prompt_snapshot_denied_tool_fails() {
 #[test]
 fn interrupt_snapshot_streams_one_growing_row() {
     let events = run("claude-interrupt");
-    insta::assert_json_snapshot!("interrupt", events_json(&events));
+    insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("interrupt", events_json(&events)); });
     let rows: Vec<TimelineItem> = items(&events)
         .into_iter()
         .filter(|i| i.id == "msg_a768b21fd64b46e49cfdccad:0")
@@ -151,7 +151,7 @@ fn interrupt_snapshot_streams_one_growing_row() {
 
 #[test]
 fn resume_snapshot() {
-    insta::assert_json_snapshot!("resume", events_json(&run("claude-resume")));
+    insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("resume", events_json(&run("claude-resume"))); });
 }
 
 fn feed(n: &mut Normalizer, lines: &[Value]) -> Vec<NormEvent> {
@@ -178,7 +178,7 @@ fn subagent_output_goes_to_a_child_session_and_the_parent_row_logs_it() {
             json!({"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":[{"type":"text","text":"done"}]}]},"parent_tool_use_id":null}),
         ],
     );
-    insta::assert_json_snapshot!("subagent", events_json(&events));
+    insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("subagent", events_json(&events)); });
     assert_eq!(n.background_tasks(), 0);
     let Some(ItemBody::ToolCall(parent)) = items(&events).last().map(|i| i.body.clone()) else {
         panic!("no parent row")
@@ -278,7 +278,7 @@ fn compaction_goes_loading_then_completed_and_swallows_the_summary() {
             json!({"type":"user","message":{"role":"user","content":"This session is being continued from a previous conversation"}}),
         ],
     );
-    insta::assert_json_snapshot!("compaction", events_json(&events));
+    insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("compaction", events_json(&events)); });
     assert_eq!(items(&events).len(), 2);
 }
 
@@ -312,7 +312,7 @@ fn thinking_then_text_of_one_message_are_two_rows() {
             se(json!({"type":"message_delta","usage":{"output_tokens":5}})),
         ],
     );
-    insta::assert_json_snapshot!("thinking_text", events_json(&events));
+    insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("thinking_text", events_json(&events)); });
     let ids: Vec<String> = items(&events).into_iter().map(|i| i.id).collect();
     assert_eq!(ids, vec!["m1:0", "m1:0", "m1:1"]);
 }
@@ -324,7 +324,7 @@ fn commands_changed_carries_the_whole_new_list() {
     let line = r#"{"type":"system","subtype":"commands_changed","commands":[{"name":"existing","description":"hello (project)","argumentHint":""},{"name":"fresh","description":"Brand new command (project)","argumentHint":""},{"name":"loop","description":"Run a prompt or slash command on a recurring interval (e.g. /loop 5m /foo, defaults to 10m)","argumentHint":"[interval] <prompt>","aliases":["proactive"]}],"uuid":"5d0c1e2f-0000-4000-8000-000000000001","session_id":"6abab2af-6c90-4d2d-8b06-116349facffa"}"#;
     let msg = CliMessage::parse(line).expect("a system line");
     let mut n = Normalizer::new("s", Mode::Live);
-    insta::assert_json_snapshot!("commands_changed", events_json(&n.handle(&msg)));
+    insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("commands_changed", events_json(&n.handle(&msg))); });
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! (the model never called the tool; the CLI reports success) fails here.
 
 use super::ClaudeSession;
-use crate::{launch, saved, transcript};
+use crate::{saved, transcript};
 use agent_bridge_core::lifecycle::lock;
 use agent_bridge_protocol::{ErrorCode, ProviderError};
 use serde_json::Value;
@@ -71,10 +71,8 @@ impl ClaudeSession {
             )
         };
         let Some(native) = native else { return };
-        let projects = transcript::projects_dir(&launch::effective_env(
-            &self.relaunch.launch,
-            &self.relaunch.env,
-        ));
+        let projects =
+            transcript::projects_dir(&self.relaunch.launch.effective_env(&self.relaunch.env));
         let deadline = Instant::now() + SAVE_WAIT;
         while !saved::on_disk(projects.as_deref(), &cwd, &native, entry.as_deref()).await {
             if Instant::now() >= deadline {

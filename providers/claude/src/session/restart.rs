@@ -6,7 +6,7 @@
 
 use crate::session::{initialize, spawn_runtime, startup_error, ClaudeSession, ConfigSnapshot};
 use crate::state::persistence;
-use crate::{launch, saved, transcript};
+use crate::{saved, transcript};
 use agent_bridge_core::lifecycle::lock;
 use agent_bridge_core::{AgentEvent, Restarted, SessionSink};
 use agent_bridge_protocol::ErrorCode;
@@ -60,10 +60,8 @@ impl ClaudeSession {
                 reason: "Claude Code stopped before it had started the conversation".into(),
             });
         };
-        let projects = transcript::projects_dir(&launch::effective_env(
-            &self.relaunch.launch,
-            &self.relaunch.env,
-        ));
+        let projects =
+            transcript::projects_dir(&self.relaunch.launch.effective_env(&self.relaunch.env));
         if !saved::resumable(projects.as_deref(), &cwd, &native).await {
             tracing::warn!(session = %self.relaunch.session_id, native = %native, "Claude Code stopped before it wrote the conversation to disk; starting a new one");
             self.replace_runtime(&config, None, what).await?;
@@ -149,7 +147,7 @@ impl ClaudeSession {
 }
 
 /// The CLI's words when it could not find the conversation it was asked to resume (its stderr
-/// says "No conversation found with session ID: <id>" and it exits).
+/// says `No conversation found with session ID: <id>` and it exits).
 pub fn conversation_missing(error: &ProviderError) -> Option<String> {
     let text = error.diagnostic.as_deref().unwrap_or_default();
     text.lines()

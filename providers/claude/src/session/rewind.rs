@@ -14,7 +14,7 @@
 //!   before it to resume at); its handle is published once its first run ended.
 
 use crate::session::ClaudeSession;
-use crate::{launch, state, transcript};
+use crate::{state, transcript};
 use agent_bridge_core::lifecycle::lock;
 use agent_bridge_core::{AgentEvent, TurnRequest};
 use agent_bridge_protocol::ErrorCode;
@@ -135,7 +135,7 @@ impl ClaudeSession {
         cwd: &str,
         message: &str,
     ) -> Result<Option<String>, RewindError> {
-        let env = launch::effective_env(&self.relaunch.launch, &self.relaunch.env);
+        let env = self.relaunch.launch.effective_env(&self.relaunch.env);
         // The CLI writes its transcript a moment after a turn's result: a rewind asked right
         // after the turn may find its message not written yet, so it looks again for a while.
         let deadline = tokio::time::Instant::now() + TRANSCRIPT_WAIT;

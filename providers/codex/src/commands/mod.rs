@@ -151,16 +151,11 @@ impl Commands {
 
 /// The prompts folder of the app-server `spec` starts (its `CODEX_HOME`, else `~/.codex`).
 pub fn prompts_dir_of(spec: &SpawnSpec) -> Option<PathBuf> {
-    let var = |k: &str| -> Option<String> {
-        if spec.env_remove.iter().any(|r| r == k) {
-            return None;
-        }
-        spec.env.get(k).cloned().or_else(|| match &spec.base_env {
-            Some(base) => base.get(k).cloned(),
-            None => std::env::var(k).ok(),
-        })
-    };
-    prompts::dir(var("CODEX_HOME").as_deref(), var("HOME").as_deref())
+    let env = spec.effective_env();
+    prompts::dir(
+        env.get("CODEX_HOME").map(String::as_str),
+        env.get("HOME").map(String::as_str),
+    )
 }
 
 /// The prompts of `dir` (read off the async threads).

@@ -80,7 +80,7 @@ const THREAD: &str = "01a22cc6-84d8-7f00-95c6-d1b473be0982";
 fn say_hi_streams_one_growing_message_and_ends_the_turn() {
     let mut n = Normalizer::new("s1", THREAD, "/home/dev/fx/work-codex");
     let events = run(&mut n, &fixture("say-hi"));
-    insta::assert_json_snapshot!("say_hi", view(&events));
+    insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("say_hi", view(&events)); });
     // The last text snapshot carries the whole message; the turn ends completed.
     let texts: Vec<String> = events
         .iter()
@@ -109,7 +109,7 @@ fn say_hi_streams_one_growing_message_and_ends_the_turn() {
 fn tool_bypass_becomes_a_shell_call_with_output_and_exit_code() {
     let mut n = Normalizer::new("s1", THREAD, "/home/dev/fx/work-codex");
     let events = run(&mut n, &fixture("tool-bypass"));
-    insta::assert_json_snapshot!("tool_bypass", view(&events));
+    insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("tool_bypass", view(&events)); });
     let done = events
         .iter()
         .filter_map(|e| match e {
@@ -138,7 +138,7 @@ fn tool_bypass_becomes_a_shell_call_with_output_and_exit_code() {
 fn interrupt_ends_the_turn_canceled() {
     let mut n = Normalizer::new("s1", THREAD, "/home/dev/fx/work-codex");
     let events = run(&mut n, &fixture("interrupt"));
-    insta::assert_json_snapshot!("interrupt", view(&events));
+    insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("interrupt", view(&events)); });
     assert!(matches!(
         events.last(),
         Some(AgentEvent::TurnEnded {
@@ -152,7 +152,7 @@ fn interrupt_ends_the_turn_canceled() {
 fn permission_prompt_transcript_runs_the_approved_command() {
     let mut n = Normalizer::new("s1", "01a22cc6-8da8-7112-818c-ddae2bd55936", "/w");
     let events = run(&mut n, &fixture("tool-permission-prompt"));
-    insta::assert_json_snapshot!("tool_permission_prompt", view(&events));
+    insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("tool_permission_prompt", view(&events)); });
 }
 
 #[test]
@@ -273,7 +273,7 @@ fn reasoning_plan_diff_file_change_mcp_and_web_search() {
     for (m, p) in script {
         out.extend(n.notification(&m, p));
     }
-    insta::assert_json_snapshot!("synthetic_items", view(&out));
+    insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("synthetic_items", view(&out)); });
 }
 
 #[test]
@@ -297,7 +297,7 @@ fn sub_agents_open_child_sessions_and_route_their_items() {
         json!({"threadId": "other-th", "turnId": "x", "item": {
         "type": "agentMessage", "id": "om", "text": "not ours"}}),
     ));
-    insta::assert_json_snapshot!("sub_agent", view(&out));
+    insta::with_settings!({sort_maps => true}, { insta::assert_json_snapshot!("sub_agent", view(&out)); });
     assert_eq!(n.running_tools(), 1);
 }
 

@@ -11,6 +11,7 @@ pub mod opencode_server;
 pub mod server_password;
 pub mod sessions;
 pub mod shared;
+pub mod unattended;
 pub mod warmup;
 
 // Not every agent's suite runs both.

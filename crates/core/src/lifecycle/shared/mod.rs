@@ -8,14 +8,14 @@
 //! - [`SharedProcess`] (in `process`): the process, its JSON-RPC peer and its members. The
 //!   peer's reader hands each message to a demultiplexer, which asks the provider's [`Route`]
 //!   whose native session (thread, ACP session) it is, and queues it for that member only: each
-//!   member has its own bounded queue and its own task running its [`Translator`] and sending
+//!   member has its own bounded queue and its own task running its [`Translator`](crate::lifecycle::Translator) and sending
 //!   into its session's sink. A slow session fills its own queue; the reader waits only when the
 //!   queue of the session a message is for is full (backpressure on the agent, nothing
 //!   dropped), never for another session's. Sessions open one at a time on a process: the
 //!   member that has not claimed its native session yet (it is opening: the id comes with the
 //!   answer) takes the messages of native sessions nobody claimed, as a process of its own
 //!   would have given it; the next opens once it claimed.
-//! - A member has its own [`Liveness`]: the process's death is a runtime failure of every live
+//! - A member has its own [`Liveness`](crate::lifecycle::Liveness): the process's death is a runtime failure of every live
 //!   member (each gets `RuntimeFailed` after the messages queued before it); a member that
 //!   leaves (close, restart) stops receiving at once.
 //! - Crash loops are counted per launch key ([`ProcessDeaths`]): one death of the process is one

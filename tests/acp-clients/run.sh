@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs the ACP clients this project did not write (pinned: exact versions in package.json, the
+# rest in package-lock.json) against `agent-bridge acp`. Needs node >= 20 (acpx asks for 22 but
+# runs on 20) and a built binary (AGENT_BRIDGE_BIN, default target/debug/agent-bridge).
+set -euo pipefail
+cd "$(dirname "$0")"
+flags=(--no-audit --no-fund --loglevel=error)
+# npm ci refuses a lock without other OSes' optional platform packages (acpx's fs-safe); npm
+# install then installs from the same lock.
+if ! npm ci "${flags[@]}" >npm-ci.log 2>&1; then
+  grep -q "Missing: .* from lock file" npm-ci.log || { cat npm-ci.log >&2; exit 1; }
+  npm install "${flags[@]}"
+fi
+rm -f npm-ci.log
+node --test sdk-client.test.mjs acpx.test.mjs
