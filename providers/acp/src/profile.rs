@@ -229,7 +229,7 @@ mod tests {
     }
 
     #[test]
-    fn the_table_is_valid_and_has_the_eight_agents() {
+    fn the_table_is_valid_and_has_the_ten_agents() {
         let table: Table = serde_json::from_str(PROFILES).expect("profiles.json parses");
         assert_eq!(
             table.profiles.keys().cloned().collect::<Vec<_>>(),
@@ -238,8 +238,10 @@ mod tests {
                 "cline",
                 "codex-acp",
                 "copilot",
+                "droid",
                 "gemini",
                 "kilo",
+                "kimi",
                 "opencode",
                 "qwen"
             ]

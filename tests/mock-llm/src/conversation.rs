@@ -216,9 +216,13 @@ fn chat(body: &Value) -> Conversation {
             })
         })
         .collect();
+    // Kimi Code appends user messages holding only `<system-reminder>` text (date, permission
+    // mode) after the prompt and after tool results: they are neither the prompt nor what
+    // ends the conversation.
     let messages: Vec<&Value> = array(body.get("messages"))
         .iter()
         .filter(|m| !matches!(role(m), "system" | "developer"))
+        .filter(|m| !is_reminder_only(m))
         .collect();
     let tool_result = messages
         .last()
@@ -283,6 +287,19 @@ fn gemini(body: &Value) -> Conversation {
         json_schema,
         ..Conversation::default()
     }
+}
+
+/// A user message whose text is `<system-reminder>` sections only.
+fn is_reminder_only(m: &Value) -> bool {
+    role(m) == "user"
+        && m.get("content")
+            .is_some_and(|c| c.to_string().contains("<system-reminder>"))
+        && content_text(m.get("content")).trim().is_empty()
+        && !array(m.get("content")).iter().any(|b| {
+            b.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t != "text")
+        })
 }
 
 fn array(v: Option<&Value>) -> &[Value] {

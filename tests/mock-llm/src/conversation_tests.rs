@@ -86,6 +86,26 @@ fn chat_messages_and_schema() {
 }
 
 #[test]
+fn chat_reminder_only_user_messages_are_skipped() {
+    // Kimi Code: a reminder-only user message after the prompt and after the tool result.
+    let reminder = json!({"role": "user", "content": [{"type": "text",
+        "text": "<system-reminder>Today is 2026-12-07. Permission mode: manual.</system-reminder>"}]});
+    let body = json!({
+        "tools": [{"type": "function", "function": {"name": "Bash", "parameters": {"type": "object"}}}],
+        "messages": [
+            {"role": "user", "content": "please run `touch a.txt`"},
+            reminder,
+            {"role": "assistant", "content": null, "tool_calls": []},
+            {"role": "tool", "tool_call_id": "c", "content": "done\n"},
+            reminder
+        ]
+    });
+    let conv = extract(Family::OpenaiChat, &body);
+    assert_eq!(conv.tool_result.as_deref(), Some("done\n"));
+    assert_eq!(conv.prompt.as_deref(), Some("please run `touch a.txt`"));
+}
+
+#[test]
 fn gemini_contents_function_response_and_schema() {
     let body = json!({
         "contents": [

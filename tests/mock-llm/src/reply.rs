@@ -25,6 +25,8 @@ pub const SHELL_TOOLS: &[&str] = &[
     "execute_command",
     "run_command",
     "run_commands",
+    // Factory Droid's shell tool (required `summary`, `riskLevel`, `riskLevelReason`).
+    "Execute",
 ];
 
 /// Default number of chunks of a slow reply.

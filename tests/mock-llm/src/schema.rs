@@ -163,8 +163,10 @@ fn number(obj: &Map<String, Value>) -> f64 {
 
 /// Arguments for a shell tool, shaped by its schema: the command goes into `cmd` or
 /// `command` (an argv array `["bash", "-lc", CMD]` when that property is an array), a
-/// `description` property gets "Run CMD", and other required properties get synthesized
-/// values.
+/// `description` property gets "Run CMD", a required `summary` string gets a sentence of 3 to
+/// 8 words (Factory Droid's `Execute` refuses others), a required enum its lowest-risk value
+/// (`low`/`LOW` when offered: Droid's `riskLevel`), and other required properties get
+/// synthesized values.
 pub fn shell_arguments(schema: &Value, command: &str) -> Value {
     let props = schema
         .get("properties")
@@ -207,12 +209,40 @@ pub fn shell_arguments(schema: &Value, command: &str) -> Value {
         out.insert("description".into(), json!(format!("Run {command}")));
     }
     for name in required {
-        if !out.contains_key(&name) {
-            let prop = props.get(&name).cloned().unwrap_or(Value::Null);
-            out.insert(name, synthesize(&prop));
+        if out.contains_key(&name) {
+            continue;
         }
+        let prop = props.get(&name).cloned().unwrap_or(Value::Null);
+        let value = if name == "summary" && schema_type(&prop).as_deref() == Some("string") {
+            json!(summary(command))
+        } else {
+            low_choice(&prop).unwrap_or_else(|| synthesize(&prop))
+        };
+        out.insert(name, value);
     }
     Value::Object(out)
+}
+
+/// "Run CMD" as a sentence of 3 to 8 words.
+fn summary(command: &str) -> String {
+    let mut words: Vec<&str> = std::iter::once("Run")
+        .chain(command.split_whitespace())
+        .take(8)
+        .collect();
+    while words.len() < 3 {
+        words.push("command");
+    }
+    words.join(" ")
+}
+
+/// The `low` value of an enum that offers one (any case).
+fn low_choice(schema: &Value) -> Option<Value> {
+    schema
+        .get("enum")?
+        .as_array()?
+        .iter()
+        .find(|v| v.as_str().is_some_and(|s| s.eq_ignore_ascii_case("low")))
+        .cloned()
 }
 
 #[cfg(test)]
@@ -285,6 +315,19 @@ mod tests {
         assert_eq!(
             shell_arguments(&cline, "echo hi"),
             json!({"commands": ["echo hi"]})
+        );
+        // Droid's Execute: a short summary sentence and the low risk level.
+        let droid = json!({"properties": {"command": {"type": "string"},
+            "summary": {"type": "string"}, "riskLevel": {"type": "string", "enum": ["high", "medium", "low"]},
+            "riskLevelReason": {"type": "string"}},
+            "required": ["command", "summary", "riskLevel", "riskLevelReason"]});
+        assert_eq!(
+            shell_arguments(&droid, "ls"),
+            json!({"command": "ls", "summary": "Run ls command", "riskLevel": "low", "riskLevelReason": "mock"})
+        );
+        assert_eq!(
+            shell_arguments(&droid, "echo a b c d e f g h")["summary"],
+            json!("Run echo a b c d e f")
         );
     }
 }

@@ -42,6 +42,8 @@ pub fn profile(provider: &str, agent: &str) -> Option<Profile> {
         ("copilot-bridge", _) => (Some("copilot"), None, &[]),
         ("kilo-bridge", _) => (Some("kilo"), None, &[]),
         ("cline-bridge", _) => (Some("cline"), None, &[]),
+        ("kimi-bridge", _) => (Some("kimi"), None, &[]),
+        ("droid-bridge", _) => (Some("droid"), None, &[]),
         _ => return None,
     };
     Some(Profile {

@@ -28,6 +28,8 @@ pub fn build(cli: Cli, port: u16, root: &Path) -> Result<HermeticEnv, HermeticEr
         Cli::Copilot => super::acp_clis::copilot_files(&home, &base, &mut env)?,
         Cli::Kilo => super::acp_clis::kilo_files(&home, &base, &mut env)?,
         Cli::Cline => super::acp_clis::cline_files(&home, &base, &mut env)?,
+        Cli::Kimi => super::node22_clis::kimi_files(&home, &base, &mut env)?,
+        Cli::Droid => super::node22_clis::droid_files(&home, &base, &mut env)?,
     };
     Ok(HermeticEnv {
         cli,
@@ -263,4 +265,14 @@ pub fn kilo(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
 /// Cline (`cline --acp`).
 pub fn cline(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
     build(Cli::Cline, mock.port(), root)
+}
+
+/// Kimi Code CLI (`kimi acp`), node 22 first on its PATH.
+pub fn kimi(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
+    build(Cli::Kimi, mock.port(), root)
+}
+
+/// Factory Droid (`droid exec --output-format acp`), air-gapped.
+pub fn droid(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
+    build(Cli::Droid, mock.port(), root)
 }

@@ -9,9 +9,11 @@
 
 mod acp_clis;
 mod clis;
+mod node22_clis;
 
 pub use clis::{
-    build, claude, claude_agent_acp, cline, codex, codex_acp, copilot, gemini, kilo, opencode, qwen,
+    build, claude, claude_agent_acp, cline, codex, codex_acp, copilot, droid, gemini, kilo, kimi,
+    opencode, qwen,
 };
 
 use std::collections::BTreeMap;
@@ -40,10 +42,12 @@ pub enum Cli {
     Copilot,
     Kilo,
     Cline,
+    Kimi,
+    Droid,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 10] = [
+    pub const ALL: [Cli; 12] = [
         Cli::Claude,
         Cli::Codex,
         Cli::Gemini,
@@ -54,6 +58,8 @@ impl Cli {
         Cli::Copilot,
         Cli::Kilo,
         Cli::Cline,
+        Cli::Kimi,
+        Cli::Droid,
     ];
 
     /// The executable's name in `node_modules/.bin`.
@@ -69,6 +75,8 @@ impl Cli {
             Cli::Copilot => "copilot",
             Cli::Kilo => "kilo",
             Cli::Cline => "cline",
+            Cli::Kimi => "kimi",
+            Cli::Droid => "droid",
         }
     }
 
