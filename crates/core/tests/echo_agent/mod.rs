@@ -164,7 +164,10 @@ pub async fn wait_gone(pid: u32) {
 pub async fn wait_closed(s: &Session) {
     let deadline = tokio::time::Instant::now() + WAIT;
     while !s.member.rpc().is_closed() {
-        assert!(tokio::time::Instant::now() < deadline, "the peer never closed");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the peer never closed"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
