@@ -303,10 +303,20 @@ mod tests {
             .find(|p| p.id == "codex-bridge")
             .expect("codex");
         assert_eq!(codex.options.get("processPerSession"), Some(&json!(true)));
-        let others = providers.iter().filter(|p| p.id != "codex-bridge");
-        assert!(others
-            .into_iter()
-            .all(|p| !p.options.contains_key("processPerSession")));
+        // Every other entry keeps its own value (droid-bridge sets it in plugin.json itself).
+        let embedded = crate::plugin::providers(None).expect("the embedded plugin.json");
+        for p in providers.iter().filter(|p| p.id != "codex-bridge") {
+            let own = embedded
+                .iter()
+                .find(|e| e.id == p.id)
+                .expect("same entries");
+            assert_eq!(
+                p.options.get("processPerSession"),
+                own.options.get("processPerSession"),
+                "{}",
+                p.id
+            );
+        }
         assert!(plugin_dir(None, "no-such-provider", true).is_err());
     }
 }
