@@ -12,6 +12,7 @@ pub mod emitter;
 pub mod guard;
 pub mod history;
 pub mod host_input;
+pub mod in_process;
 pub mod inflight;
 pub mod lifecycle;
 pub mod limits;
