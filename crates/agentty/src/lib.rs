@@ -66,28 +66,10 @@ pub fn run(options: Options) -> std::io::Result<Ended> {
         .build()?;
     let ended = runtime.block_on(async {
         let stop = CancellationToken::new();
-        spawn_signal_handler(stop.clone());
+        agent_bridge_core::stop_signal::cancel_on_stop_signal(stop.clone());
         driver::serve(options, tokio::io::stdin(), tokio::io::stdout(), stop).await
     });
     // Whatever did not close in time is dropped here, and its processes are killed with it.
     runtime.shutdown_timeout(std::time::Duration::from_millis(150));
     Ok(ended)
-}
-
-fn spawn_signal_handler(stop: CancellationToken) {
-    tokio::spawn(async move {
-        use tokio::signal::unix::{signal, SignalKind};
-        let (Ok(mut term), Ok(mut int)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) else {
-            tracing::warn!("cannot install signal handlers");
-            return;
-        };
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
-        }
-        stop.cancel();
-    });
 }

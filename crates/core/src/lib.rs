@@ -30,6 +30,7 @@ pub mod scope;
 pub mod server;
 pub mod session;
 pub mod spares;
+pub mod stop_signal;
 pub mod supervisor;
 pub mod timeline;
 

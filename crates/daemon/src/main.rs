@@ -118,7 +118,7 @@ fn run_serve(plugin_dir: Option<PathBuf>) -> anyhow::Result<()> {
             providers,
         };
         let cancel = CancellationToken::new();
-        spawn_signal_handler(cancel.clone());
+        agent_bridge_core::stop_signal::cancel_on_stop_signal(cancel.clone());
         let reason = serve(config, tokio::io::stdin(), tokio::io::stdout(), cancel).await;
         tracing::info!(?reason, "stopped");
         anyhow::Ok(())
@@ -127,22 +127,4 @@ fn run_serve(plugin_dir: Option<PathBuf>) -> anyhow::Result<()> {
     // (their process groups are SIGKILLed on drop).
     runtime.shutdown_timeout(std::time::Duration::from_millis(300));
     result
-}
-
-fn spawn_signal_handler(cancel: CancellationToken) {
-    tokio::spawn(async move {
-        use tokio::signal::unix::{signal, SignalKind};
-        let (Ok(mut term), Ok(mut int)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) else {
-            tracing::warn!("cannot install signal handlers");
-            return;
-        };
-        tokio::select! {
-            _ = term.recv() => tracing::info!("SIGTERM received"),
-            _ = int.recv() => tracing::info!("SIGINT received"),
-        }
-        cancel.cancel();
-    });
 }
