@@ -90,19 +90,31 @@ pub async fn run_probe(spec: &SpawnSpec, limit: Duration) -> Result<ProbeOutput,
     }
 }
 
-/// The first `MAJOR.MINOR[.PATCH]` in a version banner: `codex-cli 0.171.0` -> (0, 171, 0),
-/// `2.1.197 (Claude Code)` -> (2, 1, 197), `0.172.0-alpha.3` -> (0, 172, 0).
-pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
-    let word = text
-        .split_whitespace()
-        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))?;
-    let core = word.split(['-', '+']).next()?;
-    let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
-    Some((
-        parts.next()??,
-        parts.next()??,
-        parts.next().flatten().unwrap_or(0),
-    ))
+/// The version type of [`parse_version`] (providers name their minimum with it).
+pub use semver::Version;
+
+/// The first version in a version banner, as semver: `codex-cli 0.171.0` -> 0.171.0,
+/// `2.1.197 (Claude Code)` -> 2.1.197, `v0.172.0-alpha.3` -> 0.172.0-alpha.3 (a pre-release
+/// orders before its release, so `0.171.0-alpha.1` is older than a minimum of 0.171.0).
+/// A banner giving only `MAJOR.MINOR` reads as `MAJOR.MINOR.0`.
+pub fn parse_version(text: &str) -> Option<semver::Version> {
+    text.split_whitespace().find_map(|word| {
+        let word = word.strip_prefix('v').unwrap_or(word);
+        let word = word.trim_end_matches([',', ';', ')', ':']);
+        if !word.starts_with(|c: char| c.is_ascii_digit()) {
+            return None;
+        }
+        semver::Version::parse(word).ok().or_else(|| {
+            // `1.2` or `1.2-beta`: complete the patch number.
+            let (core, rest) = match word.find(['-', '+']) {
+                Some(i) => word.split_at(i),
+                None => (word, ""),
+            };
+            (core.split('.').count() == 2)
+                .then(|| semver::Version::parse(&format!("{core}.0{rest}")).ok())
+                .flatten()
+        })
+    })
 }
 
 #[cfg(test)]
@@ -112,14 +124,23 @@ mod tests {
 
     #[test]
     fn versions_parse() {
-        assert_eq!(parse_version("codex-cli 0.171.0\n"), Some((0, 171, 0)));
-        assert_eq!(parse_version("2.1.197 (Claude Code)"), Some((2, 1, 197)));
+        let v = |s: &str| parse_version(s).map(|v| v.to_string());
+        assert_eq!(v("codex-cli 0.171.0\n").as_deref(), Some("0.171.0"));
+        assert_eq!(v("2.1.197 (Claude Code)").as_deref(), Some("2.1.197"));
         assert_eq!(
-            parse_version("codex-cli 0.172.0-alpha.3"),
-            Some((0, 172, 0))
+            v("codex-cli 0.172.0-alpha.3").as_deref(),
+            Some("0.172.0-alpha.3")
         );
-        assert_eq!(parse_version("tool 1.2"), Some((1, 2, 0)));
-        assert_eq!(parse_version("garbage"), None);
+        assert_eq!(v("tool v1.2.3+build.5").as_deref(), Some("1.2.3+build.5"));
+        assert_eq!(v("tool 1.2").as_deref(), Some("1.2.0"));
+        assert_eq!(v("tool 1.2-rc1").as_deref(), Some("1.2.0-rc1"));
+        assert_eq!(v("2024 edition, tool 3.0.1").as_deref(), Some("3.0.1"));
+        assert_eq!(v("garbage"), None);
+        assert_eq!(v("tool 7"), None);
+        // A pre-release is older than its release, newer than the one before.
+        let min = semver::Version::new(0, 171, 0);
+        assert!(parse_version("codex-cli 0.171.0-alpha.1").unwrap() < min);
+        assert!(parse_version("codex-cli 0.172.0-alpha.1").unwrap() > min);
     }
 
     #[tokio::test]

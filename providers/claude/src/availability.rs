@@ -27,10 +27,9 @@ pub async fn check(auth: &AuthCache, launch: &LaunchOverride) -> ProviderAvailab
     match launch::parse_version(&text) {
         Some(v) if v >= launch::MIN_VERSION => {}
         Some(_) => {
-            let (a, b, c) = launch::MIN_VERSION;
             return ProviderAvailability::with(
                 AvailabilityStatus::Incompatible,
-                format!("Claude Code {text} is older than the oldest supported version {a}.{b}.{c}; update with `npm install -g @anthropic-ai/claude-code@latest`"),
+                format!("Claude Code {text} is older than the oldest supported version {}; update with `npm install -g @anthropic-ai/claude-code@latest`", launch::MIN_VERSION),
             );
         }
         None => {

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 /// The oldest Claude Code this provider drives (control protocol with `initialize` models,
 /// `--replay-user-messages`, `apply_flag_settings`).
-pub const MIN_VERSION: (u64, u64, u64) = (2, 1, 0);
+pub const MIN_VERSION: Version = Version::new(2, 1, 0);
 
 /// The variable that turns on file checkpoints for a CLI driven through stream-json.
 pub const FILE_CHECKPOINTING: &str = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING";
@@ -183,7 +183,7 @@ fn mcp_config(servers: &BTreeMap<String, McpServerConfig>) -> String {
     json!({"mcpServers": Value::Object(out)}).to_string()
 }
 
-pub use agent_bridge_core::probe::parse_version;
+pub use agent_bridge_core::probe::{parse_version, Version};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
@@ -224,11 +224,12 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     #[test]
-    fn versions_parse() {
-        assert_eq!(parse_version("2.1.197 (Claude Code)"), Some((2, 1, 197)));
-        assert_eq!(parse_version("claude 1.0.3"), Some((1, 0, 3)));
+    fn the_minimum_orders_banners() {
+        let v = |s: &str| parse_version(s).unwrap();
+        assert!(v("2.0.9 (Claude Code)") < MIN_VERSION);
+        assert!(v("2.1.0-beta.1 (Claude Code)") < MIN_VERSION);
+        assert!(v("2.1.197 (Claude Code)") >= MIN_VERSION);
         assert_eq!(parse_version("garbage"), None);
-        assert!(parse_version("2.0.9 (Claude Code)") < Some(MIN_VERSION));
     }
 
     #[test]

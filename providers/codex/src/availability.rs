@@ -26,12 +26,11 @@ pub async fn check(
         Err(e) => return ProviderAvailability::with(AvailabilityStatus::Unrunnable, e.to_string()),
     };
     if version < launch::MIN_VERSION {
-        let (a, b, c) = launch::MIN_VERSION;
         return ProviderAvailability::with(
             AvailabilityStatus::Incompatible,
             format!(
-                "codex {}.{}.{} is older than {a}.{b}.{c}, the oldest app-server protocol this bridge speaks; update with `npm install -g @openai/codex@latest`",
-                version.0, version.1, version.2
+                "codex {version} is older than {}, the oldest app-server protocol this bridge speaks; update with `npm install -g @openai/codex@latest`",
+                launch::MIN_VERSION
             ),
         );
     }

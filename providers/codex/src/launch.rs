@@ -24,7 +24,7 @@ use std::time::Duration;
 
 pub const DEFAULT_PROGRAM: &str = "codex";
 /// The version this provider's wire types were derived from and tested against.
-pub const MIN_VERSION: (u64, u64, u64) = (0, 171, 0);
+pub const MIN_VERSION: Version = Version::new(0, 171, 0);
 /// Longest the handshake and other setup calls may take.
 pub const SETUP_TIMEOUT: Duration = Duration::from_secs(30);
 const PROBE_TIMEOUT: Duration = Duration::from_secs(15);
@@ -160,7 +160,7 @@ pub async fn stop(server: &AgentRuntime) {
     server.shutdown(CLOSE_LIMIT).await;
 }
 
-pub use agent_bridge_core::probe::{parse_version, ProbeOutput};
+pub use agent_bridge_core::probe::{parse_version, ProbeOutput, Version};
 
 /// Runs `<launch> args...` to completion (bounded), through the supervisor.
 pub async fn run_probe(
@@ -184,7 +184,7 @@ pub async fn run_probe(
 }
 
 /// The installed version, or why it cannot be told.
-pub async fn probe_version(launch: &LaunchOverride) -> Result<(u64, u64, u64), ProviderError> {
+pub async fn probe_version(launch: &LaunchOverride) -> Result<Version, ProviderError> {
     let out = run_probe(launch, &["--version"]).await?;
     if !out.success {
         return Err(ProviderError::new("`codex --version` failed").with_diagnostic(out.stderr));
@@ -227,15 +227,13 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     #[test]
-    fn versions_parse() {
-        assert_eq!(parse_version("codex-cli 0.171.0\n"), Some((0, 171, 0)));
-        assert_eq!(
-            parse_version("codex-cli 0.172.0-alpha.3"),
-            Some((0, 172, 0))
-        );
-        assert_eq!(parse_version("codex 1.2"), Some((1, 2, 0)));
+    fn the_minimum_orders_banners() {
+        let v = |s: &str| parse_version(s).unwrap();
+        assert!(v("codex-cli 0.170.9") < MIN_VERSION);
+        assert!(v("codex-cli 0.171.0-alpha.3") < MIN_VERSION);
+        assert!(v("codex-cli 0.171.0\n") >= MIN_VERSION);
+        assert!(v("codex-cli 0.172.0-alpha.3") >= MIN_VERSION);
         assert_eq!(parse_version("codex-cli"), None);
-        assert!(parse_version("codex-cli 0.170.9").unwrap() < MIN_VERSION);
     }
 
     #[test]
