@@ -233,7 +233,9 @@ async fn end_of_output_fails_waiting_calls_and_every_later_call_at_once() {
     assert!(peer.is_closed());
 }
 
-#[tokio::test]
+// Paused time: the sleep below returns only once every task is idle, i.e. the sender is
+// blocked waiting for room (not after a guessed 200 ms).
+#[tokio::test(start_paused = true)]
 async fn the_writer_queue_is_bounded() {
     let mut options = PeerOptions::new("stuck agent");
     options.outbox = 4;

@@ -150,8 +150,8 @@ async fn a_close_cancels_a_hung_agent_call() {
         "changes": {"model": "m2"}}),
     )
     .await;
-    // Let the actor enter the call before the close is admitted.
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // The actor is inside the call before the close is admitted.
+    host.reached("configure hangs").await;
     host.send(json!({"type": "session.close", "requestId": "x1", "sessionId": "s1"}))
         .await;
     let events = tokio::time::timeout(Duration::from_secs(10), host.until("request.completed"))

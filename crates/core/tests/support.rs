@@ -277,6 +277,7 @@ impl AgentSession for FakeSession {
         changes: ProviderConfigChanges,
     ) -> Result<ProviderConfigState, ProviderError> {
         if self.behaviour.hang_configure {
+            self.log("configure hangs".into());
             std::future::pending::<()>().await;
         }
         if self.behaviour.configure_ends_turn {
@@ -399,6 +400,20 @@ impl Host {
             "capabilities": ["prompt.message", "prompt.steer", "session.configure", "session.list", "permission"]}})).await;
         assert_eq!(r["result"]["connectionId"], "c1");
         host
+    }
+
+    /// Waits (up to 10 s) until the fake provider logged `entry`: the point a test needs the
+    /// agent to have reached, instead of a guessed sleep.
+    pub async fn reached(&self, entry: &str) {
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !self.calls.lock().unwrap().iter().any(|c| c == entry) {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the fake never logged {entry:?}: {:?}",
+                self.calls.lock().unwrap()
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
     }
 
     pub async fn line(&mut self, v: Value) {

@@ -95,7 +95,11 @@ async fn shutdown_with_a_full_sink_completes_and_stops_the_cli() {
         .channel
         .send(serde_json::json!({"subtype": "initialize"}))
         .await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The stand-in writes far more than the queue holds: the sink fills, then stays full.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while rx.len() < SESSION_QUEUE && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     assert_eq!(
         rx.len(),
         SESSION_QUEUE,

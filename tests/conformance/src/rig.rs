@@ -425,8 +425,8 @@ pub fn last_assistant_text(timeline: &[Value]) -> String {
 }
 
 /// The backpressure check of a provider's reader with a stand-in CLI that prints `count` events
-/// before it answers `call`: with nobody draining for 700 ms, the sink `rx` holds exactly
-/// `capacity` events and the answer has not overtaken them; draining then yields all `count`
+/// before it answers `call`: with nobody draining, the sink `rx` fills to exactly `capacity`
+/// events (waited for, up to 10 s) and the answer has not overtaken them; draining then yields all `count`
 /// events in order (each within 10 s, checked by `check(n, event)`), and the answer follows
 /// within 10 s. Returns the answer.
 pub async fn drain_behind_full_sink<T, R>(
@@ -437,7 +437,10 @@ pub async fn drain_behind_full_sink<T, R>(
     mut check: impl FnMut(usize, T),
 ) -> R {
     // Nobody drains: the sink fills up and the answer waits behind the rest.
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while rx.len() < capacity && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     assert_eq!(rx.len(), capacity);
     assert!(
         !call.is_finished(),

@@ -85,6 +85,9 @@ impl Actor {
         self.spool = None;
         self.events = None;
         self.scope.wait_gone(PROCESS_GONE_TIMEOUT).await;
+        // The id is free before the answer goes out: a host that retries the open as soon as
+        // it reads the failure is not refused as a duplicate.
+        self.unregister();
         self.emit(ProviderEvent::RequestFailed { request_id, error })
             .await;
         // Commands admitted while opening still get their answers.

@@ -149,6 +149,8 @@ struct Actor {
     unanswerable: Vec<String>,
     /// The session's recent user and assistant text (see [`crate::carry_over`]).
     log: crate::carry_over::ConversationLog,
+    /// Unregisters the session id (taken when called: see [`Actor::unregister`]).
+    on_exit: Option<Box<dyn FnOnce(&str) + Send>>,
     /// The agent restarted in a new conversation: the context its next prompt carries.
     carry_over: Option<String>,
 }
@@ -208,6 +210,7 @@ async fn run(
         unanswerable: Vec::new(),
         log: Default::default(),
         carry_over: None,
+        on_exit: Some(on_exit),
     };
     let session = match actor.open(provider.open(&ctx, open, sink)).await {
         open::OpenEnd::Opened(opened) => Some(
@@ -229,10 +232,17 @@ async fn run(
     if let Some(session) = session {
         actor.serve(session, &mut rx).await;
     }
-    on_exit(&session_id);
+    actor.unregister();
 }
 
 impl Actor {
+    /// Frees the session id (once): a host may open it again from here on.
+    fn unregister(&mut self) {
+        if let Some(on_exit) = self.on_exit.take() {
+            on_exit(&self.session_id);
+        }
+    }
+
     /// Handles host commands and agent events until the session closes.
     async fn serve(
         &mut self,
