@@ -98,6 +98,9 @@ pub struct SessionHandle {
     pub shared: Arc<Mutex<SessionShared>>,
 }
 
+/// Unregisters a session id from its connection.
+pub type OnExit = Box<dyn FnOnce(&str) + Send>;
+
 /// Everything the actor needs from its connection.
 pub struct SessionSpawn {
     pub connection_id: String,
@@ -108,7 +111,7 @@ pub struct SessionSpawn {
     pub request_id: String,
     pub open: OpenRequest,
     /// Called with the session id when the actor ends (to unregister it).
-    pub on_exit: Box<dyn FnOnce(&str) + Send>,
+    pub on_exit: OnExit,
 }
 
 struct ActiveTurn {
@@ -150,7 +153,7 @@ struct Actor {
     /// The session's recent user and assistant text (see [`crate::carry_over`]).
     log: crate::carry_over::ConversationLog,
     /// Unregisters the session id (taken when called: see [`Actor::unregister`]).
-    on_exit: Option<Box<dyn FnOnce(&str) + Send>>,
+    on_exit: Option<OnExit>,
     /// The agent restarted in a new conversation: the context its next prompt carries.
     carry_over: Option<String>,
 }
