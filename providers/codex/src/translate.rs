@@ -15,6 +15,7 @@ use crate::wire::notify::{Notification, ServerRequest};
 use agent_bridge_core::lifecycle::{EventTarget, InboundDriver, Liveness, Translator};
 use agent_bridge_core::rpc::{IncomingRequest, PeerHandle};
 use agent_bridge_core::{AgentEvent, SessionSink};
+use agent_bridge_protocol::ProviderPermissionRequest;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -78,7 +79,10 @@ impl Translator for CodexTranslator {
     }
 }
 
-fn notification(shared: &SharedState, method: &str, params: Value) -> Vec<AgentEvent> {
+/// One notification of the app-server (not `skills/changed`, which only refreshes the
+/// commands): `serverRequest/resolved` settles a waiting request, the rest goes to the
+/// session's normalizer.
+pub fn notification(shared: &SharedState, method: &str, params: Value) -> Vec<AgentEvent> {
     tracing::trace!(%method, params = %format!("{params:.400}"), "codex notification");
     let mut s = lock(shared);
     if method == "serverRequest/resolved" {
@@ -102,52 +106,8 @@ async fn server_request(shared: &SharedState, request: IncomingRequest) -> Vec<A
         params,
         responder,
     } = request;
-    let parsed = {
-        let s = lock(shared);
-        match ServerRequest::parse(&method, params) {
-            ServerRequest::CommandApproval(p) => Ok((
-                permissions::command_request(&p, permissions::permission_id(s.runtime, &id)),
-                p.item_id,
-                Asked::Approval,
-            )),
-            ServerRequest::UserInput(p) => Ok((
-                questions::request(&p, permissions::permission_id(s.runtime, &id)),
-                p.item_id,
-                Asked::Questions(p.questions),
-            )),
-            ServerRequest::McpElicitation(p) => {
-                let permission_id = permissions::permission_id(s.runtime, &id);
-                Ok(
-                    match permissions::mcp_tool_approval(&p, permission_id.clone()) {
-                        Some(request) => (request, String::new(), Asked::McpToolApproval),
-                        None => {
-                            let asked = permissions::elicitation(&p);
-                            let mut request = asked.permission(permission_id);
-                            if let Some(meta) = request.metadata.as_mut() {
-                                meta.insert("threadId".into(), p.thread_id.clone().into());
-                                meta.insert("turnId".into(), p.turn_id.clone().into());
-                            }
-                            (request, String::new(), Asked::Elicitation(asked))
-                        }
-                    },
-                )
-            }
-            ServerRequest::FileChangeApproval(p) => {
-                let snapshot = s.normalizer.tool(&p.item_id);
-                Ok((
-                    permissions::file_change_request(
-                        &p,
-                        permissions::permission_id(s.runtime, &id),
-                        snapshot,
-                    ),
-                    p.item_id,
-                    Asked::Approval,
-                ))
-            }
-            ServerRequest::Other(m) => Err(m),
-        }
-    };
-    let (request, item_id, asked) = match parsed {
+    let asked = ask(shared, &id, &method, params);
+    let (request, item_id, asked) = match asked {
         Ok(r) => r,
         Err(m) => {
             tracing::warn!(method = %m, "codex server request not supported; answered with an error");
@@ -160,7 +120,71 @@ async fn server_request(shared: &SharedState, request: IncomingRequest) -> Vec<A
         }
     };
     // Answered later (by id) when the user decides, or cancelled with the turn.
-    let rpc_id = responder.detach();
+    hold(shared, request, responder.detach(), item_id, asked)
+}
+
+/// What a server request asks the user: the permission request, the item it is about (empty
+/// when none) and how its answer is written; `Err(method)` for a request not handled.
+pub fn ask(
+    shared: &SharedState,
+    id: &Value,
+    method: &str,
+    params: Value,
+) -> Result<(ProviderPermissionRequest, String, Asked), String> {
+    let s = lock(shared);
+    match ServerRequest::parse(method, params) {
+        ServerRequest::CommandApproval(p) => Ok((
+            permissions::command_request(&p, permissions::permission_id(s.runtime, id)),
+            p.item_id,
+            Asked::Approval,
+        )),
+        ServerRequest::UserInput(p) => Ok((
+            questions::request(&p, permissions::permission_id(s.runtime, id)),
+            p.item_id,
+            Asked::Questions(p.questions),
+        )),
+        ServerRequest::McpElicitation(p) => {
+            let permission_id = permissions::permission_id(s.runtime, id);
+            Ok(
+                match permissions::mcp_tool_approval(&p, permission_id.clone()) {
+                    Some(request) => (request, String::new(), Asked::McpToolApproval),
+                    None => {
+                        let asked = permissions::elicitation(&p);
+                        let mut request = asked.permission(permission_id);
+                        if let Some(meta) = request.metadata.as_mut() {
+                            meta.insert("threadId".into(), p.thread_id.clone().into());
+                            meta.insert("turnId".into(), p.turn_id.clone().into());
+                        }
+                        (request, String::new(), Asked::Elicitation(asked))
+                    }
+                },
+            )
+        }
+        ServerRequest::FileChangeApproval(p) => {
+            let snapshot = s.normalizer.tool(&p.item_id);
+            Ok((
+                permissions::file_change_request(
+                    &p,
+                    permissions::permission_id(s.runtime, id),
+                    snapshot,
+                ),
+                p.item_id,
+                Asked::Approval,
+            ))
+        }
+        ServerRequest::Other(m) => Err(m),
+    }
+}
+
+/// Keeps a request for the user's answer (by its JSON-RPC id `rpc_id`, within the running
+/// turn) and returns the permission event.
+pub fn hold(
+    shared: &SharedState,
+    request: ProviderPermissionRequest,
+    rpc_id: Value,
+    item_id: String,
+    asked: Asked,
+) -> Vec<AgentEvent> {
     let mut s = lock(shared);
     let turn = s.normalizer.active_turn().map(|(core, _)| core.to_string());
     s.approvals.insert(
