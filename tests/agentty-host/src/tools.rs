@@ -9,6 +9,7 @@
 //! parts, others dropped), text cut at 100,000 characters; a JSON-RPC error is an error.
 
 use crate::host::AgenttyHost;
+use crate::manifest::Manifest;
 use serde_json::{json, Value};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -21,10 +22,6 @@ pub const MAX_PENDING: usize = 8;
 pub const MAX_ARGUMENT_BYTES: usize = 256 * 1024;
 /// Text handed to the agent is cut here.
 pub const MAX_TEXT_CHARS: usize = 100_000;
-/// Most tools one plugin may offer; longest description; largest input schema.
-pub const MAX_TOOLS: usize = 32;
-const MAX_TOOL_DESCRIPTION: usize = 1_000;
-const MAX_TOOL_SCHEMA_BYTES: usize = 16 * 1024;
 
 /// A tool the manifest offers.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,70 +32,24 @@ pub struct ToolDecl {
     pub read_only: bool,
 }
 
-/// Checks `contributes.tools` as Agentty's `Manifest::validate` does; the declared tools.
-pub fn check_manifest(
-    raw: &Value,
-    api: u64,
-    permissions: &[String],
-) -> Result<Vec<ToolDecl>, String> {
-    let list = raw
-        .get("contributes")
-        .and_then(|c| c.get("tools"))
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let permitted = permissions.iter().any(|p| p == "mcp.tools");
-    if permitted == list.is_empty() {
-        return Err("mcp.tools and contributes.tools come together".into());
-    }
-    if permitted && api < 4 {
-        return Err("mcp.tools needs apiVersion 4".into());
-    }
-    if list.len() > MAX_TOOLS {
-        return Err(format!("at most {MAX_TOOLS} tools"));
-    }
-    let mut tools: Vec<ToolDecl> = Vec::new();
-    for t in &list {
-        let name = t.get("name").and_then(Value::as_str).unwrap_or("");
-        let name_ok = (1..=48).contains(&name.len())
-            && name.starts_with(|c: char| c.is_ascii_lowercase())
-            && name
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-        if !name_ok {
-            return Err(format!(
-                "tool \"{name}\": a name is 1–48 lower-case letters, digits or '_', starting with a letter"
-            ));
-        }
-        let description = t.get("description").and_then(Value::as_str).unwrap_or("");
-        if description.trim().is_empty() || description.chars().count() > MAX_TOOL_DESCRIPTION {
-            return Err(format!(
-                "tool {name}: a description of 1–{MAX_TOOL_DESCRIPTION} characters"
-            ));
-        }
-        let schema = t
-            .get("inputSchema")
-            .cloned()
-            .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
-        if schema.get("type").and_then(Value::as_str) != Some("object") {
-            return Err(format!("tool {name}: inputSchema must be an object schema"));
-        }
-        if schema.to_string().len() > MAX_TOOL_SCHEMA_BYTES {
-            return Err(format!(
-                "tool {name}: inputSchema is larger than {MAX_TOOL_SCHEMA_BYTES} bytes"
-            ));
-        }
-        if tools.iter().any(|d| d.name == name) {
-            return Err(format!("duplicate tool {name}"));
-        }
-        tools.push(ToolDecl {
-            name: name.into(),
-            description: description.into(),
-            input_schema: schema,
+/// The tools a manifest declares; [`crate::manifest::parse`] checked them as the host's
+/// `Manifest::validate` does, so this only reads them (a missing `inputSchema` is an empty
+/// object schema, a missing `readOnly` false).
+pub fn declared(manifest: &Manifest) -> Vec<ToolDecl> {
+    manifest
+        .tools
+        .iter()
+        .map(|t| ToolDecl {
+            name: t["name"].as_str().unwrap_or_default().into(),
+            description: t["description"].as_str().unwrap_or_default().into(),
+            input_schema: t
+                .get("inputSchema")
+                .filter(|s| !s.is_null())
+                .cloned()
+                .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
             read_only: t.get("readOnly").and_then(Value::as_bool).unwrap_or(false),
-        });
-    }
-    Ok(tools)
+        })
+        .collect()
 }
 
 /// What the agent got back from one call.
@@ -208,9 +159,7 @@ pub fn agent_view(result: &Value) -> ToolResult {
 impl<'a> ToolHost<'a> {
     /// The plugin's tools as its manifest declares them (checked when it was loaded).
     pub fn new(host: &'a AgenttyHost) -> ToolHost<'a> {
-        let api = host.manifest.raw["apiVersion"].as_u64().unwrap_or(1);
-        let tools =
-            check_manifest(&host.manifest.raw, api, &host.manifest.permissions).unwrap_or_default();
+        let tools = declared(&host.manifest);
         ToolHost {
             host,
             tools,
@@ -350,16 +299,27 @@ mod tests {
     }
 
     #[test]
-    fn tools_come_with_their_permission_and_api_4() {
-        let tools = json!({"contributes": {"tools": [{"name": "list_items",
-            "description": "Lists.", "readOnly": true}]}});
-        let perm = vec!["mcp.tools".to_string()];
-        assert_eq!(check_manifest(&tools, 4, &perm).map(|t| t.len()), Ok(1));
-        assert!(check_manifest(&tools, 3, &perm).is_err());
-        assert!(check_manifest(&tools, 4, &[]).is_err());
-        assert!(check_manifest(&json!({}), 4, &perm).is_err());
-        assert_eq!(check_manifest(&json!({}), 1, &[]), Ok(Vec::new()));
-        let bad = json!({"contributes": {"tools": [{"name": "List", "description": "x"}]}});
-        assert!(check_manifest(&bad, 4, &perm).is_err());
+    fn declared_tools_read_the_checked_manifest() {
+        let manifest = crate::manifest::parse(
+            json!({"id": "tool-plugin", "name": "P", "version": "0.1.0", "runtime": "executable",
+            "apiVersion": 4, "main": "run.sh", "permissions": ["mcp.tools"],
+            "contributes": {"tools": [
+                {"name": "list_items", "description": "Lists.", "readOnly": true},
+                {"name": "ask", "description": "Asks.", "inputSchema": {"type": "object",
+                    "properties": {"q": {"type": "string"}}}}]}}),
+        )
+        .expect("a valid manifest");
+        let tools = declared(&manifest);
+        assert_eq!(
+            tools
+                .iter()
+                .map(|t| (
+                    t.name.as_str(),
+                    t.read_only,
+                    t.input_schema["properties"].as_object().map(|p| p.len())
+                ))
+                .collect::<Vec<_>>(),
+            vec![("list_items", true, Some(0)), ("ask", false, Some(1))]
+        );
     }
 }
