@@ -17,6 +17,7 @@
 #[cfg(test)]
 mod drift;
 pub mod permission;
+pub mod requests;
 pub mod tool_call;
 pub mod update;
 
