@@ -11,7 +11,7 @@ use crate::check;
 use agent_bridge_acp::config::AcpConfig;
 use agent_bridge_acp::normalize::{prompt_usage, Normalizer};
 use agent_bridge_acp::permissions;
-use agent_bridge_acp::wire::{method, PermissionParams, SessionAnswer, UpdateParams};
+use agent_bridge_acp::wire::{method, permission, SessionAnswer};
 use agent_bridge_core::rpc::{Dialect, Incoming, JsonRpc};
 use agent_bridge_core::AgentEvent;
 
@@ -57,7 +57,7 @@ pub fn run(data: &[u8]) {
                 if m != method::REQUEST_PERMISSION {
                     continue;
                 }
-                let Ok(p) = serde_json::from_value::<PermissionParams>(params) else {
+                let Ok(p) = permission::read(params) else {
                     continue;
                 };
                 let (snapshot, item) = n.permission_tool(&p.tool_call);
@@ -68,10 +68,10 @@ pub fn run(data: &[u8]) {
                 if m != method::SESSION_UPDATE {
                     continue;
                 }
-                let Ok(p) = serde_json::from_value::<UpdateParams>(params) else {
+                let Some(update) = params.get("update").filter(|u| u.is_object()) else {
                     continue;
                 };
-                let out = n.update(p.update);
+                let out = n.update(update.clone());
                 let mut events = out.events;
                 if let Some(change) = out.config {
                     config.apply_update(change);

@@ -7,12 +7,12 @@
 
 use crate::launch::{self, AUTH_REQUIRED};
 use crate::profile::Profile;
-use crate::wire::{method, AuthMethod};
+use crate::wire::{method, requests, AuthMethod};
 use agent_bridge_core::login::Login;
 use agent_bridge_core::probe_cache::{self, ProbeCache};
 use agent_bridge_core::rpc::PeerError;
 use agent_bridge_core::supervisor::LaunchOverride;
-use serde_json::json;
+
 use std::time::Duration;
 
 /// Longest a whole probe (start, `initialize`, `session/new`, stop) may take.
@@ -56,7 +56,7 @@ async fn probe(profile: Profile, launch: LaunchOverride, hint: String) -> Login 
         let answer = agent
             .runtime
             .rpc()
-            .call(method::SESSION_NEW, json!({"cwd": cwd, "mcpServers": []}))
+            .call(method::SESSION_NEW, requests::new_session(&cwd, vec![]))
             .await;
         match answer {
             Ok(v) => {

@@ -6,13 +6,13 @@
 
 use crate::normalize::ConfigChange;
 use crate::unattended::Switch;
-use crate::wire::{method, ConfigOption, ModeState, ModelState, SessionAnswer};
+use crate::wire::{method, requests, ConfigOption, ModeState, ModelState, SessionAnswer};
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     ProviderCatalog, ProviderConfigChanges, ProviderConfigState, ProviderError, ProviderMode,
     ProviderModel, ProviderThinkingOption,
 };
-use serde_json::{json, Value};
+use serde_json::Value;
 
 pub const MODEL: &str = "model";
 pub const MODE: &str = "mode";
@@ -305,17 +305,17 @@ impl AcpConfig {
         let (method, params) = if let Some(o) = self.option(category) {
             (
                 method::SESSION_SET_CONFIG_OPTION,
-                json!({"sessionId": session_id, "configId": o.id, "value": value}),
+                requests::set_config_option(session_id, &o.id, value),
             )
         } else {
             match category {
                 MODE if self.modes.is_some() => (
                     method::SESSION_SET_MODE,
-                    json!({"sessionId": session_id, "modeId": value}),
+                    requests::set_mode(session_id, value),
                 ),
                 MODEL if self.models.is_some() => (
                     method::SESSION_SET_MODEL,
-                    json!({"sessionId": session_id, "modelId": value}),
+                    requests::set_model(session_id, value),
                 ),
                 _ => return None,
             }

@@ -2,6 +2,7 @@
 
 use super::*;
 use pretty_assertions::assert_eq;
+use serde_json::json;
 
 fn copilot(allow_all: &str) -> AcpConfig {
     let state: SessionAnswer = serde_json::from_value(json!({"sessionId": "s",

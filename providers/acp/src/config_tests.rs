@@ -2,6 +2,7 @@
 
 use super::*;
 use pretty_assertions::assert_eq;
+use serde_json::json;
 
 fn state(v: Value) -> SessionAnswer {
     serde_json::from_value(v).expect("state")

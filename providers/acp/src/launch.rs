@@ -18,7 +18,7 @@ use agent_bridge_core::ProcessScope;
 use agent_bridge_core::SessionSink;
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
-use serde_json::json;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -103,7 +103,7 @@ impl Agent {
         self.runtime.liveness().close();
         if let Some(id) = session {
             if self.init.agent_capabilities.session("close") && !self.runtime.rpc().is_closed() {
-                let params = json!({ "sessionId": id });
+                let params = crate::wire::requests::close_session(id);
                 if let Err(e) = self
                     .runtime
                     .rpc()
@@ -199,14 +199,7 @@ async fn spawn_once(
         scope,
     };
     let runtime = AgentRuntime::spawn(launch, inbound, liveness).map_err(|e| (e, false))?;
-    let params = json!({
-        "protocolVersion": PROTOCOL_VERSION,
-        "clientCapabilities": {
-            "fs": { "readTextFile": false, "writeTextFile": false },
-            "terminal": false,
-        },
-        "clientInfo": { "name": "agent-bridge", "version": env!("CARGO_PKG_VERSION") },
-    });
+    let params = crate::wire::requests::initialize();
     let answer = match runtime.rpc.call(method::INITIALIZE, params).await {
         Ok(v) => v,
         Err(e) => {

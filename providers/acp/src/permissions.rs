@@ -3,7 +3,11 @@
 //! `{outcome: cancelled}` when the turn is interrupted.
 
 use crate::normalize::tools;
-use crate::wire::{PermissionOption, PermissionParams, ToolCallFields};
+use crate::wire::acp::{
+    PermissionOption, PermissionOptionKind, RequestPermissionRequest, ToolKind,
+};
+use crate::wire::permission::{allows, answer, once};
+use crate::wire::tool_call::{self, ToolSnapshot};
 use agent_bridge_protocol::{
     ActionVariant, JsonMap, PermissionBehavior, PermissionKind, ProviderPermissionAction,
     ProviderPermissionRequest, ProviderPermissionResponse,
@@ -32,8 +36,8 @@ pub fn permission_id(rpc_id: &Value, restarts: u32) -> String {
     }
 }
 
-fn behavior(kind: &str) -> PermissionBehavior {
-    if kind.starts_with("allow") {
+fn behavior(kind: PermissionOptionKind) -> PermissionBehavior {
+    if allows(kind) {
         PermissionBehavior::Allow
     } else {
         PermissionBehavior::Deny
@@ -44,16 +48,16 @@ fn actions(options: &[PermissionOption]) -> Vec<ProviderPermissionAction> {
     options
         .iter()
         .map(|o| ProviderPermissionAction {
-            id: o.option_id.clone(),
+            id: o.option_id.0.to_string(),
             label: if o.name.is_empty() {
-                o.option_id.clone()
+                o.option_id.0.to_string()
             } else {
                 o.name.clone()
             },
-            behavior: behavior(&o.kind),
-            variant: Some(match o.kind.as_str() {
-                "allow_once" => ActionVariant::Primary,
-                k if k.starts_with("allow") => ActionVariant::Secondary,
+            behavior: behavior(o.kind),
+            variant: Some(match o.kind {
+                PermissionOptionKind::AllowOnce => ActionVariant::Primary,
+                k if allows(k) => ActionVariant::Secondary,
                 _ => ActionVariant::Danger,
             }),
             intent: None,
@@ -71,13 +75,13 @@ fn object(v: Value) -> JsonMap {
 /// The Paseo request of an agent's permission request; `snapshot` is the tool call merged
 /// with what the timeline already knows of it; `restarts` numbers the agent process.
 pub fn request(
-    p: &PermissionParams,
+    p: &RequestPermissionRequest,
     rpc_id: &Value,
-    snapshot: &ToolCallFields,
+    snapshot: &ToolSnapshot,
     restarts: u32,
 ) -> ProviderPermissionRequest {
     let call = tools::tool_call(snapshot);
-    let kind = if snapshot.kind.as_deref() == Some("switch_mode") {
+    let kind = if snapshot.fields.kind == Some(ToolKind::SwitchMode) {
         PermissionKind::Mode
     } else {
         PermissionKind::Tool
@@ -86,15 +90,15 @@ pub fn request(
         id: permission_id(rpc_id, restarts),
         name: call.name.clone(),
         kind,
-        title: snapshot.title.clone(),
+        title: snapshot.fields.title.clone(),
         description: None,
-        input: snapshot.raw_input.clone().map(object),
+        input: snapshot.fields.raw_input.clone().map(object),
         detail: Some(call.detail),
         suggestions: None,
         actions: Some(actions(&p.options)),
         metadata: Some(object(json!({
             "toolCallId": snapshot.tool_call_id,
-            "kind": snapshot.kind,
+            "kind": snapshot.fields.kind.as_ref().map(tool_call::kind_name),
             "options": p.options,
         }))),
     }
@@ -107,26 +111,27 @@ pub fn option_for(
     response: &ProviderPermissionResponse,
 ) -> Option<String> {
     let allow = response.is_allow();
-    let fits = |o: &&PermissionOption| (behavior(&o.kind) == PermissionBehavior::Allow) == allow;
+    let fits = |o: &&PermissionOption| (behavior(o.kind) == PermissionBehavior::Allow) == allow;
     if let Some(chosen) = response.selected_action_id() {
-        if let Some(o) = options.iter().filter(fits).find(|o| o.option_id == chosen) {
-            return Some(o.option_id.clone());
+        if let Some(o) = options
+            .iter()
+            .filter(fits)
+            .find(|o| &*o.option_id.0 == chosen)
+        {
+            return Some(o.option_id.0.to_string());
         }
     }
     options
         .iter()
         .filter(fits)
-        .find(|o| o.kind.ends_with("_once"))
+        .find(|o| once(o.kind))
         .or_else(|| options.iter().find(fits))
-        .map(|o| o.option_id.clone())
+        .map(|o| o.option_id.0.to_string())
 }
 
-/// The answer of a permission request.
+/// The answer of a permission request (the crate's `RequestPermissionResponse`).
 pub fn outcome(option_id: Option<&str>) -> Value {
-    match option_id {
-        Some(id) => json!({"outcome": {"outcome": "selected", "optionId": id}}),
-        None => json!({"outcome": {"outcome": "cancelled"}}),
-    }
+    serde_json::to_value(answer(option_id)).unwrap_or(Value::Null)
 }
 
 #[cfg(test)]
@@ -136,14 +141,14 @@ mod tests {
     use agent_bridge_core::rpc::{Dialect, Incoming, JsonRpc};
     use pretty_assertions::assert_eq;
 
-    fn recorded(agent: &str) -> (Value, PermissionParams) {
+    fn recorded(agent: &str) -> (Value, RequestPermissionRequest) {
         fixture(agent, "tool-permission-prompt")
             .lines()
             .find_map(|l| match JsonRpc::v2().decode(l) {
                 Ok(Incoming::Request { id, method, params })
                     if method == crate::wire::method::REQUEST_PERMISSION =>
                 {
-                    Some((id, serde_json::from_value(params).expect("params")))
+                    Some((id, crate::wire::permission::read(params).expect("params")))
                 }
                 _ => None,
             })

@@ -2,12 +2,15 @@
 //! replays the history, or `session/resume`, which does not), `session/list` entries as Paseo
 //! summaries, and MCP servers in the transports the agent takes.
 
+use crate::wire::acp::{
+    EnvVariable, HttpHeader, McpServer, McpServerHttp, McpServerSse, McpServerStdio,
+};
 use crate::wire::{method, AgentCapabilities, ListedSession};
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     HistoryMode, McpServerConfig, ProviderError, ProviderPersistence, ProviderSessionSummary,
 };
-use serde_json::{json, Value};
+use serde_json::json;
 use std::collections::BTreeMap;
 
 pub const VERSION: u32 = 1;
@@ -60,10 +63,17 @@ pub fn summary(s: &ListedSession, fallback_cwd: Option<&str>) -> ProviderSession
     }
 }
 
-fn pairs(map: Option<&BTreeMap<String, String>>) -> Vec<Value> {
+fn env(map: Option<&BTreeMap<String, String>>) -> Vec<EnvVariable> {
     map.into_iter()
         .flatten()
-        .map(|(k, v)| json!({"name": k, "value": v}))
+        .map(|(k, v)| EnvVariable::new(k.as_str(), v.as_str()))
+        .collect()
+}
+
+fn headers(map: Option<&BTreeMap<String, String>>) -> Vec<HttpHeader> {
+    map.into_iter()
+        .flatten()
+        .map(|(k, v)| HttpHeader::new(k.as_str(), v.as_str()))
         .collect()
 }
 
@@ -72,7 +82,7 @@ fn pairs(map: Option<&BTreeMap<String, String>>) -> Vec<Value> {
 pub fn mcp_servers(
     servers: &BTreeMap<String, McpServerConfig>,
     caps: &AgentCapabilities,
-) -> Result<Vec<Value>, ProviderError> {
+) -> Result<Vec<McpServer>, ProviderError> {
     let refuse = |name: &str, transport: &str| {
         ProviderError::new(format!(
             "MCP server `{name}` uses {transport}, which this agent does not take (mcpCapabilities.{transport} is false)"
@@ -83,24 +93,34 @@ pub fn mcp_servers(
         .iter()
         .map(|(name, s)| match s {
             McpServerConfig::Stdio {
-                command, args, env, ..
-            } => Ok(json!({
-                "name": name,
-                "command": command,
-                "args": args.clone().unwrap_or_default(),
-                "env": pairs(env.as_ref()),
-            })),
-            McpServerConfig::Http { url, headers, .. } => {
+                command,
+                args,
+                env: env_vars,
+                ..
+            } => Ok(McpServer::Stdio(
+                McpServerStdio::new(name.as_str(), command.as_str())
+                    .args(args.clone().unwrap_or_default())
+                    .env(env(env_vars.as_ref())),
+            )),
+            McpServerConfig::Http {
+                url, headers: hs, ..
+            } => {
                 if !caps.mcp_capabilities.http {
                     return Err(refuse(name, "http"));
                 }
-                Ok(json!({"type": "http", "name": name, "url": url, "headers": pairs(headers.as_ref())}))
+                Ok(McpServer::Http(
+                    McpServerHttp::new(name.as_str(), url.as_str()).headers(headers(hs.as_ref())),
+                ))
             }
-            McpServerConfig::Sse { url, headers, .. } => {
+            McpServerConfig::Sse {
+                url, headers: hs, ..
+            } => {
                 if !caps.mcp_capabilities.sse {
                     return Err(refuse(name, "sse"));
                 }
-                Ok(json!({"type": "sse", "name": name, "url": url, "headers": pairs(headers.as_ref())}))
+                Ok(McpServer::Sse(
+                    McpServerSse::new(name.as_str(), url.as_str()).headers(headers(hs.as_ref())),
+                ))
             }
         })
         .collect()
@@ -110,6 +130,7 @@ pub fn mcp_servers(
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use serde_json::Value;
 
     fn caps(v: Value) -> AgentCapabilities {
         serde_json::from_value(v).expect("caps")
@@ -160,11 +181,11 @@ mod tests {
         assert_eq!(e.code, Some(ErrorCode::UnsupportedMcpTransport));
         let all = caps(json!({"mcpCapabilities": {"http": true, "sse": true}}));
         assert_eq!(
-            mcp_servers(&servers, &all).unwrap(),
-            vec![
+            json!(mcp_servers(&servers, &all).unwrap()),
+            json!([
                 json!({"name": "local", "command": "srv", "args": ["-v"], "env": [{"name": "A", "value": "1"}]}),
                 json!({"type": "sse", "name": "remote", "url": "http://127.0.0.1:1/sse", "headers": []})
-            ]
+            ])
         );
     }
 }

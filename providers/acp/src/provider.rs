@@ -11,7 +11,7 @@ use crate::session::AcpSession;
 use crate::spare::AcpSpares;
 use crate::spare_warmup::WarmTarget;
 use crate::state::{lock, SessionState};
-use crate::wire::{method, SessionAnswer};
+use crate::wire::{method, requests, SessionAnswer};
 use agent_bridge_core::lifecycle::{Relaunch, SharedProcesses};
 use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_core::{
@@ -24,7 +24,6 @@ use agent_bridge_protocol::{
     ProviderCatalogOptions, ProviderError, ProviderPersistence, ProviderSessionSummary,
 };
 use async_trait::async_trait;
-use serde_json::json;
 
 /// Without `processPerSession`: sessions share agent processes (see docs/providers/acp.md).
 pub const DEFAULT_PROCESS_PER_SESSION: bool = false;
@@ -264,7 +263,7 @@ impl Provider for AcpProvider {
         let answer = agent
             .runtime
             .rpc()
-            .call(method::SESSION_NEW, json!({"cwd": cwd, "mcpServers": []}))
+            .call(method::SESSION_NEW, requests::new_session(&cwd, vec![]))
             .await;
         let answer = answer.map_err(|e| auth_error(&agent, agent.error(e)));
         let state: Result<SessionAnswer, ProviderError> = answer.and_then(|v| {
@@ -364,7 +363,7 @@ async fn open_session(
             lock(shared).replaying = how == method::SESSION_LOAD;
             // On a shared process, what the agent says about the session is ours.
             agent.runtime.claim(&id);
-            let params = json!({"sessionId": id, "cwd": cwd, "mcpServers": mcp});
+            let params = requests::reopen(how, &id, &cwd, mcp);
             let answer = agent
                 .runtime
                 .rpc()
@@ -376,7 +375,7 @@ async fn open_session(
             (id, cwd, answer)
         }
         None => {
-            let params = json!({"cwd": cfg.cwd, "mcpServers": mcp});
+            let params = requests::new_session(&cfg.cwd, mcp);
             let answer = agent
                 .runtime
                 .rpc()

@@ -25,14 +25,14 @@ use crate::launch::{self, auth_error, Agent};
 use crate::persistence;
 use crate::profile::Profile;
 use crate::state::{lock, SharedState};
-use crate::wire::{method, AgentCapabilities, SessionAnswer};
+use crate::wire::{method, requests, AgentCapabilities, SessionAnswer};
 use agent_bridge_core::lifecycle::{Relaunch, SharedProcesses};
 use agent_bridge_core::{AgentEvent, SessionSink};
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     McpServerConfig, ProviderConfigChanges, ProviderError, ProviderNotice, Severity,
 };
-use serde_json::json;
+
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -153,13 +153,13 @@ async fn bring_back(
     let label = &launch.profile.label;
     let mut agent = spawn(launch, shared, sink).await?;
     let mcp = persistence::mcp_servers(&launch.mcp_servers, &agent.init.agent_capabilities)?;
-    let params = json!({"sessionId": session_id, "cwd": launch.cwd, "mcpServers": mcp});
     let mut restored = None;
     let lost = match restore_method(&agent.init.agent_capabilities) {
         None => format!("{label} can neither resume nor load a session"),
         Some(how) => {
             lock(shared).restoring = true;
             agent.runtime.claim(session_id);
+            let params = requests::reopen(how, session_id, &launch.cwd, mcp.clone());
             let answer = agent.runtime.rpc().call(how, params).await;
             // What it replayed before answering is dropped too.
             agent.runtime.settle().wait().await;
@@ -190,7 +190,7 @@ async fn bring_back(
     let (session_id, answer, restore) = match restored {
         Some(r) => r,
         None => {
-            let params = json!({"cwd": launch.cwd, "mcpServers": mcp});
+            let params = requests::new_session(&launch.cwd, mcp);
             let answer = agent
                 .runtime
                 .rpc()
@@ -318,6 +318,7 @@ fn config_not_restored(refused: &[String], restarts: u32) -> ProviderNotice {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use serde_json::json;
     use serde_json::Value;
 
     fn caps(v: Value) -> AgentCapabilities {

@@ -10,7 +10,8 @@ use crate::normalize::prompt_usage;
 use crate::permissions;
 use crate::restart::{self, SessionRelaunch};
 use crate::state::{lock, SharedState};
-use crate::wire::{method, PromptResult};
+use crate::wire::acp::{ContentBlock, ImageContent};
+use crate::wire::{method, requests, PromptResult};
 use agent_bridge_core::rpc::PeerError;
 use agent_bridge_core::{
     AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnOutcome, TurnRequest,
@@ -21,7 +22,7 @@ use agent_bridge_protocol::{
     ProviderPermissionResponse, RevertScope, TaggedContent,
 };
 use async_trait::async_trait;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::time::Duration;
 
 /// Longest a configure call may take.
@@ -73,7 +74,7 @@ impl AcpSession {
     async fn prompt(
         &mut self,
         turn: &TurnRequest,
-        prompt: Vec<Value>,
+        prompt: Vec<ContentBlock>,
     ) -> Result<(), ProviderError> {
         let turn_id = turn.turn_id.clone();
         lock(&self.shared).normalizer.begin_turn(&turn_id);
@@ -91,7 +92,7 @@ impl AcpSession {
                 tag.lookup(&shared).await
             })
         });
-        let params = json!({ "sessionId": self.session_id, "prompt": prompt });
+        let params = requests::prompt(&self.session_id, prompt);
         let rx = match self
             .agent
             .runtime
@@ -180,7 +181,7 @@ impl AcpSession {
                 .send(AgentEvent::PermissionResolved { permission_id: id })
                 .await;
         }
-        let params = json!({ "sessionId": self.session_id });
+        let params = requests::cancel(&self.session_id);
         self.agent
             .runtime
             .rpc()
@@ -196,9 +197,9 @@ pub fn prompt_blocks(
     input: &PromptInput,
     fallback: &str,
     images: bool,
-) -> Result<Vec<Value>, ProviderError> {
+) -> Result<Vec<ContentBlock>, ProviderError> {
     let PromptInput::Message { content } = input else {
-        return Ok(vec![json!({"type": "text", "text": fallback})]);
+        return Ok(vec![ContentBlock::from(fallback)]);
     };
     let mut out = Vec::new();
     for part in content {
@@ -210,17 +211,20 @@ pub fn prompt_blocks(
                     )
                     .with_code(ErrorCode::UnsupportedContent));
                 }
-                out.push(json!({"type": "image", "data": data, "mimeType": mime_type}));
+                out.push(ContentBlock::Image(ImageContent::new(
+                    data.as_str(),
+                    mime_type.as_str(),
+                )));
             }
             other => {
                 if let Some(text) = other.as_text() {
-                    out.push(json!({"type": "text", "text": text}));
+                    out.push(ContentBlock::from(text));
                 }
             }
         }
     }
     if out.is_empty() {
-        out.push(json!({"type": "text", "text": fallback}));
+        out.push(ContentBlock::from(fallback));
     }
     Ok(out)
 }
@@ -258,8 +262,7 @@ impl AgentSession for AcpSession {
         } else {
             format!("/{name} {arguments}")
         };
-        self.prompt(&turn, vec![json!({"type": "text", "text": text})])
-            .await?;
+        self.prompt(&turn, vec![ContentBlock::from(text)]).await?;
         Ok(CommandOutcome::Turn)
     }
 
@@ -272,7 +275,7 @@ impl AgentSession for AcpSession {
     async fn abandon_turn(&mut self, turn_id: &str, pending: Vec<String>) {
         tracing::debug!(turn_id, ?pending, "ACP turn abandoned by the core");
         self.cancel_pending(Some(turn_id)).await;
-        let params = json!({ "sessionId": self.session_id });
+        let params = requests::cancel(&self.session_id);
         let _ = self
             .agent
             .runtime
@@ -419,7 +422,7 @@ impl AgentSession for AcpSession {
         // A shared process outlives the session: its running turn is cancelled.
         let running = lock(&self.shared).normalizer.active_turn().is_some();
         if running && self.agent.runtime.is_shared() {
-            let params = json!({ "sessionId": id });
+            let params = requests::cancel(&id);
             if let Err(e) = self
                 .agent
                 .runtime
@@ -446,6 +449,7 @@ impl Drop for AcpSession {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use serde_json::json;
 
     #[test]
     fn images_are_refused_unless_the_agent_takes_them() {
@@ -454,11 +458,11 @@ mod tests {
             {"type": "image", "data": "AA==", "mimeType": "image/png"}]}))
         .unwrap();
         assert_eq!(
-            prompt_blocks(&input, "", true).unwrap(),
-            vec![
+            json!(prompt_blocks(&input, "", true).unwrap()),
+            json!([
                 json!({"type": "text", "text": "what is this?"}),
                 json!({"type": "image", "data": "AA==", "mimeType": "image/png"})
-            ]
+            ])
         );
         let refused = prompt_blocks(&input, "", false).unwrap_err();
         assert_eq!(refused.code, Some(ErrorCode::UnsupportedContent));

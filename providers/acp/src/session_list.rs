@@ -4,10 +4,10 @@
 
 use crate::launch::Agent;
 use crate::persistence;
-use crate::wire::{method, SessionList};
+use crate::wire::{method, requests, SessionList};
 use agent_bridge_core::SessionsQuery;
 use agent_bridge_protocol::{ErrorCode, ProviderError, ProviderSessionSummary};
-use serde_json::json;
+
 use std::collections::HashSet;
 
 /// The agent's sessions for `query` (the agent runs in the query's folder).
@@ -30,13 +30,7 @@ pub async fn list(
     let mut out = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
-        let mut params = json!({});
-        if let Some(cwd) = &query.cwd {
-            params["cwd"] = json!(cwd);
-        }
-        if let Some(c) = &cursor {
-            params["cursor"] = json!(c);
-        }
+        let params = requests::list_sessions(query.cwd.as_deref(), cursor.as_deref());
         let page: SessionList = match agent.runtime.rpc().call(method::SESSION_LIST, params).await {
             Ok(v) => serde_json::from_value(v).unwrap_or_default(),
             Err(e) => return Err(agent.error(e)),

@@ -10,7 +10,7 @@
 
 use crate::permissions::{self, Pending};
 use crate::state::{lock, SharedState};
-use crate::wire::{method, PermissionParams, UpdateParams};
+use crate::wire::{method, permission, tool_call, update};
 use agent_bridge_core::lifecycle::{EventTarget, InboundDriver, Liveness, RefuseAll, Translator};
 use agent_bridge_core::rpc::{Inbound, IncomingRequest, PeerHandle};
 use agent_bridge_core::{AgentEvent, SessionSink};
@@ -44,19 +44,22 @@ impl AcpTranslator {
 }
 
 /// Applies one `session/update` to the shared state; returns the events to send.
-pub fn update(shared: &SharedState, params: Value) -> Vec<AgentEvent> {
-    let params: UpdateParams = match serde_json::from_value(params) {
-        Ok(p) => p,
-        Err(e) => {
-            tracing::warn!("unreadable session/update ignored: {e}");
+pub fn update(shared: &SharedState, mut params: Value) -> Vec<AgentEvent> {
+    // Only the payload is read: the session is the process's (or the route's), and a
+    // `sessionId` or `_meta` a newer agent shapes differently must not lose the update.
+    let payload = match params.get_mut("update") {
+        Some(u) if u.is_object() => u.take(),
+        _ => {
+            tracing::warn!("session/update without an update object ignored");
             return Vec::new();
         }
     };
     let mut s = lock(shared);
-    if let Some(kind) = params.update.get("sessionUpdate").and_then(Value::as_str) {
+    let kind = update::kind(&payload);
+    if !kind.is_empty() {
         s.seen.insert(format!("update {kind}"));
     }
-    let out = s.normalizer.update(params.update);
+    let out = s.normalizer.update(payload);
     let mut events = Vec::new();
     if out.events.iter().any(|e| matches!(e, AgentEvent::Item(_))) {
         events.extend(s.normalizer.model_answered());
@@ -116,7 +119,7 @@ impl Translator for AcpTranslator {
             responder,
             ..
         } = request;
-        let params: PermissionParams = match serde_json::from_value(params) {
+        let params = match permission::read(params) {
             Ok(p) => p,
             Err(e) => {
                 let error = agent_bridge_core::rpc::rpc_error(
@@ -134,7 +137,7 @@ impl Translator for AcpTranslator {
             let pending = Pending {
                 rpc_id: id.clone(),
                 options: params.options.clone(),
-                tool_call_id: snapshot.tool_call_id.clone(),
+                tool_call_id: tool_call::id(&snapshot),
             };
             let turn = s.normalizer.active_turn().map(str::to_string);
             // Answered later (by id) when the user decides, or cancelled with the turn.

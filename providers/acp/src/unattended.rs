@@ -4,7 +4,8 @@
 //! more mode (its id is the option's id), marked unattended: choosing it turns the switch on,
 //! choosing any other mode turns it off ([`crate::config`]).
 
-use crate::wire::ConfigOption;
+use crate::wire::acp::SessionConfigOptionValue;
+use crate::wire::{requests, ConfigOption};
 use serde_json::{json, Value};
 
 /// The category ACP gives permission options.
@@ -79,12 +80,12 @@ impl Switch {
     /// The `session/set_config_option` params that turn the switch on or off (a boolean
     /// option's value goes with `"type": "boolean"`: Cline refuses a bare `true` with -32602).
     pub fn params(&self, session_id: &str, on: bool) -> Value {
-        let mut params =
-            json!({"sessionId": session_id, "configId": self.id, "value": self.value(on)});
-        if self.boolean {
-            params["type"] = json!("boolean");
-        }
-        params
+        let value = match (self.boolean, on) {
+            (true, on) => SessionConfigOptionValue::boolean(on),
+            (false, true) => SessionConfigOptionValue::from("on"),
+            (false, false) => SessionConfigOptionValue::from("off"),
+        };
+        requests::set_config_value(session_id, &self.id, value)
     }
 
     /// Records the switch's new state in `options`.

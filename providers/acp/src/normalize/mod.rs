@@ -21,7 +21,12 @@ pub(crate) mod tests;
 pub mod todos;
 pub mod tools;
 
-use crate::wire::{ConfigOption, ToolCallFields, Update, UsageUpdate};
+use crate::wire::acp::{
+    AvailableCommandInput, ContentChunk, SessionUpdate, ToolCallStatus, ToolCallUpdate, UsageUpdate,
+};
+use crate::wire::tool_call::{self, content_text, ToolSnapshot};
+use crate::wire::update::{self, Read};
+use crate::wire::ConfigOption;
 use agent_bridge_core::AgentEvent;
 use agent_bridge_protocol::{ItemBody, ProviderCommand, ProviderUsage, TimelineItem, ToolStatus};
 use serde_json::Value;
@@ -65,7 +70,7 @@ pub struct Normalizer {
     /// Prefix of item ids outside a turn (`replay`).
     seq: u64,
     text: Option<OpenText>,
-    tools: HashMap<String, ToolCallFields>,
+    tools: HashMap<String, ToolSnapshot>,
     /// Tool calls shown as the turn's todo list instead of a tool row.
     todo_calls: HashSet<String>,
     /// Tool calls of the running turn, for cancelling those left running.
@@ -141,18 +146,25 @@ impl Normalizer {
         self.turn_tools
             .iter()
             .filter_map(|id| self.tools.get(id))
-            .filter(|f| !matches!(f.status.as_deref(), Some("completed" | "failed")))
+            .filter(|f| {
+                !matches!(
+                    f.fields.status,
+                    Some(ToolCallStatus::Completed | ToolCallStatus::Failed)
+                )
+            })
             .count()
     }
 
     /// The tool call of a permission request: merged into the timeline (some agents, Qwen,
     /// announce a call only in its permission request), its snapshot returned with the item.
-    pub fn permission_tool(&mut self, fields: &ToolCallFields) -> (ToolCallFields, AgentEvent) {
+    pub fn permission_tool(&mut self, fields: &ToolCallUpdate) -> (ToolSnapshot, AgentEvent) {
         self.text = None;
-        let id = fields.tool_call_id.clone();
-        let snapshot = self.tools.entry(id.clone()).or_default();
-        snapshot.tool_call_id = id.clone();
-        snapshot.merge(fields.clone());
+        let id = fields.tool_call_id.0.to_string();
+        let snapshot = self
+            .tools
+            .entry(id.clone())
+            .or_insert_with(|| tool_call::empty(&id));
+        tool_call::merge(snapshot, fields.clone());
         let snapshot = snapshot.clone();
         if self.turn.is_some() && !self.turn_tools.contains(&id) {
             self.turn_tools.push(id.clone());
@@ -172,17 +184,20 @@ impl Normalizer {
         format!("{}:{what}:{}", self.prefix(), self.seq)
     }
 
-    /// One `session/update` payload.
+    /// One `session/update` payload: read by [`update::read`]; a kind not mapped is logged
+    /// once and ignored, a payload the crate refuses is logged and skipped.
     pub fn update(&mut self, raw: Value) -> Output {
-        let kind = raw
-            .get("sessionUpdate")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
+        let kind = update::kind(&raw).to_string();
         self.kinds_seen.insert(kind.clone());
-        let update = match serde_json::from_value::<Update>(raw) {
-            Ok(u) => u,
-            Err(e) => {
+        let update = match update::read(raw) {
+            Read::Update(u) => *u,
+            Read::NotMapped => {
+                if self.unknown_seen.insert(kind.clone()) {
+                    tracing::info!(kind, "ACP update kind not mapped; ignored");
+                }
+                return Output::default();
+            }
+            Read::Unreadable(e) => {
                 tracing::warn!(kind, "unreadable ACP update ignored: {e}");
                 return Output::default();
             }
@@ -192,10 +207,11 @@ impl Normalizer {
         }
         let mut out = Output::default();
         match update {
-            Update::AgentMessageChunk(c) => {
+            SessionUpdate::AgentMessageChunk(c) => {
                 let usage = c.meta.as_ref().and_then(meta_usage);
+                let (text, message_id) = chunk_text(c);
                 out.events
-                    .extend(self.chunk(TextKind::Assistant, c.text(), c.message_id));
+                    .extend(self.chunk(TextKind::Assistant, text, message_id));
                 if let Some(usage) = usage {
                     out.events.push(AgentEvent::Usage {
                         turn_id: self.turn.clone(),
@@ -203,58 +219,71 @@ impl Normalizer {
                     });
                 }
             }
-            Update::AgentThoughtChunk(c) => {
+            SessionUpdate::AgentThoughtChunk(c) => {
+                let (text, message_id) = chunk_text(c);
                 out.events
-                    .extend(self.chunk(TextKind::Reasoning, c.text(), c.message_id))
+                    .extend(self.chunk(TextKind::Reasoning, text, message_id))
             }
-            Update::UserMessageChunk(c) => {
+            SessionUpdate::UserMessageChunk(c) => {
                 if self.turn.is_none() {
+                    let (text, message_id) = chunk_text(c);
                     out.events
-                        .extend(self.chunk(TextKind::User, c.text(), c.message_id));
+                        .extend(self.chunk(TextKind::User, text, message_id));
                 }
             }
-            Update::ToolCall(f) | Update::ToolCallUpdate(f) => {
+            SessionUpdate::ToolCallUpdate(f) => {
                 self.text = None;
                 out.events.extend(self.tool_update(f));
             }
-            Update::Plan(plan) => {
+            SessionUpdate::ToolCall(f) => {
+                // Not produced by `update::read` (a `tool_call` is read as an update).
+                self.text = None;
+                out.events.extend(self.tool_update(f.into()));
+            }
+            SessionUpdate::Plan(plan) => {
                 self.text = None;
                 let items = plan
                     .entries
                     .iter()
-                    .map(|e| todos::entry(&e.content, e.status.as_deref()))
+                    .map(|e| todos::entry(&e.content, Some(todos::plan_status(&e.status))))
                     .collect();
                 out.events.push(self.todo_item(items));
             }
-            Update::AvailableCommandsUpdate { available_commands } => {
-                let commands = available_commands
+            SessionUpdate::AvailableCommandsUpdate(u) => {
+                let commands = u
+                    .available_commands
                     .into_iter()
                     .map(|c| ProviderCommand {
                         name: c.name,
-                        description: c.description.unwrap_or_default(),
-                        argument_hint: c
-                            .input
-                            .as_ref()
-                            .and_then(|i| i["hint"].as_str())
-                            .map(str::to_string),
+                        description: c.description,
+                        argument_hint: match c.input {
+                            Some(AvailableCommandInput::Unstructured(i)) => Some(i.hint),
+                            _ => None,
+                        },
                     })
                     .collect();
                 out.events.push(AgentEvent::Commands(commands));
             }
-            Update::CurrentModeUpdate { current_mode_id } => {
-                out.config = Some(ConfigChange::Mode(current_mode_id));
+            SessionUpdate::CurrentModeUpdate(u) => {
+                out.config = Some(ConfigChange::Mode(u.current_mode_id.0.to_string()));
             }
-            Update::ConfigOptionUpdate { config_options } => {
-                out.config = Some(ConfigChange::Options(config_options));
+            SessionUpdate::ConfigOptionUpdate(u) => {
+                out.config = Some(ConfigChange::Options(
+                    u.config_options
+                        .iter()
+                        .filter_map(ConfigOption::from_acp)
+                        .collect(),
+                ));
             }
-            Update::SessionInfoUpdate(info) => {
-                out.title = info.title.filter(|t| !t.trim().is_empty());
+            SessionUpdate::SessionInfoUpdate(info) => {
+                out.title = info.title.take().filter(|t| !t.trim().is_empty());
             }
-            Update::UsageUpdate(u) => out.events.push(AgentEvent::Usage {
+            SessionUpdate::UsageUpdate(u) => out.events.push(AgentEvent::Usage {
                 turn_id: self.turn.clone(),
                 usage: usage_update(&u),
             }),
-            Update::Other => {
+            _ => {
+                // A kind in `update::MAPPED` without an arm here.
                 if self.unknown_seen.insert(kind.clone()) {
                     tracing::info!(kind, "ACP update kind not mapped; ignored");
                 }
@@ -265,33 +294,35 @@ impl Normalizer {
 
     /// Whether a replayed update belongs to the turns of a pending revert (conversation updates
     /// only; config and commands are the session's).
-    fn left_out_of_replay(&mut self, update: &Update) -> bool {
+    fn left_out_of_replay(&mut self, update: &SessionUpdate) -> bool {
         let user = match update {
-            Update::UserMessageChunk(c) => c.message_id.as_deref(),
+            SessionUpdate::UserMessageChunk(c) => c.message_id.as_ref().map(|m| &*m.0),
             _ => None,
         };
         let conversation = matches!(
             update,
-            Update::UserMessageChunk(_)
-                | Update::AgentMessageChunk(_)
-                | Update::AgentThoughtChunk(_)
-                | Update::ToolCall(_)
-                | Update::ToolCallUpdate(_)
-                | Update::Plan(_)
-                | Update::UsageUpdate(_)
+            SessionUpdate::UserMessageChunk(_)
+                | SessionUpdate::AgentMessageChunk(_)
+                | SessionUpdate::AgentThoughtChunk(_)
+                | SessionUpdate::ToolCall(_)
+                | SessionUpdate::ToolCallUpdate(_)
+                | SessionUpdate::Plan(_)
+                | SessionUpdate::UsageUpdate(_)
         );
         self.replay_revert.leaves_out(user) && conversation
     }
 
     /// A `tool_call` / `tool_call_update`: the merged call's row, or the todo list it carries.
-    fn tool_update(&mut self, f: ToolCallFields) -> Vec<AgentEvent> {
-        let id = f.tool_call_id.clone();
+    fn tool_update(&mut self, f: ToolCallUpdate) -> Vec<AgentEvent> {
+        let id = f.tool_call_id.0.to_string();
         let first = !self.tools.contains_key(&id);
-        let snapshot = self.tools.entry(id.clone()).or_default();
-        snapshot.tool_call_id = id.clone();
-        snapshot.merge(f);
+        let snapshot = self
+            .tools
+            .entry(id.clone())
+            .or_insert_with(|| tool_call::empty(&id));
+        tool_call::merge(snapshot, f);
         let list = todos::list(snapshot);
-        if first && (list.is_some() || todos::names_todo_tool(snapshot.title.as_deref())) {
+        if first && (list.is_some() || todos::names_todo_tool(snapshot.fields.title.as_deref())) {
             self.todo_calls.insert(id.clone());
         }
         let mut events = Vec::new();
@@ -382,19 +413,23 @@ fn item(id: String, body: ItemBody) -> AgentEvent {
     AgentEvent::Item(item)
 }
 
+/// The text of a chunk and its `messageId`.
+fn chunk_text(c: ContentChunk) -> (String, Option<String>) {
+    (
+        content_text(&c.content),
+        c.message_id.map(|m| m.0.to_string()),
+    )
+}
+
 fn usage_update(u: &UsageUpdate) -> ProviderUsage {
     ProviderUsage {
-        context_window_used_tokens: u.used,
-        context_window_max_tokens: u.size,
+        context_window_used_tokens: Some(u.used),
+        context_window_max_tokens: Some(u.size),
         total_cost_usd: u
             .cost
             .as_ref()
-            .filter(|c| {
-                c.currency
-                    .as_deref()
-                    .is_none_or(|c| c.eq_ignore_ascii_case("usd"))
-            })
-            .and_then(|c| c.amount),
+            .filter(|c| c.currency.eq_ignore_ascii_case("usd"))
+            .map(|c| c.amount),
         ..ProviderUsage::default()
     }
 }
@@ -419,7 +454,7 @@ pub fn prompt_usage(usage: Option<&Value>, meta: Option<&Value>) -> Option<Provi
 }
 
 /// Qwen's usage in an agent chunk's `_meta.usage`.
-fn meta_usage(meta: &Value) -> Option<ProviderUsage> {
+fn meta_usage(meta: &serde_json::Map<String, Value>) -> Option<ProviderUsage> {
     let u = meta.get("usage").filter(|u| u.is_object())?;
     let n = |keys: &[&str]| keys.iter().find_map(|k| u[*k].as_u64());
     Some(ProviderUsage {

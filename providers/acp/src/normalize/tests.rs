@@ -246,3 +246,76 @@ fn a_replay_tags_user_messages_and_leaves_out_a_pending_revert() {
     };
     assert_eq!(row.revert_token, None, "no tokens where nothing rewinds");
 }
+
+/// An agent newer than the crate: every recorded update with fields the crate does not know,
+/// and between them kinds, content blocks and payloads it cannot read. The timeline is the
+/// same as the recorded one's: nothing fails the turn.
+#[test]
+fn a_newer_agents_lines_degrade_and_leave_the_timeline_as_it_was() {
+    let recorded = fixture("gemini", "tool-bypass");
+    let newer: Vec<Value> = vec![
+        json!({"sessionUpdate": "hologram_update", "beam": {"x": 1}}),
+        json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "hologram", "data": "…"}}),
+        json!({"sessionUpdate": "usage_update", "used": 12}),
+        json!("not an object"),
+    ];
+    let mut lines = Vec::new();
+    for line in recorded.lines().filter(|l| !l.trim().is_empty()) {
+        let Ok(mut v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if v["method"] == method::SESSION_UPDATE {
+            v["params"]["update"]["futureField"] = json!({"nested": [1, 2]});
+            v["params"]["_meta"] = json!({"vendor": true});
+            lines.push(v.to_string());
+            for n in &newer {
+                lines.push(
+                    json!({"jsonrpc": "2.0", "method": "session/update",
+                        "params": {"sessionId": "s", "update": n}})
+                    .to_string(),
+                );
+            }
+        } else {
+            lines.push(line.to_string());
+        }
+    }
+    assert_eq!(run(&lines.join("\n"), false), run(&recorded, false));
+}
+
+/// A plan entry the crate cannot read (a status of a newer schema) is left out of the list;
+/// the others show.
+#[test]
+fn a_plan_entry_of_a_newer_status_is_left_out() {
+    let mut n = Normalizer::new();
+    n.begin_turn("t");
+    let out = n.update(json!({"sessionUpdate": "plan", "entries": [
+        {"content": "known", "status": "in_progress", "priority": "high"},
+        {"content": "newer", "status": "someday", "priority": "high"}]}));
+    let AgentEvent::Item(item) = &out.events[0] else {
+        panic!("a todo: {:?}", out.events)
+    };
+    let row = json!(item);
+    let texts: Vec<&str> = row["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|i| i["text"].as_str())
+        .collect();
+    assert_eq!(texts, vec!["known"], "{row}");
+}
+
+#[test]
+fn an_unknown_tool_kind_is_a_generic_tool() {
+    let mut n = Normalizer::new();
+    n.begin_turn("t");
+    let out = n.update(json!({"sessionUpdate": "tool_call", "toolCallId": "c1",
+        "kind": "browse", "status": "in_progress", "title": "open page",
+        "rawInput": {"url": "https://example.org"}}));
+    let AgentEvent::Item(item) = &out.events[0] else {
+        panic!("an item: {:?}", out.events)
+    };
+    let row = json!(item);
+    assert_eq!(row["name"], "other");
+    assert_eq!(row["status"], "running");
+    assert_eq!(row["detail"]["type"], "unknown", "{row}");
+}

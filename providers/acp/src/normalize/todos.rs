@@ -2,7 +2,8 @@
 //! `rawInput.todos` / `rawOutput.metadata.todos`, entries `{content, status, priority}`), both
 //! a Paseo `todo` item.
 
-use crate::wire::ToolCallFields;
+use crate::wire::acp::PlanEntryStatus;
+use crate::wire::tool_call::ToolSnapshot;
 use agent_bridge_protocol::{TodoEntry, TodoStatus};
 use serde_json::Value;
 
@@ -23,6 +24,15 @@ pub fn entry(content: &str, status: Option<&str>) -> TodoEntry {
     }
 }
 
+/// The wire name of a plan entry's status (`pending` for one the crate adds later).
+pub fn plan_status(status: &PlanEntryStatus) -> &'static str {
+    match status {
+        PlanEntryStatus::InProgress => "in_progress",
+        PlanEntryStatus::Completed => "completed",
+        _ => "pending",
+    }
+}
+
 /// Whether a tool's title names a todo-writing tool (`todowrite`, `TodoWrite`, `todo_write`):
 /// known before its input arrives (OpenCode announces the call with an empty input).
 pub fn names_todo_tool(title: Option<&str>) -> bool {
@@ -38,7 +48,8 @@ pub fn names_todo_tool(title: Option<&str>) -> bool {
 
 /// The todo list a tool call carries, by shape: a `todos` array of objects with a string
 /// `content` (and `status`), in the output's metadata (the list as written) or else the input.
-pub fn list(f: &ToolCallFields) -> Option<Vec<TodoEntry>> {
+pub fn list(f: &ToolSnapshot) -> Option<Vec<TodoEntry>> {
+    let f = &f.fields;
     let from_output = f
         .raw_output
         .as_ref()
@@ -67,7 +78,7 @@ mod tests {
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
-    fn fields(v: Value) -> ToolCallFields {
+    fn fields(v: Value) -> ToolSnapshot {
         serde_json::from_value(v).expect("fields")
     }
 

@@ -1,18 +1,21 @@
 //! An ACP tool-call snapshot (the merged `tool_call` + `tool_call_update` fields) as a Paseo
 //! `tool_call`: a typed detail by `kind` and content, and the status.
 
-use crate::wire::{content_text, ToolCallFields};
+use crate::wire::acp::{Diff, ToolCallContent, ToolCallStatus, ToolCallUpdateFields, ToolKind};
+use crate::wire::tool_call::{self, content_text, ToolSnapshot};
 use agent_bridge_protocol::{
     FetchDetail, JsonMap, PlainTextIcon, SearchDetail, ToolCall, ToolCallDetail, ToolStatus,
 };
 use serde_json::{json, Value};
 
 /// The Paseo tool call of a snapshot.
-pub fn tool_call(f: &ToolCallFields) -> ToolCall {
-    let kind = f.kind.as_deref().unwrap_or("other");
+pub fn tool_call(snapshot: &ToolSnapshot) -> ToolCall {
+    let f = &snapshot.fields;
+    let kind = f.kind.as_ref().map_or("other", tool_call::kind_name);
     let name = f
         .kind
-        .clone()
+        .as_ref()
+        .map(|k| tool_call::kind_name(k).to_string())
         .or_else(|| f.title.clone())
         .unwrap_or_else(|| "tool".into());
     let mut metadata = JsonMap::new();
@@ -20,11 +23,11 @@ pub fn tool_call(f: &ToolCallFields) -> ToolCall {
     if let Some(title) = &f.title {
         metadata.insert("title".into(), json!(title));
     }
-    let mut call = ToolCall::running(f.tool_call_id.clone(), name, detail(f));
+    let mut call = ToolCall::running(tool_call::id(snapshot), name, detail(snapshot));
     call.metadata = Some(metadata);
-    match f.status.as_deref() {
-        Some("completed") => call.complete(),
-        Some("failed") => call.fail(Value::String(error_text(f))),
+    match f.status {
+        Some(ToolCallStatus::Completed) => call.complete(),
+        Some(ToolCallStatus::Failed) => call.fail(Value::String(error_text(f))),
         // pending, in_progress, absent, or a status of a newer schema.
         _ => call.status = ToolStatus::Running,
     }
@@ -32,38 +35,43 @@ pub fn tool_call(f: &ToolCallFields) -> ToolCall {
 }
 
 /// The text blocks of the content (`{type: "content", content: {type: "text"}}`).
-fn text_content(f: &ToolCallFields) -> Option<String> {
+fn text_content(f: &ToolCallUpdateFields) -> Option<String> {
     let texts: Vec<String> = f
         .content
         .iter()
         .flatten()
-        .filter(|c| c["type"] == "content")
-        .map(|c| content_text(&c["content"]))
+        .filter_map(|c| match c {
+            ToolCallContent::Content(c) => Some(content_text(&c.content)),
+            _ => None,
+        })
         .filter(|t| !t.is_empty())
         .collect();
     (!texts.is_empty()).then(|| texts.join("\n"))
 }
 
-fn diff_content(f: &ToolCallFields) -> Option<&Value> {
-    f.content.iter().flatten().find(|c| c["type"] == "diff")
+fn diff_content(f: &ToolCallUpdateFields) -> Option<&Diff> {
+    f.content.iter().flatten().find_map(|c| match c {
+        ToolCallContent::Diff(d) => Some(d),
+        _ => None,
+    })
 }
 
-fn input_str(f: &ToolCallFields, keys: &[&str]) -> Option<String> {
+fn input_str(f: &ToolCallUpdateFields, keys: &[&str]) -> Option<String> {
     let input = f.raw_input.as_ref()?;
     keys.iter()
         .find_map(|k| input.get(*k).and_then(Value::as_str))
         .map(str::to_string)
 }
 
-fn location(f: &ToolCallFields) -> Option<String> {
+fn location(f: &ToolCallUpdateFields) -> Option<String> {
     f.locations
         .iter()
         .flatten()
-        .find_map(|l| l["path"].as_str())
-        .map(str::to_string)
+        .next()
+        .map(|l| l.path.to_string_lossy().to_string())
 }
 
-fn file_path(f: &ToolCallFields) -> String {
+fn file_path(f: &ToolCallUpdateFields) -> String {
     location(f)
         .or_else(|| input_str(f, &["path", "file_path", "filePath", "abs_path", "file"]))
         .unwrap_or_default()
@@ -104,7 +112,7 @@ fn output_text(v: &Value) -> Option<String> {
     }
 }
 
-fn error_text(f: &ToolCallFields) -> String {
+fn error_text(f: &ToolCallUpdateFields) -> String {
     f.raw_output
         .as_ref()
         .and_then(|o| {
@@ -118,7 +126,7 @@ fn error_text(f: &ToolCallFields) -> String {
         .unwrap_or_else(|| "the tool failed".into())
 }
 
-fn command(f: &ToolCallFields) -> String {
+fn command(f: &ToolCallUpdateFields) -> String {
     let from_input = f.raw_input.as_ref().and_then(|i| {
         let cmd = match i.get("command").or_else(|| i.get("commands")) {
             Some(Value::String(s)) => Some(s.clone()),
@@ -155,17 +163,21 @@ fn command(f: &ToolCallFields) -> String {
 
 /// `_meta` terminal output (claude-agent-acp, codex-acp): `terminal_output.data`,
 /// `terminal_exit.exit_code`.
-fn meta_terminal(f: &ToolCallFields) -> (Option<String>, Option<i64>) {
-    let Some(meta) = &f.meta else {
+fn meta_terminal(snapshot: &ToolSnapshot) -> (Option<String>, Option<i64>) {
+    let Some(meta) = &snapshot.meta else {
         return (None, None);
     };
-    let output = meta["terminal_output"]["data"].as_str().map(str::to_string);
-    let exit = meta["terminal_exit"]["exit_code"].as_i64();
+    let at = |key: &str, field: &str| meta.get(key).and_then(|v| v.get(field));
+    let output = at("terminal_output", "data")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let exit = at("terminal_exit", "exit_code").and_then(Value::as_i64);
     (output, exit)
 }
 
-fn shell(f: &ToolCallFields) -> ToolCallDetail {
-    let (meta_output, meta_exit) = meta_terminal(f);
+fn shell(snapshot: &ToolSnapshot) -> ToolCallDetail {
+    let (meta_output, meta_exit) = meta_terminal(snapshot);
+    let f = &snapshot.fields;
     let raw = f.raw_output.as_ref();
     let exit = raw
         .and_then(|o| {
@@ -195,7 +207,7 @@ fn shell(f: &ToolCallFields) -> ToolCallDetail {
 /// The unified diff the agent reported in `rawOutput.metadata.diff` (OpenCode's edit: the
 /// file's real hunks, line numbers and context), from its `--- ` line on (an `Index:` preamble
 /// dropped).
-fn reported_diff(f: &ToolCallFields) -> Option<String> {
+fn reported_diff(f: &ToolCallUpdateFields) -> Option<String> {
     let diff = f
         .raw_output
         .as_ref()?
@@ -211,14 +223,13 @@ fn reported_diff(f: &ToolCallFields) -> Option<String> {
     diff.contains("\n@@ ").then(|| diff.to_string())
 }
 
-fn edit(f: &ToolCallFields) -> ToolCallDetail {
+fn edit(f: &ToolCallUpdateFields) -> ToolCallDetail {
     if let Some(diff) = diff_content(f) {
-        let path = diff["path"]
-            .as_str()
-            .map(str::to_string)
+        let path = Some(diff.path.to_string_lossy().to_string())
+            .filter(|p| !p.is_empty())
             .unwrap_or_else(|| file_path(f));
-        let new = diff["newText"].as_str().unwrap_or_default().to_string();
-        return match diff["oldText"].as_str() {
+        let new = diff.new_text.clone();
+        return match diff.old_text.as_deref() {
             None => ToolCallDetail::Write {
                 file_path: path,
                 content: Some(new),
@@ -251,10 +262,11 @@ fn edit(f: &ToolCallFields) -> ToolCallDetail {
 }
 
 /// The detail of a snapshot, by kind.
-pub fn detail(f: &ToolCallFields) -> ToolCallDetail {
-    match f.kind.as_deref() {
-        Some("execute") => shell(f),
-        Some("read") => ToolCallDetail::Read {
+pub fn detail(snapshot: &ToolSnapshot) -> ToolCallDetail {
+    let f = &snapshot.fields;
+    match f.kind {
+        Some(ToolKind::Execute) => shell(snapshot),
+        Some(ToolKind::Read) => ToolCallDetail::Read {
             file_path: file_path(f),
             content: text_content(f),
             offset: f
@@ -268,20 +280,20 @@ pub fn detail(f: &ToolCallFields) -> ToolCallDetail {
                 .and_then(|i| i.get("limit"))
                 .and_then(Value::as_u64),
         },
-        Some("edit") | Some("delete") => edit(f),
-        Some("search") => ToolCallDetail::Search(SearchDetail {
+        Some(ToolKind::Edit | ToolKind::Delete) => edit(f),
+        Some(ToolKind::Search) => ToolCallDetail::Search(SearchDetail {
             query: input_str(f, &["query", "pattern"])
                 .or_else(|| f.title.clone())
                 .unwrap_or_default(),
             content: text_content(f),
             file_paths: f.locations.as_ref().map(|ls| {
                 ls.iter()
-                    .filter_map(|l| l["path"].as_str().map(str::to_string))
+                    .map(|l| l.path.to_string_lossy().to_string())
                     .collect()
             }),
             ..SearchDetail::default()
         }),
-        Some("fetch") => ToolCallDetail::Fetch(FetchDetail {
+        Some(ToolKind::Fetch) => ToolCallDetail::Fetch(FetchDetail {
             url: input_str(f, &["url"])
                 .or_else(|| f.title.clone())
                 .unwrap_or_default(),
@@ -289,12 +301,12 @@ pub fn detail(f: &ToolCallFields) -> ToolCallDetail {
             result: text_content(f),
             ..FetchDetail::default()
         }),
-        Some("think") => ToolCallDetail::PlainText {
+        Some(ToolKind::Think) => ToolCallDetail::PlainText {
             label: f.title.clone(),
             text: text_content(f),
             icon: Some(PlainTextIcon::Brain),
         },
-        Some("switch_mode") => ToolCallDetail::PlainText {
+        Some(ToolKind::SwitchMode) => ToolCallDetail::PlainText {
             label: f.title.clone(),
             text: text_content(f),
             icon: Some(PlainTextIcon::Sparkles),
@@ -362,7 +374,7 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
-    fn fields(v: Value) -> ToolCallFields {
+    fn fields(v: Value) -> ToolSnapshot {
         serde_json::from_value(v).expect("fields")
     }
 

@@ -1,30 +1,54 @@
-//! Hand-written serde types for the parts of the Agent Client Protocol (v1) the bridge uses,
-//! from the ACP schema (`agentclientprotocol/agent-client-protocol`, schema v1) and checked
-//! against what the pinned agents send (`tests/fixtures/*-acp-*.jsonl`). Every field the bridge
-//! does not need is ignored; unknown enum values and update kinds deserialize to an `Other` arm
-//! instead of failing.
+//! The Agent Client Protocol (v1) as the bridge speaks it, client side.
+//!
+//! The wire types are the ecosystem's own `agent-client-protocol-schema` crate (the types Zed
+//! and the ACP SDK use; [`acp`] here): method names, `session/update` payloads, tool calls,
+//! content blocks, permission requests and answers, and the requests the bridge sends.
+//! Vendor agents run ahead of the crate, so a thin tolerant layer stands between the line and
+//! the crate's types: [`update::read`] picks a `session/update` by its `sessionUpdate`
+//! discriminator first (a kind the bridge does not map is logged and ignored, a payload the
+//! crate refuses is logged and skipped, never the session), and [`permission::read`] maps an
+//! unknown permission option kind to the nearest known one. The crate itself already turns an
+//! unknown tool kind into `other`, an unknown tool status into "not given", and skips a tool
+//! content item or plan entry it cannot read.
+//!
+//! The answers of `initialize`, `session/new|load|resume`, `session/prompt` and
+//! `session/list` are still read by the lax views below (every field optional).
 
-use serde::{Deserialize, Serialize};
+#[cfg(test)]
+mod drift;
+pub mod permission;
+pub mod requests;
+pub mod tool_call;
+pub mod update;
+
+use serde::Deserialize;
 use serde_json::Value;
 
-/// Agent-side method names.
+use acp::{AGENT_METHOD_NAMES as AGENT, CLIENT_METHOD_NAMES as CLIENT};
+pub use agent_client_protocol_schema::v1 as acp;
+
+/// Method names: the crate's, but `session/set_model`, which ACP v1 has not adopted (agents
+/// still serve it).
 pub mod method {
-    pub const INITIALIZE: &str = "initialize";
-    pub const SESSION_NEW: &str = "session/new";
-    pub const SESSION_LOAD: &str = "session/load";
-    pub const SESSION_RESUME: &str = "session/resume";
-    pub const SESSION_LIST: &str = "session/list";
-    pub const SESSION_CLOSE: &str = "session/close";
-    pub const SESSION_PROMPT: &str = "session/prompt";
-    pub const SESSION_CANCEL: &str = "session/cancel";
-    pub const SESSION_SET_MODE: &str = "session/set_mode";
+    use super::{AGENT, CLIENT};
+
+    pub const INITIALIZE: &str = AGENT.initialize;
+    pub const SESSION_NEW: &str = AGENT.session_new;
+    pub const SESSION_LOAD: &str = AGENT.session_load;
+    pub const SESSION_RESUME: &str = AGENT.session_resume;
+    pub const SESSION_LIST: &str = AGENT.session_list;
+    pub const SESSION_CLOSE: &str = AGENT.session_close;
+    pub const SESSION_PROMPT: &str = AGENT.session_prompt;
+    pub const SESSION_CANCEL: &str = AGENT.session_cancel;
+    pub const SESSION_SET_MODE: &str = AGENT.session_set_mode;
+    /// Not in ACP v1 (the crate's unstable model selection); served by Gemini, Qwen, OpenCode.
     pub const SESSION_SET_MODEL: &str = "session/set_model";
-    pub const SESSION_SET_CONFIG_OPTION: &str = "session/set_config_option";
+    pub const SESSION_SET_CONFIG_OPTION: &str = AGENT.session_set_config_option;
     /// Client-side (agent -> bridge).
-    pub const SESSION_UPDATE: &str = "session/update";
-    pub const REQUEST_PERMISSION: &str = "session/request_permission";
-    pub const FS_READ: &str = "fs/read_text_file";
-    pub const FS_WRITE: &str = "fs/write_text_file";
+    pub const SESSION_UPDATE: &str = CLIENT.session_update;
+    pub const REQUEST_PERMISSION: &str = CLIENT.session_request_permission;
+    pub const FS_READ: &str = CLIENT.fs_read_text_file;
+    pub const FS_WRITE: &str = CLIENT.fs_write_text_file;
 }
 
 /// The protocol version the bridge speaks.
@@ -204,6 +228,15 @@ pub struct ConfigChoice {
 }
 
 impl ConfigOption {
+    /// The lax view of one of the crate's config options (a `config_option_update`): the same
+    /// wire shape, read again.
+    pub fn from_acp(option: &acp::SessionConfigOption) -> Option<ConfigOption> {
+        serde_json::to_value(option)
+            .and_then(serde_json::from_value)
+            .map_err(|e| tracing::warn!("config option not read: {e}"))
+            .ok()
+    }
+
     /// The current value as a string (selects hold strings).
     pub fn current(&self) -> Option<String> {
         self.current_value.as_ref().and_then(|v| match v {
@@ -242,188 +275,6 @@ fn choice(v: &Value) -> Option<ConfigChoice> {
             .and_then(Value::as_str)
             .map(str::to_string),
     })
-}
-
-/// `session/update` params.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UpdateParams {
-    #[serde(default)]
-    pub session_id: Option<String>,
-    pub update: Value,
-}
-
-/// One `session/update` payload, by its `sessionUpdate` tag.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(tag = "sessionUpdate", rename_all = "snake_case")]
-pub enum Update {
-    UserMessageChunk(Chunk),
-    AgentMessageChunk(Chunk),
-    AgentThoughtChunk(Chunk),
-    ToolCall(ToolCallFields),
-    ToolCallUpdate(ToolCallFields),
-    Plan(Plan),
-    #[serde(rename_all = "camelCase")]
-    AvailableCommandsUpdate {
-        #[serde(default)]
-        available_commands: Vec<Command>,
-    },
-    #[serde(rename_all = "camelCase")]
-    CurrentModeUpdate {
-        current_mode_id: String,
-    },
-    #[serde(rename_all = "camelCase")]
-    ConfigOptionUpdate {
-        #[serde(default)]
-        config_options: Vec<ConfigOption>,
-    },
-    SessionInfoUpdate(SessionInfo),
-    UsageUpdate(UsageUpdate),
-    #[serde(other)]
-    Other,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Chunk {
-    #[serde(default)]
-    pub content: Value,
-    #[serde(default)]
-    pub message_id: Option<String>,
-    #[serde(default, rename = "_meta")]
-    pub meta: Option<Value>,
-}
-
-impl Chunk {
-    /// The text of the content block (text blocks, and the text of embedded resources).
-    pub fn text(&self) -> String {
-        content_text(&self.content)
-    }
-}
-
-/// The text of one ContentBlock.
-pub fn content_text(block: &Value) -> String {
-    match block.get("type").and_then(Value::as_str) {
-        Some("text") => block["text"].as_str().unwrap_or_default().to_string(),
-        Some("resource") => block["resource"]["text"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-        Some("resource_link") => block["uri"].as_str().unwrap_or_default().to_string(),
-        _ => String::new(),
-    }
-}
-
-/// The fields of `tool_call` and `tool_call_update` (an update carries a subset).
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolCallFields {
-    pub tool_call_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<Vec<Value>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub locations: Option<Vec<Value>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw_input: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw_output: Option<Value>,
-    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Value>,
-}
-
-impl ToolCallFields {
-    /// Merges a `tool_call_update` into this snapshot: given fields replace (content and
-    /// locations wholesale), absent ones stay.
-    pub fn merge(&mut self, update: ToolCallFields) {
-        macro_rules! take {
-            ($($f:ident),*) => { $( if update.$f.is_some() { self.$f = update.$f; } )* };
-        }
-        take!(title, kind, status, content, locations, raw_input, raw_output);
-        if let Some(meta) = update.meta {
-            match (&mut self.meta, meta) {
-                (Some(Value::Object(mine)), Value::Object(theirs)) => mine.extend(theirs),
-                (slot, meta) => *slot = Some(meta),
-            }
-        }
-    }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct Plan {
-    #[serde(default)]
-    pub entries: Vec<PlanEntry>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct PlanEntry {
-    #[serde(default)]
-    pub content: String,
-    #[serde(default)]
-    pub status: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct Command {
-    pub name: String,
-    #[serde(default)]
-    pub description: Option<String>,
-    #[serde(default)]
-    pub input: Option<Value>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionInfo {
-    #[serde(default)]
-    pub title: Option<String>,
-    #[serde(default)]
-    pub updated_at: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct UsageUpdate {
-    #[serde(default)]
-    pub used: Option<u64>,
-    #[serde(default)]
-    pub size: Option<u64>,
-    #[serde(default)]
-    pub cost: Option<Cost>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct Cost {
-    #[serde(default)]
-    pub amount: Option<f64>,
-    #[serde(default)]
-    pub currency: Option<String>,
-}
-
-/// `session/request_permission` params.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PermissionParams {
-    #[serde(default)]
-    pub session_id: Option<String>,
-    pub tool_call: ToolCallFields,
-    #[serde(default)]
-    pub options: Vec<PermissionOption>,
-}
-
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct PermissionOption {
-    pub option_id: String,
-    #[serde(default)]
-    pub name: String,
-    /// `allow_once`, `allow_always`, `reject_once`, `reject_always` (others kept verbatim).
-    #[serde(default)]
-    pub kind: String,
 }
 
 /// The `session/prompt` answer.
