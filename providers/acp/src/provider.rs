@@ -10,7 +10,7 @@ use crate::restart::SessionRelaunch;
 use crate::session::AcpSession;
 use crate::spare::AcpSpares;
 use crate::spare_warmup::WarmTarget;
-use crate::state::{lock, SessionState};
+use crate::state::{lock, Phase, SessionState};
 use crate::wire::{method, requests, SessionAnswer};
 use agent_bridge_core::lifecycle::{Relaunch, SharedProcesses};
 use agent_bridge_core::registry::ProviderManifest;
@@ -129,7 +129,7 @@ impl AcpProvider {
                 self.warm.opened(&session_id, &cwd);
                 let (state, replay, title) = {
                     let mut s = lock(&shared);
-                    s.replaying = false;
+                    s.phase = Phase::Live;
                     let replay = std::mem::take(&mut s.replay);
                     (s.config.state(), replay, s.title.clone())
                 };
@@ -360,7 +360,11 @@ async fn open_session(
             if how == method::SESSION_LOAD {
                 replay_up_to_a_pending_revert(agent, &id, shared).await;
             }
-            lock(shared).replaying = how == method::SESSION_LOAD;
+            lock(shared).phase = if how == method::SESSION_LOAD {
+                Phase::Replaying
+            } else {
+                Phase::Live
+            };
             // On a shared process, what the agent says about the session is ours.
             agent.runtime.claim(&id);
             let params = requests::reopen(how, &id, &cwd, mcp);

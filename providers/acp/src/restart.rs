@@ -6,7 +6,7 @@
 //! - `session/resume` where the agent advertises it (the history stays in the agent, nothing
 //!   is replayed);
 //! - else `session/load`, whose replay of the history is dropped (the session state's
-//!   `restoring`): the timeline already shows it, under the same item ids;
+//!   [`Phase::Restoring`]): the timeline already shows it, under the same item ids;
 //! - else, or when that call fails, `session/new` in the same cwd with the same MCP servers,
 //!   answered as `Restarted::Fresh`: the core says in a warning notice that the agent lost the
 //!   conversation and gives the model what the session still holds with the next prompt. A
@@ -24,7 +24,7 @@ use crate::config::{AcpConfig, MODE, MODEL};
 use crate::launch::{self, auth_error, Agent};
 use crate::persistence;
 use crate::profile::Profile;
-use crate::state::{lock, SharedState};
+use crate::state::{lock, Phase, SharedState};
 use crate::wire::{method, requests, AgentCapabilities, SessionAnswer};
 use agent_bridge_core::lifecycle::{Relaunch, SharedProcesses};
 use agent_bridge_core::{AgentEvent, SessionSink};
@@ -103,7 +103,7 @@ pub async fn restart(
     };
     let restarted = bring_back(launch, shared, sink, session_id, &previous, restarts).await;
     let mut s = lock(shared);
-    s.restoring = false;
+    s.phase = Phase::Live;
     let restarted = restarted?;
     if restarted.agent.runtime.rpc().is_closed() {
         return Err(ProviderError::new(format!(
@@ -157,13 +157,13 @@ async fn bring_back(
     let lost = match restore_method(&agent.init.agent_capabilities) {
         None => format!("{label} can neither resume nor load a session"),
         Some(how) => {
-            lock(shared).restoring = true;
+            lock(shared).phase = Phase::Restoring;
             agent.runtime.claim(session_id);
             let params = requests::reopen(how, session_id, &launch.cwd, mcp.clone());
             let answer = agent.runtime.rpc().call(how, params).await;
             // What it replayed before answering is dropped too.
             agent.runtime.settle().wait().await;
-            lock(shared).restoring = false;
+            lock(shared).phase = Phase::Live;
             match answer {
                 Ok(answer) => {
                     let restore = if how == method::SESSION_RESUME {

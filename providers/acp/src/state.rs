@@ -17,11 +17,8 @@ pub struct SessionState {
     pub pending: PendingRequests<Pending>,
     /// Items of a `session/load` replay, in order (latest snapshot per id).
     pub replay: Vec<TimelineItem>,
-    pub replaying: bool,
-    /// A restarted agent is bringing its native session back ([`crate::restart`]): what it
-    /// sends meanwhile (a `session/load` replay of items already shown, usage) is dropped;
-    /// config changes are recorded, not reported.
-    pub restoring: bool,
+    /// What the agent's updates are, now: live, an open's replay, or a restart's restore.
+    pub phase: Phase,
     /// Times the agent process was restarted.
     pub restarts: u32,
     pub title: Option<String>,
@@ -32,6 +29,22 @@ pub struct SessionState {
     pub turn_answered: Option<tokio::sync::oneshot::Sender<()>>,
     /// Every agent method and update kind seen (logged at close, for the per-agent report).
     pub seen: BTreeSet<String>,
+}
+
+/// What a session's incoming updates are (one at a time: an open and a restart never overlap).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// The running conversation: everything goes to the host.
+    #[default]
+    Live,
+    /// A `session/load` of the open replays history: timeline items are kept in
+    /// [`SessionState::replay`] for the open (sent before `session.ready`, or dropped with
+    /// `history: "skip"`).
+    Replaying,
+    /// A restarted agent is bringing its native session back ([`crate::restart`]): what it
+    /// sends meanwhile (a `session/load` replay of items already shown, usage) is dropped;
+    /// config changes are recorded, not reported.
+    Restoring,
 }
 
 pub type SharedState = agent_bridge_core::lifecycle::SharedState<SessionState>;

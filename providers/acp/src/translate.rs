@@ -4,12 +4,13 @@
 //! (backpressure on the agent through its stdout pipe). `fs/*` and `terminal/*` are not
 //! advertised, so they get the default refusal.
 //!
-//! While a `session/load` replays history (`replaying`), timeline items are kept for the
-//! open (replayed before `session.ready`, or dropped with `history: "skip"`); while a restarted
-//! agent restores its session (`restoring`) they are dropped: the timeline already has them.
+//! While a `session/load` replays history ([`Phase::Replaying`]), timeline items are kept for
+//! the open (replayed before `session.ready`, or dropped with `history: "skip"`); while a
+//! restarted agent restores its session ([`Phase::Restoring`]) they are dropped: the timeline
+//! already has them.
 
 use crate::permissions::{self, Pending};
-use crate::state::{lock, SharedState};
+use crate::state::{lock, Phase, SharedState};
 use crate::wire::{method, permission, tool_call, update};
 use agent_bridge_core::lifecycle::{EventTarget, InboundDriver, Liveness, RefuseAll, Translator};
 use agent_bridge_core::rpc::{Inbound, IncomingRequest, PeerHandle};
@@ -63,7 +64,7 @@ pub fn update(shared: &SharedState, mut params: Value) -> Vec<AgentEvent> {
     let mut events = Vec::new();
     if out.events.iter().any(|e| matches!(e, AgentEvent::Item(_))) {
         events.extend(s.normalizer.model_answered());
-        if !s.replaying && !s.restoring {
+        if s.phase == Phase::Live {
             if let Some(answered) = s.turn_answered.take() {
                 let _ = answered.send(());
             }
@@ -71,7 +72,7 @@ pub fn update(shared: &SharedState, mut params: Value) -> Vec<AgentEvent> {
     }
     if let Some(change) = out.config {
         s.config.apply_update(change);
-        if !s.restoring {
+        if s.phase != Phase::Restoring {
             events.push(AgentEvent::Config(s.config.state()));
         }
     }
@@ -80,8 +81,8 @@ pub fn update(shared: &SharedState, mut params: Value) -> Vec<AgentEvent> {
     }
     for ev in out.events {
         match ev {
-            AgentEvent::Item(_) | AgentEvent::Usage { .. } if s.restoring => {}
-            AgentEvent::Item(item) if s.replaying => {
+            AgentEvent::Item(_) | AgentEvent::Usage { .. } if s.phase == Phase::Restoring => {}
+            AgentEvent::Item(item) if s.phase == Phase::Replaying => {
                 match s.replay.iter_mut().find(|i| i.id == item.id) {
                     Some(slot) => *slot = item,
                     None => s.replay.push(item),
