@@ -11,6 +11,11 @@
 // (a user extension could, for the whole process, not per session); `mode_and_model_change`,
 // since the mock's models have one thinking level (`off`): `model_change` switches to the
 // recipe's second model instead.
+// pi-bridge runs a process per session (plugin.json `processPerSession`), so the shared-process
+// scenarios do not apply: with one pi-acp 0.0.34 process for two sessions, `shared_kill_9`
+// failed in 2 of 3 runs when both sessions came back at once on the restarted process (once
+// one `session/load` restored nothing, "agent-conversation-lost"; once one session's next turn
+// never ended while the other's completed).
 // Not run: `no_process_is_left_behind` (the rig finds the agent's process by a command line
 // starting with the CLI's path; pi-acp's bin is a node script, its process is `node <path>`).
 
@@ -46,8 +51,6 @@ acp_tests! { rig;
     unattended_mode_runs_without_asking => |r| acp::unattended_mode_runs_without_asking(&r, CASE);
     kill_9_mid_turn => |r| agent_bridge_conformance::kill::kill_9_mid_turn(&r, CASE.kill());
     kill_9_after_a_completed_turn => |r| agent_bridge_conformance::kill::kill_9_after_a_completed_turn(&r, CASE.kill());
-    shared_close_one => |r| acp::shared::shared_close_one(&r, CASE);
-    shared_kill_9 => |r| acp::shared::shared_kill_9(&r, CASE);
     model_change => |r| acp::model_change(&r, "mock/mock-model-2", "mock-model-2");
     catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
     reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);
