@@ -48,6 +48,7 @@ acp_tests! { rig;
     shared_close_one => |r| acp::shared::shared_close_one(&r, CASE);
     shared_kill_9 => |r| acp::shared::shared_kill_9(&r, CASE);
     model_change => |r| acp::model_change(&r, "mock2", "mock-model-2");
+    nothing_goes_past_the_mock => |r| acp::nothing_goes_past_the_mock(&r);
     catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
     reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);
     session_list_has_our_session => |r| acp::session_list_has_our_session(&r);

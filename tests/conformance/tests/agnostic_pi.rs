@@ -52,6 +52,7 @@ acp_tests! { rig;
     kill_9_mid_turn => |r| agent_bridge_conformance::kill::kill_9_mid_turn(&r, CASE.kill());
     kill_9_after_a_completed_turn => |r| agent_bridge_conformance::kill::kill_9_after_a_completed_turn(&r, CASE.kill());
     model_change => |r| acp::model_change(&r, "mock/mock-model-2", "mock-model-2");
+    nothing_goes_past_the_mock => |r| acp::nothing_goes_past_the_mock(&r);
     catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
     reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);
     session_list_has_our_session => |r| acp::session_list_has_our_session(&r);

@@ -284,6 +284,23 @@ pub async fn model_change(rig: &AgentRig, model: &str, wire_model: &str) {
     rig.finish(sid).await;
 }
 
+/// Offline: a session with a tool turn, closed, sends nothing past the mock (no request reached
+/// its proxy trap, which every proxy variable of the recipe points at).
+pub async fn nothing_goes_past_the_mock(rig: &AgentRig) {
+    let sid = "acp-offline";
+    rig.open(sid, json!({})).await;
+    let run = rig.run_turn(sid, "please run `echo offline`").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    rig.finish(sid).await;
+    let outbound: Vec<String> = rig
+        .mock
+        .proxy_refused()
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert!(outbound.is_empty(), "requests past the mock: {outbound:?}");
+}
+
 /// A command the agent advertised (`session.commands`) runs as a turn that completes.
 pub async fn command_runs_as_a_turn(rig: &AgentRig, name: &str) {
     let sid = "acp-cmd";
