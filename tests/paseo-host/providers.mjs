@@ -56,6 +56,10 @@ export const CASES = {
   // Droid sends a reply's text in one chunk once the model is done: its interrupt lands while
   // the model request is under way.
   "droid-bridge": { cli: "droid", askMode: "normal", otherMode: "auto-high", textAtEnd: true },
+  // Grok and Pi never ask: Grok's one mode is its process flag --always-approve, Pi has no
+  // permission layer (its modes are thinking levels).
+  "grok-bridge": { cli: "grok", askMode: null, otherMode: "always-approve", neverAsks: true },
+  "pi-bridge": { cli: "pi-acp", askMode: null, otherMode: "off", neverAsks: true },
 };
 
 /** OpenCode asks before shell commands and edits; its `yolo` agent (a mode) does not. */

@@ -122,13 +122,19 @@ async function steps(t, id, generation, ctx) {
     assert.ok(committed.settings === undefined || committed.settings.length > 0, "no empty legacy settings");
   }
 
-  // A tool turn answered through a permission.
+  // A tool turn answered through a permission (an agent that never asks runs it unasked).
   await info.beforeToolTurn?.(mock);
   const turn = await startTurn(connection, a, "please run `touch allowed.txt`");
-  const asked = await waitEvent(connection, (e) => e.type === "session.permission" && e.sessionId === a, "a permission", STEP_MS);
-  await connection.send({ type: "session.permission", sessionId: a, permissionId: asked.request.id, response: { behavior: "allow" } });
-  const end = await turnEnd(connection, a, turn);
-  assert.equal(end.state, "completed", JSON.stringify(end));
+  if (info.neverAsks) {
+    const end = await turnEnd(connection, a, turn);
+    assert.equal(end.state, "completed", JSON.stringify(end));
+    assert.ok(!connection.events.some((e) => e.type === "session.permission" && e.sessionId === a), "it never asks");
+  } else {
+    const asked = await waitEvent(connection, (e) => e.type === "session.permission" && e.sessionId === a, "a permission", STEP_MS);
+    await connection.send({ type: "session.permission", sessionId: a, permissionId: asked.request.id, response: { behavior: "allow" } });
+    const end = await turnEnd(connection, a, turn);
+    assert.equal(end.state, "completed", JSON.stringify(end));
+  }
   assert.ok(existsSync(path.join(workdir, "allowed.txt")), "the allowed command ran");
 
   // Configure: the unattended mode.

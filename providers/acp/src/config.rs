@@ -6,7 +6,7 @@
 
 use crate::normalize::ConfigChange;
 use crate::unattended::Switch;
-use crate::wire::{method, requests, ConfigOption, ModeState, ModelState, SessionAnswer};
+use crate::wire::{method, requests, ConfigOption, Mode, ModeState, ModelState, SessionAnswer};
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
     ProviderCatalog, ProviderConfigChanges, ProviderConfigState, ProviderError, ProviderMode,
@@ -57,12 +57,37 @@ impl AcpConfig {
             switch_names: switches.to_vec(),
             defaults: Vec::new(),
         };
+        c.process_mode();
         for cat in [MODEL, MODE, THOUGHT] {
             if let Some(v) = c.current(cat) {
                 c.defaults.push((cat, v));
             }
         }
         c
+    }
+
+    /// An agent with no modes at all (no mode option, no `modes`, no switch) whose profile
+    /// names an unattended mode runs every session in that mode through a process flag (Grok
+    /// Build's `--always-approve`): that mode is offered as its only one, so the session is
+    /// shown unattended and asking for it changes nothing.
+    fn process_mode(&mut self) {
+        let no_modes = self
+            .modes
+            .as_ref()
+            .is_none_or(|m| m.available_modes.is_empty());
+        if !no_modes || self.option(MODE).is_some() || self.switch().is_some() {
+            return;
+        }
+        if let Some(id) = self.unattended.first() {
+            self.modes = Some(ModeState {
+                current_mode_id: Some(id.clone()),
+                available_modes: vec![Mode {
+                    id: id.clone(),
+                    name: None,
+                    description: None,
+                }],
+            });
+        }
     }
 
     /// The select option of a category: the one whose id is the category's name, else the

@@ -85,3 +85,30 @@ fn config_options_come_first_and_a_bad_value_plans_nothing() {
         Err(Some(agent_bridge_protocol::ErrorCode::InvalidModel))
     );
 }
+
+#[test]
+fn an_agent_without_modes_runs_in_its_process_flag_mode() {
+    // Grok Build 1.0.41: config option `model` only, no modes; its profile starts it with
+    // `--always-approve` and names that mode.
+    let answer = state(json!({"sessionId": "s", "configOptions": [{"id": "model",
+        "category": "model", "type": "select", "currentValue": "mock",
+        "options": [{"value": "mock", "name": "Mock"}]}]}));
+    let c = AcpConfig::new(&answer, &["always-approve".to_string()], &[]);
+    let s = c.state();
+    assert_eq!(s.mode.as_deref(), Some("always-approve"));
+    assert_eq!(
+        s.modes
+            .iter()
+            .map(|m| (m.id.as_str(), m.is_unattended))
+            .collect::<Vec<_>>(),
+        vec![("always-approve", Some(true))]
+    );
+    let same = ProviderConfigChanges {
+        mode: Some(Some("always-approve".into())),
+        ..Default::default()
+    };
+    assert_eq!(c.plan("s", &same).expect("plan"), Vec::new());
+    // Without a profile mode nothing is invented, and an agent's own modes are left alone.
+    assert!(AcpConfig::new(&answer, &[], &[]).state().modes.is_empty());
+    assert_eq!(gemini().state().modes.len(), 2);
+}

@@ -229,7 +229,7 @@ mod tests {
     }
 
     #[test]
-    fn the_table_is_valid_and_has_the_ten_agents() {
+    fn the_table_is_valid_and_has_the_twelve_agents() {
         let table: Table = serde_json::from_str(PROFILES).expect("profiles.json parses");
         assert_eq!(
             table.profiles.keys().cloned().collect::<Vec<_>>(),
@@ -240,9 +240,11 @@ mod tests {
                 "copilot",
                 "droid",
                 "gemini",
+                "grok",
                 "kilo",
                 "kimi",
                 "opencode",
+                "pi",
                 "qwen"
             ]
         );

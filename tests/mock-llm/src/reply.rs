@@ -27,6 +27,8 @@ pub const SHELL_TOOLS: &[&str] = &[
     "run_commands",
     // Factory Droid's shell tool (required `summary`, `riskLevel`, `riskLevelReason`).
     "Execute",
+    // Grok Build's shell tool.
+    "run_terminal_command",
 ];
 
 /// Default number of chunks of a slow reply.

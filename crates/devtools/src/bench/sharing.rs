@@ -303,7 +303,8 @@ mod tests {
             .find(|p| p.id == "codex-bridge")
             .expect("codex");
         assert_eq!(codex.options.get("processPerSession"), Some(&json!(true)));
-        // Every other entry keeps its own value (droid-bridge sets it in plugin.json itself).
+        // Every other entry keeps its own value (droid-bridge and pi-bridge set it in plugin.json
+        // itself).
         let embedded = crate::plugin::providers(None).expect("the embedded plugin.json");
         for p in providers.iter().filter(|p| p.id != "codex-bridge") {
             let own = embedded

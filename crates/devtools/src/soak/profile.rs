@@ -44,6 +44,8 @@ pub fn profile(provider: &str, agent: &str) -> Option<Profile> {
         ("cline-bridge", _) => (Some("cline"), None, &[]),
         ("kimi-bridge", _) => (Some("kimi"), None, &[]),
         ("droid-bridge", _) => (Some("droid"), None, &[]),
+        ("grok-bridge", _) => (Some("grok"), None, &[]),
+        ("pi-bridge", _) => (Some("pi-acp"), None, &[]),
         _ => return None,
     };
     Some(Profile {

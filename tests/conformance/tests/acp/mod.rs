@@ -246,6 +246,61 @@ pub async fn mode_and_model_change(rig: &AgentRig, case: Case) {
     rig.finish(sid).await;
 }
 
+/// A model change alone, for agents with one mode (Grok Build, Pi): an unknown model is refused,
+/// `model` is committed, and the next turn's model request names `wire_model`.
+pub async fn model_change(rig: &AgentRig, model: &str, wire_model: &str) {
+    let sid = "acp-model";
+    rig.open(sid, json!({})).await;
+    let refused = rig
+        .ask("cfg", |rid| {
+            input::configure(rid, sid, json!({"model": "no-such-model"}))
+        })
+        .await;
+    assert!(refused.is("request.failed"), "{refused}");
+    let answer = rig
+        .ask("cfg", |rid| {
+            input::configure(rid, sid, json!({ "model": model }))
+        })
+        .await;
+    assert!(answer.is("request.completed"), "{answer}");
+    let committed = rig
+        .host
+        .session_events(sid)
+        .into_iter()
+        .rfind(|e| e.is("session.config"))
+        .expect("config");
+    assert_eq!(committed.at("/config/model"), Some(&json!(model)));
+    let before = rig.mock.model_requests().len();
+    let run = rig.run_turn(sid, "say hi").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    let asked: Vec<Value> = rig.mock.model_requests()[before..]
+        .iter()
+        .filter_map(|r| r.body.get("model").cloned())
+        .collect();
+    assert!(
+        asked.contains(&json!(wire_model)),
+        "the turn asks the new model: {asked:?}"
+    );
+    rig.finish(sid).await;
+}
+
+/// Offline: a session with a tool turn, closed, sends nothing past the mock (no request reached
+/// its proxy trap, which every proxy variable of the recipe points at).
+pub async fn nothing_goes_past_the_mock(rig: &AgentRig) {
+    let sid = "acp-offline";
+    rig.open(sid, json!({})).await;
+    let run = rig.run_turn(sid, "please run `echo offline`").await;
+    assert_eq!(run.state(), "completed", "{:?}", run.end);
+    rig.finish(sid).await;
+    let outbound: Vec<String> = rig
+        .mock
+        .proxy_refused()
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert!(outbound.is_empty(), "requests past the mock: {outbound:?}");
+}
+
 /// A command the agent advertised (`session.commands`) runs as a turn that completes.
 pub async fn command_runs_as_a_turn(rig: &AgentRig, name: &str) {
     let sid = "acp-cmd";

@@ -30,6 +30,8 @@ pub fn build(cli: Cli, port: u16, root: &Path) -> Result<HermeticEnv, HermeticEr
         Cli::Cline => super::acp_clis::cline_files(&home, &base, &mut env)?,
         Cli::Kimi => super::node22_clis::kimi_files(&home, &base, &mut env)?,
         Cli::Droid => super::node22_clis::droid_files(&home, &base, &mut env)?,
+        Cli::Grok => super::node22_clis::grok_files(&home, &base, &mut env)?,
+        Cli::Pi => super::node22_clis::pi_files(&home, &base, &mut env)?,
     };
     Ok(HermeticEnv {
         cli,
@@ -275,4 +277,14 @@ pub fn kimi(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
 /// Factory Droid (`droid exec --output-format acp`), air-gapped.
 pub fn droid(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
     build(Cli::Droid, mock.port(), root)
+}
+
+/// Grok Build (`grok agent --no-leader stdio`), a custom Chat Completions model.
+pub fn grok(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
+    build(Cli::Grok, mock.port(), root)
+}
+
+/// Pi through its ACP adapter (`pi-acp`, which starts `pi --mode rpc`), node 22 first on PATH.
+pub fn pi(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
+    build(Cli::Pi, mock.port(), root)
 }

@@ -12,8 +12,8 @@ mod clis;
 mod node22_clis;
 
 pub use clis::{
-    build, claude, claude_agent_acp, cline, codex, codex_acp, copilot, droid, gemini, kilo, kimi,
-    opencode, qwen,
+    build, claude, claude_agent_acp, cline, codex, codex_acp, copilot, droid, gemini, grok, kilo,
+    kimi, opencode, pi, qwen,
 };
 
 use std::collections::BTreeMap;
@@ -44,10 +44,12 @@ pub enum Cli {
     Cline,
     Kimi,
     Droid,
+    Grok,
+    Pi,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 12] = [
+    pub const ALL: [Cli; 14] = [
         Cli::Claude,
         Cli::Codex,
         Cli::Gemini,
@@ -60,6 +62,8 @@ impl Cli {
         Cli::Cline,
         Cli::Kimi,
         Cli::Droid,
+        Cli::Grok,
+        Cli::Pi,
     ];
 
     /// The executable's name in `node_modules/.bin`.
@@ -77,6 +81,8 @@ impl Cli {
             Cli::Cline => "cline",
             Cli::Kimi => "kimi",
             Cli::Droid => "droid",
+            Cli::Grok => "grok",
+            Cli::Pi => "pi-acp",
         }
     }
 

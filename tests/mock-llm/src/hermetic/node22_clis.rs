@@ -1,6 +1,7 @@
-//! The recipes of Kimi Code CLI and Factory Droid (both over ACP, both sending
+//! The recipes of Kimi Code CLI, Factory Droid, Grok Build and Pi (all over ACP, all sending
 //! `POST /v1/chat/completions`), pinned in `tests/clis/node22` beside node 22;
-//! /work/shared/spec/more-agents-offline.md, "Kimi Code" and "Factory Droid".
+//! /work/shared/spec/more-agents-offline.md, "Kimi Code", "Factory Droid", "Grok Build" and
+//! "Pi".
 
 use super::{write, HermeticError};
 use serde_json::json;
@@ -88,6 +89,94 @@ pub(super) fn droid_files(
         &[
             ("FACTORY_AIRGAP_ENABLED", "1"),
             ("FACTORY_DISABLE_KEYRING", "1"),
+        ],
+    );
+    node22_first(env);
+    Ok(dir)
+}
+
+/// Grok Build with custom models `mock` and `mock2` (`api_backend = "chat_completions"`, the
+/// key from `MOCK_API_KEY`) in `$GROK_HOME/config.toml`; auto-update, telemetry and remote fetches off.
+/// No login is needed with a custom model that has a key.
+pub(super) fn grok_files(home: &Path, base: &str, env: &mut Env) -> Result<PathBuf, HermeticError> {
+    let dir = home.join(".grok");
+    let config = format!(
+        r#"[cli]
+auto_update = false
+
+[models]
+default = "mock"
+web_search = "mock"
+
+[model.mock]
+model = "mock-model"
+base_url = "{base}/v1"
+env_key = "MOCK_API_KEY"
+name = "Mock"
+api_backend = "chat_completions"
+context_window = 128000
+max_completion_tokens = 8192
+
+[model.mock2]
+model = "mock-model-2"
+base_url = "{base}/v1"
+env_key = "MOCK_API_KEY"
+name = "Mock 2"
+api_backend = "chat_completions"
+context_window = 128000
+max_completion_tokens = 8192
+
+[features]
+telemetry = false
+feedback = false
+remote_fetch = false
+codebase_indexing = false
+"#
+    );
+    write(&dir.join("config.toml"), &config)?;
+    set(
+        env,
+        &[
+            ("GROK_HOME", &dir.display().to_string()),
+            ("MOCK_API_KEY", "sk-test"),
+            ("GROK_DISABLE_AUTOUPDATER", "1"),
+            ("GROK_TELEMETRY_ENABLED", "0"),
+        ],
+    );
+    node22_first(env);
+    Ok(dir)
+}
+
+/// Pi (`pi-acp`, which starts `pi --mode rpc` found on PATH, hence node 22 and the node22
+/// bins first) with the mock as an `openai-completions` provider of two models in
+/// `models.json`. pi-acp runs
+/// `npm view` for an update notice on each `session/new`: `npm_config_offline` answers it from
+/// the cache and `npm_config_update_notifier` stops npm's own registry check; `PI_OFFLINE`,
+/// `PI_SKIP_VERSION_CHECK` and `PI_TELEMETRY` cover pi itself.
+pub(super) fn pi_files(home: &Path, base: &str, env: &mut Env) -> Result<PathBuf, HermeticError> {
+    let dir = home.join(".pi/agent");
+    let models = json!({"providers": {"mock": {
+        "baseUrl": format!("{base}/v1"),
+        "api": "openai-completions",
+        "apiKey": "sk-test",
+        "models": [
+            {"id": "mock-model", "name": "Mock", "contextWindow": 128000, "maxTokens": 8192},
+            {"id": "mock-model-2", "name": "Mock 2", "contextWindow": 128000, "maxTokens": 8192}
+        ]
+    }}});
+    let text = serde_json::to_string_pretty(&models).unwrap_or_else(|_| models.to_string());
+    write(&dir.join("models.json"), &text)?;
+    let settings = json!({"defaultProvider": "mock", "defaultModel": "mock-model"});
+    write(&dir.join("settings.json"), &settings.to_string())?;
+    set(
+        env,
+        &[
+            ("PI_CODING_AGENT_DIR", &dir.display().to_string()),
+            ("PI_OFFLINE", "1"),
+            ("PI_SKIP_VERSION_CHECK", "1"),
+            ("PI_TELEMETRY", "0"),
+            ("npm_config_offline", "true"),
+            ("npm_config_update_notifier", "false"),
         ],
     );
     node22_first(env);
