@@ -3,6 +3,7 @@
 //! binary, or `--bridge-bin`); the real CLIs talk to the mock model server of `tests/mock-llm`,
 //! run inside this process.
 
+mod acp_registry;
 mod bench;
 mod host;
 mod plugin;
@@ -29,6 +30,9 @@ enum Command {
     /// Chaos soak: concurrent sessions x turns with seeded CLI kills, interrupts and
     /// permissions; counts lost, duplicated and unterminated work, orphans and memory.
     Soak(soak::SoakArgs),
+    /// Write (or `--check`) the ACP registry manifest of every bridged provider of plugin.json
+    /// under `registry/`.
+    AcpRegistry(acp_registry::RegistryArgs),
 }
 
 /// Logs to stderr at `warn` (or what `AGENT_BRIDGE_LOG` says); colors only on a TTY.
@@ -50,5 +54,6 @@ fn main() -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Bench(args) => bench::run(*args),
         Command::Soak(args) => soak::run(args),
+        Command::AcpRegistry(args) => acp_registry::run(args),
     }
 }

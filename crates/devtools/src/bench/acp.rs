@@ -101,7 +101,7 @@ fn is_generation(r: &RecordedRequest) -> bool {
 
 /// The model requests that arrived during a turn (`sent`..=`end`, µs since the epoch): the
 /// first arrival and the last answer's end before the turn end.
-fn model_span(log: &[RecordedRequest], sent: i64, end: i64) -> Option<(i64, i64)> {
+pub(super) fn model_span(log: &[RecordedRequest], sent: i64, end: i64) -> Option<(i64, i64)> {
     let during: Vec<&RecordedRequest> = log
         .iter()
         .filter(|r| is_generation(r))

@@ -144,6 +144,19 @@ impl RpcChild {
         self.name
     }
 
+    /// Closes stdin and waits up to `limit` for the child to exit by itself (an ACP agent
+    /// that stops its own children on EOF); the drop kills what is left.
+    pub fn close_stdin_and_wait(&mut self, limit: Duration) {
+        self.stdin = None;
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// A request and its answer: returns when it was written, when answered, and the result.
     pub fn call(
         &mut self,

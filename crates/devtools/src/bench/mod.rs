@@ -13,6 +13,8 @@ mod codex_drive;
 mod codex_modes;
 mod codex_report;
 mod compare;
+mod facade;
+mod facade_report;
 mod phases;
 mod report;
 mod sharing;
@@ -76,10 +78,15 @@ pub struct BenchArgs {
     pub sharing: sharing::SharingArgs,
     #[command(flatten)]
     pub acp: acp::AcpArgs,
+    #[command(flatten)]
+    pub facade: facade::FacadeArgs,
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let bridge = bridge_binary(args.bridge_bin.as_deref())?;
+    if args.facade.facade {
+        return facade::run(&args.facade, args.json, bridge);
+    }
     if args.acp.acp {
         return acp::run(&args.acp, args.json, args.plugin_dir, bridge);
     }

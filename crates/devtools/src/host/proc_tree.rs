@@ -118,6 +118,14 @@ impl PeakSampler {
         })
     }
 
+    /// Any reading every 10 ms.
+    pub fn with(
+        name: &str,
+        read: impl Fn() -> u64 + Send + 'static,
+    ) -> anyhow::Result<PeakSampler> {
+        PeakSampler::start(name, Duration::from_millis(10), read)
+    }
+
     /// The resident memory of `pid` alone every 5 ms.
     pub fn process(pid: u32) -> anyhow::Result<PeakSampler> {
         PeakSampler::start("bench-rss", Duration::from_millis(5), move || {
