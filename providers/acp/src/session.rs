@@ -6,12 +6,11 @@
 //! agent's updates into the bounded sink ([`crate::translate`]).
 
 use crate::launch::Agent;
-use crate::normalize::prompt_usage;
 use crate::permissions;
 use crate::restart::{self, SessionRelaunch};
 use crate::state::{lock, SharedState};
 use crate::wire::acp::{ContentBlock, ImageContent};
-use crate::wire::{method, requests, PromptResult};
+use crate::wire::{method, requests};
 use agent_bridge_core::rpc::PeerError;
 use agent_bridge_core::{
     AgentEvent, AgentSession, CommandOutcome, SessionSink, TurnOutcome, TurnRequest,
@@ -132,11 +131,7 @@ impl AcpSession {
                 }
             });
             let (outcome, usage) = match answer {
-                Ok(Ok(v)) => {
-                    let result: PromptResult = serde_json::from_value(v).unwrap_or_default();
-                    let usage = prompt_usage(result.usage.as_ref(), result.meta.as_ref());
-                    (outcome(&result), usage)
-                }
+                Ok(Ok(v)) => crate::translate::prompt_answer(v),
                 Ok(Err(PeerError::Rpc { error, .. })) => (
                     TurnOutcome::Failed(
                         ProviderError::new(error.message).with_code(ErrorCode::AgentError),
@@ -147,23 +142,10 @@ impl AcpSession {
                 // is closing), which ends the turn.
                 Ok(Err(_)) | Err(_) => return,
             };
-            let mut events = {
-                let mut s = lock(&shared);
-                if s.normalizer.active_turn() != Some(turn_id.as_str()) {
-                    return;
-                }
-                s.normalizer.end_turn(outcome == TurnOutcome::Canceled)
+            let Some(events) = crate::translate::turn_end(&shared, turn_id, outcome, usage, tagged)
+            else {
+                return;
             };
-            if let Some(row) = tagged {
-                events.push(AgentEvent::Item(row));
-            }
-            if let Some(usage) = usage {
-                events.push(AgentEvent::Usage {
-                    turn_id: Some(turn_id.clone()),
-                    usage,
-                });
-            }
-            events.push(AgentEvent::TurnEnded { turn_id, outcome });
             for ev in events {
                 if !sink.send(ev).await {
                     return;
@@ -227,18 +209,6 @@ pub fn prompt_blocks(
         out.push(ContentBlock::from(fallback));
     }
     Ok(out)
-}
-
-/// How a `session/prompt` answer ends the turn.
-pub fn outcome(result: &PromptResult) -> TurnOutcome {
-    match result.stop_reason.as_deref() {
-        Some("cancelled") => TurnOutcome::Canceled,
-        Some("refusal") => TurnOutcome::Failed(
-            ProviderError::new("the agent refused to continue").with_code(ErrorCode::Refusal),
-        ),
-        // end_turn, max_tokens, max_turn_requests (a stop, with whatever was produced).
-        _ => TurnOutcome::Completed,
-    }
 }
 
 #[async_trait]
@@ -466,16 +436,5 @@ mod tests {
         );
         let refused = prompt_blocks(&input, "", false).unwrap_err();
         assert_eq!(refused.code, Some(ErrorCode::UnsupportedContent));
-    }
-
-    #[test]
-    fn stop_reasons_end_the_turn() {
-        let r = |s: &str| PromptResult {
-            stop_reason: Some(s.into()),
-            ..Default::default()
-        };
-        assert_eq!(outcome(&r("end_turn")), TurnOutcome::Completed);
-        assert_eq!(outcome(&r("cancelled")), TurnOutcome::Canceled);
-        assert!(matches!(outcome(&r("refusal")), TurnOutcome::Failed(_)));
     }
 }

@@ -9,12 +9,14 @@
 //! restarted agent restores its session ([`Phase::Restoring`]) they are dropped: the timeline
 //! already has them.
 
+use crate::normalize::prompt_usage;
 use crate::permissions::{self, Pending};
 use crate::state::{lock, Phase, SharedState};
-use crate::wire::{method, permission, tool_call, update};
+use crate::wire::{method, permission, tool_call, update, PromptResult};
 use agent_bridge_core::lifecycle::{EventTarget, InboundDriver, Liveness, RefuseAll, Translator};
 use agent_bridge_core::rpc::{Inbound, IncomingRequest, PeerHandle};
-use agent_bridge_core::{AgentEvent, SessionSink};
+use agent_bridge_core::{AgentEvent, SessionSink, TurnOutcome};
+use agent_bridge_protocol::{ErrorCode, ProviderError, ProviderUsage, TimelineItem};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -94,6 +96,78 @@ pub fn update(shared: &SharedState, mut params: Value) -> Vec<AgentEvent> {
     events
 }
 
+/// The agent's answer to `session/prompt`: how it ends the turn, and the usage it reports.
+pub fn prompt_answer(v: Value) -> (TurnOutcome, Option<ProviderUsage>) {
+    let result: PromptResult = serde_json::from_value(v).unwrap_or_default();
+    let usage = prompt_usage(result.usage.as_ref(), result.meta.as_ref());
+    (outcome(&result), usage)
+}
+
+/// How a `session/prompt` answer ends the turn.
+pub fn outcome(result: &PromptResult) -> TurnOutcome {
+    match result.stop_reason.as_deref() {
+        Some("cancelled") => TurnOutcome::Canceled,
+        Some("refusal") => TurnOutcome::Failed(
+            ProviderError::new("the agent refused to continue").with_code(ErrorCode::Refusal),
+        ),
+        // end_turn, max_tokens, max_turn_requests (a stop, with whatever was produced).
+        _ => TurnOutcome::Completed,
+    }
+}
+
+/// The events that end turn `turn_id` (`None` when it is no longer the running turn: a
+/// restart or a cancel ended it already): the normalizer's closing snapshots, the turn's
+/// revert-tagged user row, its usage, then `TurnEnded`.
+pub fn turn_end(
+    shared: &SharedState,
+    turn_id: String,
+    outcome: TurnOutcome,
+    usage: Option<ProviderUsage>,
+    tagged: Option<TimelineItem>,
+) -> Option<Vec<AgentEvent>> {
+    let mut events = {
+        let mut s = lock(shared);
+        if s.normalizer.active_turn() != Some(turn_id.as_str()) {
+            return None;
+        }
+        s.normalizer.end_turn(outcome == TurnOutcome::Canceled)
+    };
+    if let Some(row) = tagged {
+        events.push(AgentEvent::Item(row));
+    }
+    if let Some(usage) = usage {
+        events.push(AgentEvent::Usage {
+            turn_id: Some(turn_id.clone()),
+            usage,
+        });
+    }
+    events.push(AgentEvent::TurnEnded { turn_id, outcome });
+    Some(events)
+}
+
+/// One `session/request_permission` of the agent (its JSON-RPC id `id`): the permission's
+/// tool call and the permission request, kept pending (within the running turn) until the
+/// user answers by id. `Err` when the params cannot be read.
+pub fn permission(
+    shared: &SharedState,
+    id: Value,
+    params: Value,
+) -> Result<Vec<AgentEvent>, String> {
+    let params = permission::read(params).map_err(|e| e.to_string())?;
+    let mut s = lock(shared);
+    let (snapshot, item) = s.normalizer.permission_tool(&params.tool_call);
+    let req = permissions::request(&params, &id, &snapshot, s.restarts);
+    let pending = Pending {
+        rpc_id: id,
+        options: params.options.clone(),
+        tool_call_id: tool_call::id(&snapshot),
+    };
+    let turn = s.normalizer.active_turn().map(str::to_string);
+    tracing::debug!(permission = %req.id, "ACP permission request");
+    s.pending.insert(req.id.clone(), pending, turn);
+    Ok(vec![item, AgentEvent::Permission(req)])
+}
+
 #[async_trait::async_trait]
 impl Translator for AcpTranslator {
     async fn notification(&self, _peer: &PeerHandle, m: String, params: Value) -> Vec<AgentEvent> {
@@ -120,38 +194,42 @@ impl Translator for AcpTranslator {
             responder,
             ..
         } = request;
-        let params = match permission::read(params) {
-            Ok(p) => p,
+        match permission(&self.shared, id, params) {
+            Ok(events) => {
+                // Answered later (by id) when the user decides, or cancelled with the turn.
+                let _ = responder.detach();
+                events
+            }
             Err(e) => {
                 let error = agent_bridge_core::rpc::rpc_error(
                     agent_bridge_core::rpc::INVALID_PARAMS,
                     format!("unreadable session/request_permission params: {e}"),
                 );
                 responder.respond(Err(error)).await;
-                return Vec::new();
+                Vec::new()
             }
-        };
-        let (item, event, permission) = {
-            let mut s = lock(&self.shared);
-            let (snapshot, item) = s.normalizer.permission_tool(&params.tool_call);
-            let req = permissions::request(&params, &id, &snapshot, s.restarts);
-            let pending = Pending {
-                rpc_id: id.clone(),
-                options: params.options.clone(),
-                tool_call_id: tool_call::id(&snapshot),
-            };
-            let turn = s.normalizer.active_turn().map(str::to_string);
-            // Answered later (by id) when the user decides, or cancelled with the turn.
-            let _ = responder.detach();
-            s.pending.insert(req.id.clone(), pending, turn);
-            (item, AgentEvent::Permission(req.clone()), req)
-        };
-        tracing::debug!(permission = %permission.id, "ACP permission request");
-        vec![item, event]
+        }
     }
 
     fn ended(&self) {
         // The dead agent's requests can no longer be answered.
         lock(&self.shared).pending.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn stop_reasons_end_the_turn() {
+        let r = |s: &str| PromptResult {
+            stop_reason: Some(s.into()),
+            ..Default::default()
+        };
+        assert_eq!(outcome(&r("end_turn")), TurnOutcome::Completed);
+        assert_eq!(outcome(&r("cancelled")), TurnOutcome::Canceled);
+        assert!(matches!(outcome(&r("refusal")), TurnOutcome::Failed(_)));
     }
 }
