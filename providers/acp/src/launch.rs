@@ -1,8 +1,8 @@
 //! Starting an ACP agent (through the core's process owner, honouring the connect request's
 //! `launch` and plugin.json's `command`), the `initialize` negotiation, and stopping it.
 
+use crate::opencode::spare_warmup::WarmTarget;
 use crate::profile::Profile;
-use crate::spare_warmup::WarmTarget;
 use crate::state::SharedState;
 use crate::translate::AcpTranslator;
 use crate::wire::{method, InitializeResult, PROTOCOL_VERSION};
@@ -52,7 +52,7 @@ pub fn spec(
     if let Some(cwd) = cwd {
         spec = spec.cwd(cwd);
     }
-    crate::server_password::guard(profile, spec.envs(env).envs(&profile.env))
+    crate::opencode::server_password::guard(profile, spec.envs(env).envs(&profile.env))
 }
 
 /// How to get the agent, for a "not found" error.
@@ -83,7 +83,7 @@ pub fn call_error(e: PeerError, stderr: &str) -> ProviderError {
 pub struct Agent {
     pub runtime: SessionRuntime,
     pub init: InitializeResult,
-    /// A client of the HTTP server the agent runs beside ACP ([`crate::embedded_server`]).
+    /// A client of the HTTP server the agent runs beside ACP ([`crate::opencode::embedded_server`]).
     pub server: Option<LoopbackHttp>,
 }
 
@@ -130,7 +130,7 @@ pub async fn start(
     scope: Option<&ProcessScope>,
 ) -> Result<Agent, ProviderError> {
     let (runtime, answer) = spawn(profile, spec, inbound, liveness, scope).await?;
-    let server = crate::embedded_server::client(profile, spec, &answer);
+    let server = crate::opencode::embedded_server::client(profile, spec, &answer);
     let init = match advertised(profile, answer) {
         Ok(init) => init,
         Err(e) => {
@@ -147,7 +147,7 @@ pub async fn start(
 
 /// Spawns the agent and negotiates `initialize`; returns the runtime and the raw answer (with
 /// the port of the agent's own server, where it runs one). An agent whose server could not
-/// take the port chosen for it is started again on another ([`crate::embedded_server`]).
+/// take the port chosen for it is started again on another ([`crate::opencode::embedded_server`]).
 pub(crate) async fn spawn(
     profile: &Profile,
     spec: &SpawnSpec,
@@ -157,16 +157,18 @@ pub(crate) async fn spawn(
 ) -> Result<(AgentRuntime, serde_json::Value), ProviderError> {
     let mut attempt = 1;
     loop {
-        let (spec, port) = crate::embedded_server::on_free_port(profile, spec)?;
+        let (spec, port) = crate::opencode::embedded_server::on_free_port(profile, spec)?;
         match spawn_once(profile, &spec, inbound.clone(), liveness.clone(), scope).await {
             Ok((runtime, mut answer)) => {
                 if let Some(port) = port {
-                    crate::embedded_server::mark(&mut answer, port);
+                    crate::opencode::embedded_server::mark(&mut answer, port);
                 }
                 return Ok((runtime, answer));
             }
             Err((error, exited))
-                if exited && port.is_some() && attempt < crate::embedded_server::PORT_ATTEMPTS =>
+                if exited
+                    && port.is_some()
+                    && attempt < crate::opencode::embedded_server::PORT_ATTEMPTS =>
             {
                 tracing::info!(
                     agent = %profile.label,
@@ -301,7 +303,14 @@ pub async fn session_agent(
                 let (runtime, answer) =
                     spawn(&profile, &spec, inbound, Liveness::default(), None).await?;
                 let init = advertised(&profile, answer.clone())?;
-                crate::spare_warmup::warm(&profile, &init, &runtime.rpc, &warm).await;
+                crate::opencode::spare_warmup::warm(
+                    &profile,
+                    &init,
+                    &runtime.rpc,
+                    &warm,
+                    SETUP_TIMEOUT,
+                )
+                .await;
                 Ok((runtime, answer))
             })
         }),
@@ -317,7 +326,7 @@ pub async fn session_agent(
         )
         .await?;
     let handshake = member.process().handshake().clone();
-    let server = crate::embedded_server::client(profile, spec, &handshake);
+    let server = crate::opencode::embedded_server::client(profile, spec, &handshake);
     let init = advertised(profile, handshake)?;
     Ok(Agent {
         runtime: SessionRuntime::Shared(member),

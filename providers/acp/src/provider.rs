@@ -4,12 +4,12 @@ use crate::advertised::Advertised;
 use crate::auth_probe::AuthCheck;
 use crate::config::AcpConfig;
 use crate::launch::{self, auth_error, Agent};
+use crate::opencode::spare_warmup::WarmTarget;
 use crate::persistence;
 use crate::profile::{self, Profile};
 use crate::restart::SessionRelaunch;
 use crate::session::AcpSession;
 use crate::spare::AcpSpares;
-use crate::spare_warmup::WarmTarget;
 use crate::state::{lock, SessionState};
 use crate::wire::{method, SessionAnswer};
 use agent_bridge_core::lifecycle::{Relaunch, SharedProcesses};
@@ -124,7 +124,7 @@ impl AcpProvider {
                 (agent, shared)
             }
         };
-        crate::retry_log::follow(&self.profile, &agent, &shared, &sink);
+        crate::opencode::retry_log::follow(&self.profile, &agent.runtime, &shared, &sink);
         match open_session(&self.profile, &mut agent, &request, &shared).await {
             Ok((session_id, cwd)) => {
                 self.warm.opened(&session_id, &cwd);
@@ -294,7 +294,7 @@ impl Provider for AcpProvider {
         listed
     }
 
-    /// Through the agent's own server ([`crate::archive`]), on a short-lived agent in the
+    /// Through the agent's own server ([`crate::opencode::archive`]), on a short-lived agent in the
     /// session's folder; only a profile with one declares it.
     async fn set_archived(
         &self,
@@ -308,7 +308,7 @@ impl Provider for AcpProvider {
             .unwrap_or_else(temp_cwd);
         let agent = self.probe_agent(ctx, &cwd).await?;
         let done = match &agent.server {
-            Some(http) => crate::archive::set_archived(http, &session_id, archived).await,
+            Some(http) => crate::opencode::archive::set_archived(http, &session_id, archived).await,
             None => Err(ProviderError::new(format!(
                 "{} cannot archive sessions",
                 self.profile.label
@@ -345,7 +345,10 @@ async fn open_session(
 ) -> Result<(String, String), ProviderError> {
     let cfg = &request.config;
     let mcp = persistence::mcp_servers(&cfg.mcp_servers, &agent.init.agent_capabilities)?;
-    lock(shared).normalizer.replay_revert.tokens = agent.server.is_some();
+    lock(shared).normalizer.replay_revert.tokens = agent
+        .server
+        .is_some()
+        .then_some(crate::opencode::revert::token as fn(&str) -> serde_json::Value);
     let (session_id, cwd, answer) = match &request.persistence {
         Some(p) => {
             let (id, cwd) = persistence::session_of(p)?;
@@ -423,7 +426,7 @@ async fn open_session(
 }
 
 /// A replay of `session_id` leaves out the turns of a revert not yet dropped by a prompt
-/// ([`crate::revert`]).
+/// ([`crate::opencode::revert`]).
 async fn replay_up_to_a_pending_revert(
     agent: &Agent,
     session_id: &str,
@@ -432,7 +435,7 @@ async fn replay_up_to_a_pending_revert(
     let Some(http) = &agent.server else {
         return;
     };
-    match crate::revert::pending(http, session_id).await {
+    match crate::opencode::revert::pending(http, session_id).await {
         Ok(cut) => lock(shared).normalizer.replay_revert.cut_at(cut),
         Err(e) => tracing::warn!(
             session_id,

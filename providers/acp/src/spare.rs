@@ -125,7 +125,7 @@ impl AcpSpares {
             return None;
         }
         let spare = self.0.take_or_wait(&key_of(spec)).await?;
-        let server = crate::embedded_server::client(profile, spec, &spare.answer);
+        let server = crate::opencode::embedded_server::client(profile, spec, &spare.answer);
         let init = match launch::advertised(profile, spare.answer) {
             Ok(init) => init,
             Err(e) => {
