@@ -6,10 +6,10 @@ use crate::profile::Profile;
 use crate::state::SharedState;
 use crate::translate::AcpTranslator;
 use crate::wire::{method, InitializeResult, PROTOCOL_VERSION};
-use agent_bridge_core::lifecycle::shared::ByParam;
+use agent_bridge_core::lifecycle::shared::{ByParam, Route};
 use agent_bridge_core::lifecycle::{
-    errors, AgentRuntime, EventTarget, Liveness, RefuseAll, RuntimeLaunch, SessionRuntime,
-    SharedKey, SharedProcesses,
+    errors, join_shared, AgentRuntime, EventTarget, Liveness, ProcessLaunch, RefuseAll,
+    RuntimeLaunch, SessionRuntime, SharedProcesses,
 };
 use agent_bridge_core::loopback_http::LoopbackHttp;
 use agent_bridge_core::rpc::{Inbound, JsonRpc, PeerError};
@@ -18,6 +18,7 @@ use agent_bridge_core::ProcessScope;
 use agent_bridge_core::SessionSink;
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
+use async_trait::async_trait;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -28,12 +29,6 @@ use std::time::Duration;
 pub const SETUP_TIMEOUT: Duration = Duration::from_secs(50);
 /// Longest a stop waits for the process group to go after `session/close` and stdin close.
 pub const CLOSE_LIMIT: Duration = Duration::from_millis(3000);
-
-/// The shared agent processes of a provider; the last one left idle is the provider's warm
-/// spare for [`agent_bridge_core::spares::idle_time`].
-pub fn shared_processes() -> SharedProcesses {
-    SharedProcesses::new(agent_bridge_core::spares::idle_time(), CLOSE_LIMIT)
-}
 
 /// Longest `session/close` may take at shutdown.
 const SESSION_CLOSE_LIMIT: Duration = Duration::from_millis(1500);
@@ -265,7 +260,7 @@ pub(crate) fn advertised(
 
 /// The agent of a session whose state is `shared` and whose events go to `sink`: a process of
 /// its own (in the session's process `scope`), or, with `processes`, its place on the agent
-/// process of its launch (started when there is none; routed by `sessionId`). Not live yet.
+/// process of its launch (the core's [`join_shared`] with [`AcpLaunch`]). Not live yet.
 pub async fn session_agent(
     profile: &Profile,
     spec: &SpawnSpec,
@@ -279,52 +274,19 @@ pub async fn session_agent(
         let inbound = AcpTranslator::inbound(shared, sink, liveness.clone(), &profile.label);
         return start(profile, spec, inbound, liveness, Some(scope)).await;
     };
-    // The process may run in another session's folder: this one's is checked here.
-    if let Some(cwd) = &spec.cwd {
-        agent_bridge_core::supervisor::check_cwd(cwd)
-            .map_err(|e| errors::spawn_error(e, &install_hint(profile)))?;
-    }
-    let start = |inbound: Arc<dyn Inbound>| async move {
-        let (runtime, answer) =
-            spawn(profile, spec, inbound, Liveness::default(), Some(scope)).await?;
-        advertised(profile, answer.clone())?;
-        Ok((runtime, answer))
+    let launch = AcpLaunch {
+        profile: profile.clone(),
+        warm: warm.clone(),
     };
-    let key = SharedKey::of(spec);
-    // After the last session of this launch leaves, a fresh agent process is its spare
-    // (warmed first where the profile says).
-    let (owned_profile, owned_spec, warm) = (profile.clone(), spec.clone(), warm.clone());
-    processes.spare_start(
-        &key,
-        Arc::new(ByParam("sessionId")),
-        Arc::new(move |inbound| {
-            let (profile, spec, warm) = (owned_profile.clone(), owned_spec.clone(), warm.clone());
-            Box::pin(async move {
-                let (runtime, answer) =
-                    spawn(&profile, &spec, inbound, Liveness::default(), None).await?;
-                let init = advertised(&profile, answer.clone())?;
-                crate::opencode::spare_warmup::warm(
-                    &profile,
-                    &init,
-                    &runtime.rpc,
-                    &warm,
-                    SETUP_TIMEOUT,
-                )
-                .await;
-                Ok((runtime, answer))
-            })
-        }),
-    );
-    let member = processes
-        .join(
-            key,
-            Arc::new(ByParam("sessionId")),
-            start,
-            Arc::new(AcpTranslator::new(shared)),
-            EventTarget::new(Some(sink)),
-            scope,
-        )
-        .await?;
+    let member = join_shared(
+        processes,
+        Arc::new(launch),
+        spec,
+        Arc::new(AcpTranslator::new(shared)),
+        EventTarget::new(Some(sink)),
+        scope,
+    )
+    .await?;
     let handshake = member.process().handshake().clone();
     let server = crate::opencode::embedded_server::client(profile, spec, &handshake);
     let init = advertised(profile, handshake)?;
@@ -333,6 +295,52 @@ pub async fn session_agent(
         init,
         server,
     })
+}
+
+/// How the core starts an ACP agent ([`ProcessLaunch`]): spawn and `initialize` (an answer
+/// this bridge cannot work with is an error), routed by `sessionId`; a fresh warm spare of a
+/// profile with `spareWarmup` resumes and closes the last session first
+/// ([`crate::opencode::spare_warmup`]).
+pub struct AcpLaunch {
+    pub profile: Profile,
+    /// The session a fresh spare warms with.
+    pub warm: WarmTarget,
+}
+
+#[async_trait]
+impl ProcessLaunch for AcpLaunch {
+    async fn start(
+        &self,
+        spec: &SpawnSpec,
+        inbound: Arc<dyn Inbound>,
+        scope: Option<&ProcessScope>,
+    ) -> Result<(AgentRuntime, serde_json::Value), ProviderError> {
+        let (runtime, answer) =
+            spawn(&self.profile, spec, inbound, Liveness::default(), scope).await?;
+        advertised(&self.profile, answer.clone())?;
+        Ok((runtime, answer))
+    }
+
+    fn route(&self) -> Arc<dyn Route> {
+        Arc::new(ByParam("sessionId"))
+    }
+
+    async fn warm_up(&self, runtime: &AgentRuntime, handshake: &serde_json::Value) {
+        if let Ok(init) = advertised(&self.profile, handshake.clone()) {
+            crate::opencode::spare_warmup::warm(
+                &self.profile,
+                &init,
+                &runtime.rpc,
+                &self.warm,
+                SETUP_TIMEOUT,
+            )
+            .await;
+        }
+    }
+
+    fn install_hint(&self) -> String {
+        install_hint(&self.profile)
+    }
 }
 
 /// An agent for one query (availability, catalog, session list): no session, its messages

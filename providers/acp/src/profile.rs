@@ -7,6 +7,7 @@
 //! `options.unusableMethods` override the profile's.
 
 use crate::auth::AuthSpec;
+use agent_bridge_core::lifecycle::ProcessOptions;
 use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_protocol::Capability;
 use serde::Deserialize;
@@ -179,10 +180,6 @@ fn strings(v: &Value) -> Option<Vec<String>> {
     })
 }
 
-/// The option that gives every session an agent process of its own (`true`) or lets sessions
-/// with the same launch share one (`false`).
-pub const PROCESS_PER_SESSION: &str = "processPerSession";
-
 /// The profile of a plugin.json entry.
 pub fn for_entry(entry: &ProviderManifest) -> Profile {
     let named = entry.options.get("profile").and_then(Value::as_str);
@@ -216,8 +213,10 @@ pub fn for_entry(entry: &ProviderManifest) -> Profile {
         });
     for (key, value) in &entry.options {
         match key.as_str() {
-            // Read by the provider (`AcpProvider::from_entry`).
-            "profile" | PROCESS_PER_SESSION => {}
+            // Read by the provider (`AcpProvider::from_entry`) and the core (how sessions get
+            // their process).
+            "profile" => {}
+            key if ProcessOptions::is_option(key) => {}
             "args" => match strings(value) {
                 Some(args) => profile.args = args,
                 None => {
