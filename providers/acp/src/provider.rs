@@ -72,7 +72,7 @@ impl AcpProvider {
     /// the core's process options (`processPerSession`, `warmSpares`) are read by the core,
     /// the rest by the profile.
     pub fn from_entry(entry: &ProviderManifest, spares: &Spares) -> Self {
-        let options = ProcessOptions::from_entry(entry, Sharing::ByDefault);
+        let options = ProcessOptions::from_options(&entry.id, &entry.options, Sharing::ByDefault);
         Self::with_processes(profile::for_entry(entry), &entry.id, &options, spares)
     }
 

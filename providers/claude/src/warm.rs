@@ -147,7 +147,7 @@ pub type ClaudeProcesses = ProcessChoice<SpareKey, Spare>;
 /// here), or the defaults without one; the bridge's [`SPARE_ENV`] `=0` turns the spares off.
 pub fn process_options(entry: Option<&ProviderManifest>) -> ProcessOptions {
     let mut options = match entry {
-        Some(entry) => ProcessOptions::from_entry(entry, Sharing::Never),
+        Some(entry) => ProcessOptions::from_options(&entry.id, &entry.options, Sharing::Never),
         None => ProcessOptions::defaults(Sharing::Never),
     };
     if std::env::var(SPARE_ENV).is_ok_and(|v| v == "0" || v == "false") {

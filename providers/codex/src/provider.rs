@@ -67,7 +67,7 @@ impl CodexProvider {
                 tracing::warn!(provider = %entry.id, "unknown option `{key}` ignored");
             }
         }
-        let options = ProcessOptions::from_entry(entry, Sharing::ByDefault);
+        let options = ProcessOptions::from_options(&entry.id, &entry.options, Sharing::ByDefault);
         Self::with_processes(&entry.id, &options, spares)
     }
 

@@ -18,14 +18,13 @@
 use super::errors;
 use super::shared::{Route, SharedKey, SharedMember, SharedProcesses};
 use super::{AgentRuntime, EventTarget, Translator};
-use crate::registry::ProviderManifest;
 use crate::rpc::Inbound;
 use crate::scope::ProcessScope;
 use crate::spares::{PoolConfig, Prestarted, PrestartedPool, SpareKeyBound, Spares};
 use crate::supervisor::SpawnSpec;
 use agent_bridge_protocol::ProviderError;
 use async_trait::async_trait;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -71,27 +70,28 @@ impl ProcessOptions {
         key == PROCESS_PER_SESSION || key == WARM_SPARES
     }
 
-    /// The options of `entry` (a wrong value is logged and the default kept); `sharing` says
-    /// whether `processPerSession` means anything for the family.
-    pub fn from_entry(entry: &ProviderManifest, sharing: Sharing) -> Self {
+    /// The options of provider `id` (a plugin.json entry's `options`; a wrong value is logged
+    /// and the default kept); `sharing` says whether `processPerSession` means anything for
+    /// the family.
+    pub fn from_options(id: &str, entry_options: &Map<String, Value>, sharing: Sharing) -> Self {
         let mut options = Self::defaults(sharing);
-        for (key, value) in &entry.options {
+        for (key, value) in entry_options {
             match key.as_str() {
                 PROCESS_PER_SESSION if sharing == Sharing::Never => tracing::warn!(
-                    provider = %entry.id,
+                    provider = %id,
                     "option `{PROCESS_PER_SESSION}` ignored: every session has a process of its own"
                 ),
                 PROCESS_PER_SESSION => match value.as_bool() {
                     Some(v) => options.per_session = v,
                     None => tracing::warn!(
-                        provider = %entry.id,
+                        provider = %id,
                         "option `{PROCESS_PER_SESSION}` must be true or false; {value} ignored"
                     ),
                 },
                 WARM_SPARES => match value.as_u64() {
                     Some(n) => options.max_spares = usize::try_from(n).unwrap_or(usize::MAX),
                     None => tracing::warn!(
-                        provider = %entry.id,
+                        provider = %id,
                         "option `{WARM_SPARES}` must be a number; {value} ignored"
                     ),
                 },

@@ -19,6 +19,8 @@
 //! - [`ProcessChoice`]: how a session gets its process (its own, a shared one, a prestarted or a
 //!   warm spare), decided here for every provider from its plugin.json options; a provider
 //!   gives only its [`ProcessLaunch`] (start, route, an optional warm-up).
+//! - [`spares`]: the bridge's warm spares ([`spares::Spares`]: their idle time and the
+//!   bridge's stop; the prestarted pool; the registry `doctor --json` reads).
 //! - [`SessionRuntime`]: a session's runtime, its own process or its place on a shared one.
 //! - [`shared`](mod@shared): one process for several sessions ([`SharedProcesses`], routing by native
 //!   session id, per-session bounded queues, idle stop).
@@ -35,6 +37,7 @@ mod refuse;
 mod relaunch;
 mod session_runtime;
 pub mod shared;
+pub mod spares;
 mod state;
 
 pub use agent_runtime::{AgentRuntime, RuntimeLaunch, START_EXIT_WAIT};
