@@ -122,7 +122,7 @@ impl Drop for SpareTicket {
 }
 
 /// Registers an idle spare of `provider` (process `pid`, of `kind`); `stop` stops it when the
-/// bridge stops ([`stop_all`]).
+/// bridge stops ([`Spares::stop_all`]).
 pub fn register(
     provider: &str,
     pid: u32,
