@@ -23,6 +23,7 @@ pub mod loopback_http;
 pub mod probe;
 pub mod probe_cache;
 pub mod proc_info;
+pub mod process_deaths;
 #[cfg(target_os = "linux")]
 mod proctree;
 pub mod registry;
