@@ -29,10 +29,17 @@ impl CoreLink {
     pub fn start(
         plugin_dir: PathBuf,
         providers: Vec<Arc<ProviderEntry>>,
+        spares: agent_bridge_core::spares::Spares,
     ) -> (CoreLink, Core, mpsc::Receiver<EventNotification>) {
         let (tx, rx) = mpsc::channel(EVENT_QUEUE);
-        let (client, core) =
-            CoreClient::start(plugin_dir, providers, HOST, Duration::from_secs(60), tx);
+        let (client, core) = CoreClient::start(
+            plugin_dir,
+            providers,
+            spares,
+            HOST,
+            Duration::from_secs(60),
+            tx,
+        );
         (CoreLink(client), core, rx)
     }
 

@@ -42,6 +42,8 @@ pub struct Options {
     pub plugin_dir: PathBuf,
     /// The providers of `plugin.json` this build carries.
     pub providers: Vec<Arc<ProviderEntry>>,
+    /// The bridge's spares, the ones the providers were built with (stopped with the core).
+    pub spares: agent_bridge_core::spares::Spares,
     /// The provider to serve (`--provider`).
     pub provider: String,
     /// Where providers keep what they persist, and where ACP session ids are remembered.
@@ -89,6 +91,7 @@ where
     let Options {
         plugin_dir,
         providers,
+        spares,
         provider,
         data_dir,
     } = options;
@@ -100,7 +103,7 @@ where
     else {
         return Err(StartError::UnknownProvider(provider, served.join(", ")));
     };
-    let (core, core_task, mut events) = CoreLink::start(plugin_dir, providers);
+    let (core, core_task, mut events) = CoreLink::start(plugin_dir, providers, spares);
     let init = core.initialize(&data_dir).await?;
     let Some(info) = init.providers.into_iter().find(|p| p.id == provider) else {
         core_task.cancel.cancel();

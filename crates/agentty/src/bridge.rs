@@ -45,10 +45,17 @@ impl Bridge {
     pub fn start(
         plugin_dir: PathBuf,
         providers: Vec<Arc<ProviderEntry>>,
+        spares: agent_bridge_core::spares::Spares,
     ) -> (Bridge, Core, mpsc::UnboundedReceiver<EventNotification>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let (client, core) =
-            CoreClient::start(plugin_dir, providers, HOST, Duration::from_secs(30), tx);
+        let (client, core) = CoreClient::start(
+            plugin_dir,
+            providers,
+            spares,
+            HOST,
+            Duration::from_secs(30),
+            tx,
+        );
         (Bridge(client), core, rx)
     }
 

@@ -64,8 +64,11 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (outbox, writer) = Outbox::start(output);
-    let (bridge, core, mut events) =
-        Bridge::start(options.plugin_dir.clone(), options.providers.clone());
+    let (bridge, core, mut events) = Bridge::start(
+        options.plugin_dir.clone(),
+        options.providers.clone(),
+        options.spares.clone(),
+    );
     let agents = agents(&bridge, &options).await;
     let (tx, mut internal) = mpsc::unbounded_channel();
     for a in &agents {

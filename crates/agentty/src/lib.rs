@@ -51,6 +51,8 @@ pub struct Options {
     pub plugin_dir: PathBuf,
     /// The providers of `plugin.json` this build carries.
     pub providers: Vec<Arc<ProviderEntry>>,
+    /// The bridge's spares, the ones the providers were built with (stopped with the core).
+    pub spares: agent_bridge_core::spares::Spares,
     /// `AGENTTY_PLUGIN_DATA`: where sessions are remembered (and providers persist theirs).
     pub data_dir: Option<PathBuf>,
     /// `AGENT_BRIDGE_DEMO=1`: offer the built-in demo agent.

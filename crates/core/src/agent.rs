@@ -338,9 +338,9 @@ pub trait AgentSession: Send + 'static {
 
     /// On a process shared with other sessions: its launch's crash-loop count and which
     /// process it is now, so that a death of the process counts once for the crash-loop guard,
-    /// not once per session (see `lifecycle::shared::ProcessDeaths`). `None` (the default): the
+    /// not once per session (see [`crate::process_deaths`]). `None` (the default): the
     /// session's own deaths count.
-    fn shared_death(&self) -> Option<crate::lifecycle::shared::SharedDeath> {
+    fn shared_death(&self) -> Option<crate::process_deaths::SharedDeath> {
         None
     }
 

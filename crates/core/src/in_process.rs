@@ -88,11 +88,12 @@ pub struct CoreClient {
 }
 
 impl CoreClient {
-    /// Starts `serve` for `providers` and connects to it as `host`; each call waits at most
+    /// Starts `serve` for `providers` (built with the bridge's `spares`) and connects to it as `host`; each call waits at most
     /// `call_timeout`; events go to `events`.
     pub fn start(
         plugin_dir: PathBuf,
         providers: Vec<Arc<ProviderEntry>>,
+        spares: crate::spares::Spares,
         host: &str,
         call_timeout: Duration,
         events: impl EventSink,
@@ -102,6 +103,7 @@ impl CoreClient {
             version: env!("CARGO_PKG_VERSION").into(),
             plugin_dir,
             providers,
+            spares,
         };
         let (ours, theirs) = tokio::io::duplex(1 << 20);
         let (core_read, core_write) = tokio::io::split(theirs);

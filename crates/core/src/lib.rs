@@ -15,12 +15,15 @@ pub mod host_input;
 pub mod in_process;
 pub mod inflight;
 pub mod lifecycle;
+/// The bridge's warm spares ([`lifecycle::spares`]), by their old path.
+pub use lifecycle::spares;
 pub mod limits;
 pub mod login;
 pub mod loopback_http;
 pub mod probe;
 pub mod probe_cache;
 pub mod proc_info;
+pub mod process_deaths;
 #[cfg(target_os = "linux")]
 mod proctree;
 pub mod registry;
@@ -29,7 +32,6 @@ pub mod rpc;
 pub mod scope;
 pub mod server;
 pub mod session;
-pub mod spares;
 pub mod stop_signal;
 pub mod supervisor;
 pub mod timeline;

@@ -1,4 +1,4 @@
-//! The bridge stopping stops every idle spare ([`spares::stop_all`]), and a bridge's report of
+//! The bridge stopping stops every idle spare ([`spares::Spares::stop_all`]), and a bridge's report of
 //! its spares goes with it. Its own test binary: `stop_all` stops every spare of the process.
 
 mod echo_agent;
@@ -28,7 +28,7 @@ async fn stopping_the_bridge_stops_the_idle_spares_and_removes_the_report() {
         vec![("echo-exit", first)]
     );
     assert!(running[0].rss_bytes > 0, "{running:?}");
-    spares::stop_all().await;
+    spares::Spares::from_env().stop_all().await;
     assert!(!alive(first), "gone when stop_all returns");
     assert!(spares::idle().is_empty());
     assert!(!report.exists());

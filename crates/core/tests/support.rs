@@ -374,6 +374,7 @@ impl Host {
             version: "0".into(),
             plugin_dir: std::env::temp_dir(),
             providers: vec![entry],
+            spares: agent_bridge_core::spares::Spares::from_env(),
         };
         let (host_in, bridge_out) = tokio::io::duplex(1 << 20);
         let (bridge_in, host_out) = tokio::io::duplex(1 << 20);

@@ -23,7 +23,8 @@ pub struct AcpArgs {
 
 pub fn run(args: AcpArgs) -> anyhow::Result<ExitCode> {
     let dir = plugin::plugin_dir(args.plugin_dir);
-    let (_manifest, providers) = plugin::load(dir.as_deref())?;
+    let spares = agent_bridge_core::spares::Spares::from_env();
+    let (_manifest, providers) = plugin::load(dir.as_deref(), &spares)?;
     let plugin_dir = match dir {
         Some(d) => d,
         None => std::env::current_dir()?,
@@ -41,6 +42,7 @@ pub fn run(args: AcpArgs) -> anyhow::Result<ExitCode> {
     let options = agent_bridge_acp_agent::Options {
         plugin_dir,
         providers,
+        spares,
         provider: args.provider,
         data_dir,
     };

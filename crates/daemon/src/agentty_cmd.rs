@@ -17,7 +17,8 @@ pub struct AgenttyArgs {
 pub fn run(args: AgenttyArgs) -> anyhow::Result<ExitCode> {
     agent_bridge_agentty::log::init();
     let dir = plugin::plugin_dir(args.plugin_dir);
-    let (_manifest, providers) = plugin::load(dir.as_deref())?;
+    let spares = agent_bridge_core::spares::Spares::from_env();
+    let (_manifest, providers) = plugin::load(dir.as_deref(), &spares)?;
     let plugin_dir = match dir {
         Some(d) => d,
         None => std::env::current_dir()?,
@@ -25,6 +26,7 @@ pub fn run(args: AgenttyArgs) -> anyhow::Result<ExitCode> {
     let options = agent_bridge_agentty::Options {
         plugin_dir,
         providers,
+        spares,
         data_dir: std::env::var_os("AGENTTY_PLUGIN_DATA").map(PathBuf::from),
         demo: std::env::var("AGENT_BRIDGE_DEMO").is_ok_and(|v| v == "1"),
     };

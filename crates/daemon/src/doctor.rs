@@ -87,7 +87,8 @@ fn check(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()?;
     let dir = plugin::plugin_dir(args.plugin_dir);
-    let (manifest, entries) = plugin::load(dir.as_deref())?;
+    let spares = agent_bridge_core::spares::Spares::from_env();
+    let (manifest, entries) = plugin::load(dir.as_deref(), &spares)?;
     let plugin_dir = match &dir {
         Some(d) => d.clone(),
         None => std::env::current_dir()?,

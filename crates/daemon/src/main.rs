@@ -108,7 +108,8 @@ fn run_serve(plugin_dir: Option<PathBuf>) -> anyhow::Result<()> {
         .build()?;
     let result = runtime.block_on(async {
         let dir = plugin::plugin_dir(plugin_dir);
-        let (manifest, providers) = plugin::load(dir.as_deref())?;
+        let spares = agent_bridge_core::spares::Spares::from_env();
+        let (manifest, providers) = plugin::load(dir.as_deref(), &spares)?;
         let plugin_dir = dir.unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
         tracing::info!(plugin = %manifest.id, dir = %plugin_dir.display(), providers = providers.len(), "agent-bridge serving");
         let config = ServerConfig {
@@ -116,6 +117,7 @@ fn run_serve(plugin_dir: Option<PathBuf>) -> anyhow::Result<()> {
             version: env!("CARGO_PKG_VERSION").into(),
             plugin_dir,
             providers,
+            spares,
         };
         let cancel = CancellationToken::new();
         agent_bridge_core::stop_signal::cancel_on_stop_signal(cancel.clone());

@@ -2,6 +2,7 @@
 
 use crate::agents;
 use agent_bridge_core::registry::{PluginManifest, ProviderEntry};
+use agent_bridge_core::spares::Spares;
 use anyhow::Context;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -14,8 +15,12 @@ pub fn plugin_dir(explicit: Option<PathBuf>) -> Option<PathBuf> {
     PluginManifest::find_dir(explicit)
 }
 
-/// Loads the manifest and builds an entry per provider whose agent this build carries.
-pub fn load(dir: Option<&Path>) -> anyhow::Result<(PluginManifest, Vec<Arc<ProviderEntry>>)> {
+/// Loads the manifest and builds an entry per provider whose agent this build carries, with
+/// the bridge's `spares` (the host gives the same to `serve`, which stops them).
+pub fn load(
+    dir: Option<&Path>,
+    spares: &Spares,
+) -> anyhow::Result<(PluginManifest, Vec<Arc<ProviderEntry>>)> {
     let manifest = match dir {
         Some(dir) => PluginManifest::load(dir)
             .with_context(|| format!("loading the plugin manifest in {}", dir.display()))?,
@@ -23,7 +28,7 @@ pub fn load(dir: Option<&Path>) -> anyhow::Result<(PluginManifest, Vec<Arc<Provi
     };
     let mut entries = Vec::new();
     for p in &manifest.providers {
-        match agents::build(p) {
+        match agents::build(p, spares) {
             Some(provider) => entries.push(Arc::new(ProviderEntry::new(
                 p,
                 manifest.icon.as_deref(),

@@ -1,15 +1,15 @@
 //! Starting an ACP agent (through the core's process owner, honouring the connect request's
 //! `launch` and plugin.json's `command`), the `initialize` negotiation, and stopping it.
 
+use crate::opencode::spare_warmup::WarmTarget;
 use crate::profile::Profile;
-use crate::spare_warmup::WarmTarget;
 use crate::state::SharedState;
 use crate::translate::AcpTranslator;
 use crate::wire::{method, InitializeResult, PROTOCOL_VERSION};
-use agent_bridge_core::lifecycle::shared::ByParam;
+use agent_bridge_core::lifecycle::shared::{ByParam, Route};
 use agent_bridge_core::lifecycle::{
-    errors, AgentRuntime, EventTarget, Liveness, RefuseAll, RuntimeLaunch, SessionRuntime,
-    SharedKey, SharedProcesses,
+    errors, join_shared, AgentRuntime, EventTarget, Liveness, ProcessLaunch, RefuseAll,
+    RuntimeLaunch, SessionRuntime, SharedProcesses,
 };
 use agent_bridge_core::loopback_http::LoopbackHttp;
 use agent_bridge_core::rpc::{Inbound, JsonRpc, PeerError};
@@ -18,7 +18,7 @@ use agent_bridge_core::ProcessScope;
 use agent_bridge_core::SessionSink;
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
-
+use async_trait::async_trait;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,12 +28,6 @@ use std::time::Duration;
 pub const SETUP_TIMEOUT: Duration = Duration::from_secs(50);
 /// Longest a stop waits for the process group to go after `session/close` and stdin close.
 pub const CLOSE_LIMIT: Duration = Duration::from_millis(3000);
-
-/// The shared agent processes of a provider; the last one left idle is the provider's warm
-/// spare for [`agent_bridge_core::spares::idle_time`].
-pub fn shared_processes() -> SharedProcesses {
-    SharedProcesses::new(agent_bridge_core::spares::idle_time(), CLOSE_LIMIT)
-}
 
 /// Longest `session/close` may take at shutdown.
 const SESSION_CLOSE_LIMIT: Duration = Duration::from_millis(1500);
@@ -52,7 +46,7 @@ pub fn spec(
     if let Some(cwd) = cwd {
         spec = spec.cwd(cwd);
     }
-    crate::server_password::guard(profile, spec.envs(env).envs(&profile.env))
+    crate::opencode::server_password::guard(profile, spec.envs(env).envs(&profile.env))
 }
 
 /// How to get the agent, for a "not found" error.
@@ -83,7 +77,7 @@ pub fn call_error(e: PeerError, stderr: &str) -> ProviderError {
 pub struct Agent {
     pub runtime: SessionRuntime,
     pub init: InitializeResult,
-    /// A client of the HTTP server the agent runs beside ACP ([`crate::embedded_server`]).
+    /// A client of the HTTP server the agent runs beside ACP ([`crate::opencode::embedded_server`]).
     pub server: Option<LoopbackHttp>,
 }
 
@@ -130,7 +124,7 @@ pub async fn start(
     scope: Option<&ProcessScope>,
 ) -> Result<Agent, ProviderError> {
     let (runtime, answer) = spawn(profile, spec, inbound, liveness, scope).await?;
-    let server = crate::embedded_server::client(profile, spec, &answer);
+    let server = crate::opencode::embedded_server::client(profile, spec, &answer);
     let init = match advertised(profile, answer) {
         Ok(init) => init,
         Err(e) => {
@@ -147,7 +141,7 @@ pub async fn start(
 
 /// Spawns the agent and negotiates `initialize`; returns the runtime and the raw answer (with
 /// the port of the agent's own server, where it runs one). An agent whose server could not
-/// take the port chosen for it is started again on another ([`crate::embedded_server`]).
+/// take the port chosen for it is started again on another ([`crate::opencode::embedded_server`]).
 pub(crate) async fn spawn(
     profile: &Profile,
     spec: &SpawnSpec,
@@ -157,16 +151,18 @@ pub(crate) async fn spawn(
 ) -> Result<(AgentRuntime, serde_json::Value), ProviderError> {
     let mut attempt = 1;
     loop {
-        let (spec, port) = crate::embedded_server::on_free_port(profile, spec)?;
+        let (spec, port) = crate::opencode::embedded_server::on_free_port(profile, spec)?;
         match spawn_once(profile, &spec, inbound.clone(), liveness.clone(), scope).await {
             Ok((runtime, mut answer)) => {
                 if let Some(port) = port {
-                    crate::embedded_server::mark(&mut answer, port);
+                    crate::opencode::embedded_server::mark(&mut answer, port);
                 }
                 return Ok((runtime, answer));
             }
             Err((error, exited))
-                if exited && port.is_some() && attempt < crate::embedded_server::PORT_ATTEMPTS =>
+                if exited
+                    && port.is_some()
+                    && attempt < crate::opencode::embedded_server::PORT_ATTEMPTS =>
             {
                 tracing::info!(
                     agent = %profile.label,
@@ -256,7 +252,7 @@ pub(crate) fn advertised(
 
 /// The agent of a session whose state is `shared` and whose events go to `sink`: a process of
 /// its own (in the session's process `scope`), or, with `processes`, its place on the agent
-/// process of its launch (started when there is none; routed by `sessionId`). Not live yet.
+/// process of its launch (the core's [`join_shared`] with [`AcpLaunch`]). Not live yet.
 pub async fn session_agent(
     profile: &Profile,
     spec: &SpawnSpec,
@@ -270,53 +266,73 @@ pub async fn session_agent(
         let inbound = AcpTranslator::inbound(shared, sink, liveness.clone(), &profile.label);
         return start(profile, spec, inbound, liveness, Some(scope)).await;
     };
-    // The process may run in another session's folder: this one's is checked here.
-    if let Some(cwd) = &spec.cwd {
-        agent_bridge_core::supervisor::check_cwd(cwd)
-            .map_err(|e| errors::spawn_error(e, &install_hint(profile)))?;
-    }
-    let start = |inbound: Arc<dyn Inbound>| async move {
-        let (runtime, answer) =
-            spawn(profile, spec, inbound, Liveness::default(), Some(scope)).await?;
-        advertised(profile, answer.clone())?;
-        Ok((runtime, answer))
+    let launch = AcpLaunch {
+        profile: profile.clone(),
+        warm: warm.clone(),
     };
-    let key = SharedKey::of(spec);
-    // After the last session of this launch leaves, a fresh agent process is its spare
-    // (warmed first where the profile says).
-    let (owned_profile, owned_spec, warm) = (profile.clone(), spec.clone(), warm.clone());
-    processes.spare_start(
-        &key,
-        Arc::new(ByParam("sessionId")),
-        Arc::new(move |inbound| {
-            let (profile, spec, warm) = (owned_profile.clone(), owned_spec.clone(), warm.clone());
-            Box::pin(async move {
-                let (runtime, answer) =
-                    spawn(&profile, &spec, inbound, Liveness::default(), None).await?;
-                let init = advertised(&profile, answer.clone())?;
-                crate::spare_warmup::warm(&profile, &init, &runtime.rpc, &warm).await;
-                Ok((runtime, answer))
-            })
-        }),
-    );
-    let member = processes
-        .join(
-            key,
-            Arc::new(ByParam("sessionId")),
-            start,
-            Arc::new(AcpTranslator::new(shared)),
-            EventTarget::new(Some(sink)),
-            scope,
-        )
-        .await?;
+    let member = join_shared(
+        processes,
+        Arc::new(launch),
+        spec,
+        Arc::new(AcpTranslator::new(shared)),
+        EventTarget::new(Some(sink)),
+        scope,
+    )
+    .await?;
     let handshake = member.process().handshake().clone();
-    let server = crate::embedded_server::client(profile, spec, &handshake);
+    let server = crate::opencode::embedded_server::client(profile, spec, &handshake);
     let init = advertised(profile, handshake)?;
     Ok(Agent {
         runtime: SessionRuntime::Shared(member),
         init,
         server,
     })
+}
+
+/// How the core starts an ACP agent ([`ProcessLaunch`]): spawn and `initialize` (an answer
+/// this bridge cannot work with is an error), routed by `sessionId`; a fresh warm spare of a
+/// profile with `spareWarmup` resumes and closes the last session first
+/// ([`crate::opencode::spare_warmup`]).
+pub struct AcpLaunch {
+    pub profile: Profile,
+    /// The session a fresh spare warms with.
+    pub warm: WarmTarget,
+}
+
+#[async_trait]
+impl ProcessLaunch for AcpLaunch {
+    async fn start(
+        &self,
+        spec: &SpawnSpec,
+        inbound: Arc<dyn Inbound>,
+        scope: Option<&ProcessScope>,
+    ) -> Result<(AgentRuntime, serde_json::Value), ProviderError> {
+        let (runtime, answer) =
+            spawn(&self.profile, spec, inbound, Liveness::default(), scope).await?;
+        advertised(&self.profile, answer.clone())?;
+        Ok((runtime, answer))
+    }
+
+    fn route(&self) -> Arc<dyn Route> {
+        Arc::new(ByParam("sessionId"))
+    }
+
+    async fn warm_up(&self, runtime: &AgentRuntime, handshake: &serde_json::Value) {
+        if let Ok(init) = advertised(&self.profile, handshake.clone()) {
+            crate::opencode::spare_warmup::warm(
+                &self.profile,
+                &init,
+                &runtime.rpc,
+                &self.warm,
+                SETUP_TIMEOUT,
+            )
+            .await;
+        }
+    }
+
+    fn install_hint(&self) -> String {
+        install_hint(&self.profile)
+    }
 }
 
 /// An agent for one query (availability, catalog, session list): no session, its messages

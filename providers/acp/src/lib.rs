@@ -9,27 +9,21 @@
 //! ([`profile`]); every ACP call is gated on what the agent advertised in `initialize`.
 
 pub mod advertised;
-pub mod archive;
 pub mod auth;
 pub mod auth_probe;
 pub mod auth_status;
 pub mod config;
-pub mod embedded_server;
 pub mod launch;
 pub mod normalize;
+pub mod opencode;
 pub mod permissions;
 pub mod persistence;
 pub mod profile;
 mod provider;
 pub mod restart;
-pub mod retry_log;
-pub mod revert;
-pub mod revert_tag;
-pub mod server_password;
 pub mod session;
 pub mod session_list;
 pub mod spare;
-pub mod spare_warmup;
 pub mod state;
 pub mod translate;
 pub mod unattended;

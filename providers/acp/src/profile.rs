@@ -7,6 +7,7 @@
 //! `options.unusableMethods` override the profile's.
 
 use crate::auth::AuthSpec;
+use agent_bridge_core::lifecycle::ProcessOptions;
 use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_protocol::Capability;
 use serde::Deserialize;
@@ -53,16 +54,45 @@ struct Entry {
     #[serde(default)]
     auth: Option<AuthSpec>,
     #[serde(default)]
-    retry_log: Option<crate::retry_log::RetryLog>,
+    retry_log: Option<RetryLog>,
     #[serde(default)]
     spare_warmup: bool,
     #[serde(default)]
     server_password_env: Option<String>,
     #[serde(default)]
-    embedded_server: Option<crate::embedded_server::EmbeddedServer>,
+    embedded_server: Option<EmbeddedServer>,
 }
 
-/// How the bridge runs one ACP agent.
+/// Which stderr lines of the agent are model retries (OpenCode's and Kilo's; what is done
+/// with them: [`crate::opencode::retry_log`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RetryLog {
+    /// A line containing this is one retry.
+    pub contains: String,
+    /// The logfmt key whose (quoted) value is the retry's words; else the whole line.
+    #[serde(default)]
+    pub words: Option<String>,
+}
+
+/// How an agent is told where the HTTP server it runs beside ACP listens, and who it lets in
+/// (OpenCode's and Kilo's; how the bridge uses it: [`crate::opencode::embedded_server`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EmbeddedServer {
+    /// The flag that sets the port (`--port`).
+    pub port_flag: String,
+    /// The flag that sets the address it listens on (`--hostname`).
+    pub hostname_flag: String,
+    /// The basic-auth user the server expects (`opencode`)...
+    pub user: String,
+    /// ...unless this variable names another.
+    #[serde(default)]
+    pub user_env: Option<String>,
+}
+
+/// How the bridge runs one ACP agent: data only (the table's values); the behaviour of the
+/// OpenCode/Kilo server quirks it names lives in [`crate::opencode`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Profile {
     /// The profile's name (`gemini`), or the entry id for a user's agent.
@@ -89,15 +119,15 @@ pub struct Profile {
     /// How to tell that the agent is logged in (`None`: the bridge does not check).
     pub auth: Option<AuthSpec>,
     /// How the agent's stderr says it retries the model (it says nothing over ACP).
-    pub retry_log: Option<crate::retry_log::RetryLog>,
+    pub retry_log: Option<RetryLog>,
     /// A fresh spare resumes and closes the last session before it is offered
-    /// ([`crate::spare_warmup`]).
+    /// ([`crate::opencode::spare_warmup`]).
     pub spare_warmup: bool,
     /// The variable that sets the password of the HTTP server the agent runs beside ACP
-    /// ([`crate::server_password`]).
+    /// ([`crate::opencode::server_password`]).
     pub server_password_env: Option<String>,
-    /// How to reach the HTTP server the agent runs beside ACP ([`crate::embedded_server`]).
-    pub embedded_server: Option<crate::embedded_server::EmbeddedServer>,
+    /// How to reach the HTTP server the agent runs beside ACP ([`crate::opencode::embedded_server`]).
+    pub embedded_server: Option<EmbeddedServer>,
     /// A built-in profile (else a user's own agent).
     pub builtin: bool,
 }
@@ -150,10 +180,6 @@ fn strings(v: &Value) -> Option<Vec<String>> {
     })
 }
 
-/// The option that gives every session an agent process of its own (`true`) or lets sessions
-/// with the same launch share one (`false`).
-pub const PROCESS_PER_SESSION: &str = "processPerSession";
-
 /// The profile of a plugin.json entry.
 pub fn for_entry(entry: &ProviderManifest) -> Profile {
     let named = entry.options.get("profile").and_then(Value::as_str);
@@ -187,8 +213,10 @@ pub fn for_entry(entry: &ProviderManifest) -> Profile {
         });
     for (key, value) in &entry.options {
         match key.as_str() {
-            // Read by the provider (`AcpProvider::from_entry`).
-            "profile" | PROCESS_PER_SESSION => {}
+            // Read by the provider (`AcpProvider::from_entry`) and the core (how sessions get
+            // their process).
+            "profile" => {}
+            key if ProcessOptions::is_option(key) => {}
             "args" => match strings(value) {
                 Some(args) => profile.args = args,
                 None => {

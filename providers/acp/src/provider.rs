@@ -4,16 +4,17 @@ use crate::advertised::Advertised;
 use crate::auth_probe::AuthCheck;
 use crate::config::AcpConfig;
 use crate::launch::{self, auth_error, Agent};
+use crate::opencode::spare_warmup::WarmTarget;
 use crate::persistence;
 use crate::profile::{self, Profile};
 use crate::restart::SessionRelaunch;
 use crate::session::AcpSession;
-use crate::spare::AcpSpares;
-use crate::spare_warmup::WarmTarget;
+use crate::spare::AcpProcesses;
 use crate::state::{lock, Phase, SessionState};
 use crate::wire::{method, requests, SessionAnswer};
-use agent_bridge_core::lifecycle::{Relaunch, SharedProcesses};
+use agent_bridge_core::lifecycle::{ProcessOptions, Relaunch, Sharing};
 use agent_bridge_core::registry::ProviderManifest;
+use agent_bridge_core::spares::Spares;
 use agent_bridge_core::{
     CatalogQuery, CliSpec, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink,
     SessionsQuery,
@@ -25,9 +26,6 @@ use agent_bridge_protocol::{
 };
 use async_trait::async_trait;
 
-/// Without `processPerSession`: sessions share agent processes (see docs/providers/acp.md).
-pub const DEFAULT_PROCESS_PER_SESSION: bool = false;
-
 /// One ACP agent as a provider.
 #[derive(Debug)]
 pub struct AcpProvider {
@@ -35,48 +33,46 @@ pub struct AcpProvider {
     auth: AuthCheck,
     /// What a user's own agent advertised in `initialize`.
     advertised: Advertised,
-    /// The shared agent processes, unless every session has its own.
-    processes: Option<SharedProcesses>,
+    /// How its sessions get their agent process: a shared one (the default, see
+    /// docs/providers/acp.md) or their own with a prestarted spare ([`crate::spare`]).
+    processes: AcpProcesses,
     /// The session the next fresh spare warms with (a profile's `spareWarmup`).
     warm: WarmTarget,
-    /// With a process per session: the one started ahead for the next open ([`crate::spare`]).
-    spares: Option<AcpSpares>,
 }
 
 impl AcpProvider {
     pub fn new(profile: Profile) -> Self {
-        Self::with_shared_processes(profile, !DEFAULT_PROCESS_PER_SESSION)
+        let id = profile.name.clone();
+        Self::with_processes(
+            profile,
+            &id,
+            &ProcessOptions::defaults(Sharing::ByDefault),
+            &Spares::from_env(),
+        )
     }
 
-    /// A provider whose sessions share agent processes (`shared`) or each have one.
-    pub fn with_shared_processes(profile: Profile, shared: bool) -> Self {
+    /// A provider `id` whose sessions get their agent processes as `options` say.
+    pub fn with_processes(
+        profile: Profile,
+        id: &str,
+        options: &ProcessOptions,
+        spares: &Spares,
+    ) -> Self {
         AcpProvider {
             auth: AuthCheck::default(),
             advertised: Advertised::default(),
-            processes: shared.then(launch::shared_processes),
+            processes: AcpProcesses::new(id, options, spares, launch::CLOSE_LIMIT),
             warm: WarmTarget::default(),
-            spares: (!shared).then(|| AcpSpares::new(&profile.name)),
             profile,
         }
     }
 
-    /// The provider of one plugin.json entry (`"agent": "acp"`); `options.processPerSession`
-    /// (a boolean) is read here, the rest by the profile.
-    pub fn from_entry(entry: &ProviderManifest) -> Self {
-        let per_session = match entry.options.get(profile::PROCESS_PER_SESSION) {
-            None => DEFAULT_PROCESS_PER_SESSION,
-            Some(v) => v.as_bool().unwrap_or_else(|| {
-                tracing::warn!(
-                    provider = %entry.id,
-                    "option `processPerSession` must be true or false; {v} ignored"
-                );
-                DEFAULT_PROCESS_PER_SESSION
-            }),
-        };
-        let mut provider = Self::with_shared_processes(profile::for_entry(entry), !per_session);
-        provider.processes = provider.processes.map(|p| p.named(&entry.id));
-        provider.spares = provider.spares.map(|_| AcpSpares::new(&entry.id));
-        provider
+    /// The provider of one plugin.json entry (`"agent": "acp"`), with the bridge's `spares`:
+    /// the core's process options (`processPerSession`, `warmSpares`) are read by the core,
+    /// the rest by the profile.
+    pub fn from_entry(entry: &ProviderManifest, spares: &Spares) -> Self {
+        let options = ProcessOptions::from_options(&entry.id, &entry.options, Sharing::ByDefault);
+        Self::with_processes(profile::for_entry(entry), &entry.id, &options, spares)
     }
 
     pub fn profile(&self) -> &Profile {
@@ -99,14 +95,8 @@ impl AcpProvider {
             tracing::warn!("ACP has no system prompt; the session's systemPrompt is not applied");
         }
         let spec = launch::spec(&self.profile, &ctx.launch, Some(&cfg.cwd), &cfg.env);
-        let spare = match &self.spares {
-            Some(spares) => {
-                spares
-                    .take(&self.profile, &spec, &sink, &request.scope)
-                    .await
-            }
-            None => None,
-        };
+        let spare =
+            crate::spare::take(&self.processes, &self.profile, &spec, &sink, &request.scope).await;
         let (mut agent, shared) = match spare {
             Some(taken) => taken,
             None => {
@@ -114,7 +104,7 @@ impl AcpProvider {
                 let agent = launch::session_agent(
                     &self.profile,
                     &spec,
-                    self.processes.as_ref().map(|p| (p, &self.warm)),
+                    self.processes.shared().map(|p| (p, &self.warm)),
                     shared.clone(),
                     sink.clone(),
                     &request.scope,
@@ -123,7 +113,7 @@ impl AcpProvider {
                 (agent, shared)
             }
         };
-        crate::retry_log::follow(&self.profile, &agent, &shared, &sink);
+        crate::opencode::retry_log::follow(&self.profile, &agent.runtime, &shared, &sink);
         match open_session(&self.profile, &mut agent, &request, &shared).await {
             Ok((session_id, cwd)) => {
                 self.warm.opened(&session_id, &cwd);
@@ -135,13 +125,11 @@ impl AcpProvider {
                 };
                 // The next open of this launch is warm: a process started ahead, outside this
                 // session's scope.
-                if let Some(spares) = &self.spares {
-                    spares.replenish(&self.profile, &spec);
-                }
+                crate::spare::prestart(&self.processes, &self.profile, &spec);
                 let launch = SessionRelaunch {
                     profile: self.profile.clone(),
                     runtime: Relaunch::new(spec, request.scope.clone()),
-                    processes: self.processes.clone(),
+                    processes: self.processes.shared().cloned(),
                     warm: self.warm.clone(),
                     cwd: cwd.clone(),
                     mcp_servers: cfg.mcp_servers.clone(),
@@ -293,7 +281,7 @@ impl Provider for AcpProvider {
         listed
     }
 
-    /// Through the agent's own server ([`crate::archive`]), on a short-lived agent in the
+    /// Through the agent's own server ([`crate::opencode::archive`]), on a short-lived agent in the
     /// session's folder; only a profile with one declares it.
     async fn set_archived(
         &self,
@@ -307,7 +295,7 @@ impl Provider for AcpProvider {
             .unwrap_or_else(temp_cwd);
         let agent = self.probe_agent(ctx, &cwd).await?;
         let done = match &agent.server {
-            Some(http) => crate::archive::set_archived(http, &session_id, archived).await,
+            Some(http) => crate::opencode::archive::set_archived(http, &session_id, archived).await,
             None => Err(ProviderError::new(format!(
                 "{} cannot archive sessions",
                 self.profile.label
@@ -324,7 +312,7 @@ impl Provider for AcpProvider {
         request: OpenRequest,
         sink: SessionSink,
     ) -> Result<OpenedSession, ProviderError> {
-        let shared = self.processes.is_some();
+        let shared = self.processes.shared().is_some();
         agent_bridge_core::lifecycle::shared::open_again_if_died(
             shared,
             &self.profile.label,
@@ -344,7 +332,10 @@ async fn open_session(
 ) -> Result<(String, String), ProviderError> {
     let cfg = &request.config;
     let mcp = persistence::mcp_servers(&cfg.mcp_servers, &agent.init.agent_capabilities)?;
-    lock(shared).normalizer.replay_revert.tokens = agent.server.is_some();
+    lock(shared).normalizer.replay_revert.tokens = agent
+        .server
+        .is_some()
+        .then_some(crate::opencode::revert::token as fn(&str) -> serde_json::Value);
     let (session_id, cwd, answer) = match &request.persistence {
         Some(p) => {
             let (id, cwd) = persistence::session_of(p)?;
@@ -426,7 +417,7 @@ async fn open_session(
 }
 
 /// A replay of `session_id` leaves out the turns of a revert not yet dropped by a prompt
-/// ([`crate::revert`]).
+/// ([`crate::opencode::revert`]).
 async fn replay_up_to_a_pending_revert(
     agent: &Agent,
     session_id: &str,
@@ -435,7 +426,7 @@ async fn replay_up_to_a_pending_revert(
     let Some(http) = &agent.server else {
         return;
     };
-    match crate::revert::pending(http, session_id).await {
+    match crate::opencode::revert::pending(http, session_id).await {
         Ok(cut) => lock(shared).normalizer.replay_revert.cut_at(cut),
         Err(e) => tracing::warn!(
             session_id,
@@ -452,20 +443,26 @@ mod tests {
         let entry = format!(
             r#"{{"id":"qwen-bridge","label":"Qwen","agent":"acp","command":["qwen"],"options":{options}}}"#
         );
-        AcpProvider::from_entry(&serde_json::from_str(&entry).expect("entry"))
+        AcpProvider::from_entry(
+            &serde_json::from_str(&entry).expect("entry"),
+            &Spares::from_env(),
+        )
     }
 
     #[test]
     fn sessions_share_agent_processes_unless_the_entry_says_otherwise() {
-        assert!(provider("{}").processes.is_some(), "shared by default");
-        let own = provider(r#"{"processPerSession":true,"args":["--acp"]}"#);
-        assert!(own.processes.is_none());
         assert!(
-            own.spares.is_some(),
+            provider("{}").processes.shared().is_some(),
+            "shared by default"
+        );
+        let own = provider(r#"{"processPerSession":true,"args":["--acp"]}"#);
+        assert!(own.processes.shared().is_none());
+        assert!(
+            own.processes.prestarted().is_some(),
             "a process per session: prestarted spares"
         );
         assert!(
-            provider("{}").spares.is_none(),
+            provider("{}").processes.prestarted().is_none(),
             "shared: the idle process is the spare"
         );
         assert_eq!(
@@ -475,6 +472,7 @@ mod tests {
         );
         assert!(provider(r#"{"processPerSession":false}"#)
             .processes
+            .shared()
             .is_some());
     }
 }

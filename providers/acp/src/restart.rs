@@ -48,8 +48,8 @@ pub struct SessionRelaunch {
     /// The provider's shared agent processes, when the session runs on one (it joins the one
     /// of its launch again: the first session to restart starts it, the others join it).
     pub processes: Option<SharedProcesses>,
-    /// The provider's spare warm-up target (see [`crate::spare_warmup`]).
-    pub warm: crate::spare_warmup::WarmTarget,
+    /// The provider's spare warm-up target (see [`crate::opencode::spare_warmup`]).
+    pub warm: crate::opencode::spare_warmup::WarmTarget,
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
 }
 
@@ -138,7 +138,7 @@ async fn spawn(
         &launch.runtime.scope,
     )
     .await?;
-    crate::retry_log::follow(&launch.profile, &agent, shared, sink);
+    crate::opencode::retry_log::follow(&launch.profile, &agent.runtime, shared, sink);
     Ok(agent)
 }
 

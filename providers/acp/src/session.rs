@@ -77,11 +77,10 @@ impl AcpSession {
     ) -> Result<(), ProviderError> {
         let turn_id = turn.turn_id.clone();
         lock(&self.shared).normalizer.begin_turn(&turn_id);
-        let tag = self
-            .agent
-            .server
-            .clone()
-            .map(|http| crate::revert_tag::TurnTag::new(http, &self.session_id, turn));
+        let tag =
+            self.agent.server.clone().map(|http| {
+                crate::opencode::revert_tag::TurnTag::new(http, &self.session_id, turn)
+            });
         let early = tag.clone().map(|tag| {
             let (answered, on_answer) = tokio::sync::oneshot::channel();
             lock(&self.shared).turn_answered = Some(answered);
@@ -258,7 +257,7 @@ impl AgentSession for AcpSession {
         }
     }
 
-    /// Rewinds through the agent's own server ([`crate::revert`]); only OpenCode's profile
+    /// Rewinds through the agent's own server ([`crate::opencode::revert`]); only OpenCode's profile
     /// declares it.
     async fn revert(&mut self, token: Value, scope: RevertScope) -> Result<(), ProviderError> {
         let Some(http) = self.agent.server.as_ref() else {
@@ -268,7 +267,7 @@ impl AgentSession for AcpSession {
             ))
             .with_code(ErrorCode::Unsupported));
         };
-        crate::revert::revert(http, &self.session_id, &token, scope).await
+        crate::opencode::revert::revert(http, &self.session_id, &token, scope).await
     }
 
     async fn respond_permission(

@@ -1,6 +1,6 @@
 //! `session.list` for an ACP agent: `session/list` pages (up to the query's limit) as Paseo
 //! summaries, filtered by the query's words; sessions the agent's own server says are archived
-//! ([`crate::archive`]) are left out, since ACP's list has no such field.
+//! ([`crate::opencode::archive`]) are left out, since ACP's list has no such field.
 
 use crate::launch::Agent;
 use crate::persistence;
@@ -23,7 +23,7 @@ pub async fn list(
         .with_code(ErrorCode::Unsupported));
     }
     let archived = match &agent.server {
-        Some(http) => crate::archive::archived(http).await?,
+        Some(http) => crate::opencode::archive::archived(http).await?,
         None => HashSet::new(),
     };
     let limit = query.limit.unwrap_or(50).min(200) as usize;

@@ -2,7 +2,7 @@
 //! session opened, one more agent process of the very same launch (program, arguments,
 //! environment, folder) is started in the background, outside any session's process scope,
 //! and its `initialize` done; the next open of that launch takes it (no spawn, no handshake on
-//! its path). The pool is the core's prestarted one ([`PrestartedPool`]: one spare per
+//! its path). The pool is the core's ([`ProcessChoice`], prestarted: one spare per
 //! provider, stopped after `AGENT_BRIDGE_SPARE_IDLE_SECS`, killed with the provider and the
 //! bridge, reported by `doctor --json` as `prestarted`).
 //!
@@ -14,9 +14,9 @@ use crate::profile::Profile;
 use crate::state::{SessionState, SharedState};
 use crate::translate::AcpTranslator;
 use agent_bridge_core::lifecycle::{
-    AgentRuntime, EventTarget, InboundDriver, Liveness, SessionRuntime, SharedKey,
+    AgentRuntime, EventTarget, InboundDriver, Liveness, ProcessChoice, SessionRuntime, SharedKey,
 };
-use agent_bridge_core::spares::{PoolConfig, Prestarted, PrestartedPool};
+use agent_bridge_core::spares::Prestarted;
 use agent_bridge_core::supervisor::SpawnSpec;
 use agent_bridge_core::{ProcessScope, SessionSink};
 use futures_util::future::BoxFuture;
@@ -84,70 +84,44 @@ impl Prestarted for AcpSpare {
     }
 }
 
-/// The prestarted agent processes of one provider.
-pub struct AcpSpares(PrestartedPool<SpareKey, AcpSpare>);
+/// How the sessions of an ACP provider get their agent process (the core's
+/// [`ProcessChoice`]), with this file's spares.
+pub type AcpProcesses = ProcessChoice<SpareKey, AcpSpare>;
 
-impl std::fmt::Debug for AcpSpares {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AcpSpares")
-            .field("config", self.0.config())
-            .field("ready", &self.0.len())
-            .finish()
-    }
-}
-
-impl AcpSpares {
-    /// The spares of `provider`, per the bridge's idle time (none when it is zero).
-    pub fn new(provider: &str) -> Self {
-        AcpSpares(PrestartedPool::new(PoolConfig::from_env(provider)))
-    }
-
-    /// How many are ready.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// The agent of a session opening with `spec`, from the spare of that launch (waited for
-    /// while it starts), if a live one is there: its events go to `sink`, its process joins
-    /// the session's `scope`. Returns it with the state its translator writes to.
-    pub async fn take(
-        &self,
-        profile: &Profile,
-        spec: &SpawnSpec,
-        sink: &SessionSink,
-        scope: &ProcessScope,
-    ) -> Option<(Agent, SharedState)> {
-        if !self.0.enabled() {
+/// The agent of a session opening with `spec`, from the prestarted spare of that launch
+/// (waited for while it starts), if a live one is there: its events go to `sink`, its process
+/// joins the session's `scope`. Returns it with the state its translator writes to.
+pub async fn take(
+    processes: &AcpProcesses,
+    profile: &Profile,
+    spec: &SpawnSpec,
+    sink: &SessionSink,
+    scope: &ProcessScope,
+) -> Option<(Agent, SharedState)> {
+    let spare = processes.take_spare(&key_of(spec)).await?;
+    let server = crate::opencode::embedded_server::client(profile, spec, &spare.answer);
+    let init = match launch::advertised(profile, spare.answer) {
+        Ok(init) => init,
+        Err(e) => {
+            tracing::debug!("the spare's initialize answer is unusable: {}", e.message);
             return None;
         }
-        let spare = self.0.take_or_wait(&key_of(spec)).await?;
-        let server = crate::embedded_server::client(profile, spec, &spare.answer);
-        let init = match launch::advertised(profile, spare.answer) {
-            Ok(init) => init,
-            Err(e) => {
-                tracing::debug!("the spare's initialize answer is unusable: {}", e.message);
-                return None;
-            }
-        };
-        spare.events.attach(sink.clone());
-        // The session's from here: a close waits for it.
-        spare.runtime.process.register(scope);
-        tracing::debug!(pid = ?spare.runtime.process.pid(), "session served by a spare agent process");
-        let agent = Agent {
-            runtime: SessionRuntime::Own(spare.runtime),
-            init,
-            server,
-        };
-        Some((agent, spare.shared))
-    }
+    };
+    spare.events.attach(sink.clone());
+    // The session's from here: a close waits for it.
+    spare.runtime.process.register(scope);
+    tracing::debug!(pid = ?spare.runtime.process.pid(), "session served by a spare agent process");
+    let agent = Agent {
+        runtime: SessionRuntime::Own(spare.runtime),
+        init,
+        server,
+    };
+    Some((agent, spare.shared))
+}
 
-    /// Starts the spare of `spec` in the background, unless it is ready or starting.
-    pub fn replenish(&self, profile: &Profile, spec: &SpawnSpec) {
-        let start = AcpSpare::start(profile.clone(), spec.clone());
-        self.0.replenish(key_of(spec), start);
-    }
+/// After an open with `spec` on a process of its own: the spare of that launch is started in
+/// the background, unless it is ready or starting.
+pub fn prestart(processes: &AcpProcesses, profile: &Profile, spec: &SpawnSpec) {
+    let start = AcpSpare::start(profile.clone(), spec.clone());
+    processes.prestart(key_of(spec), start);
 }

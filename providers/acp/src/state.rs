@@ -22,10 +22,10 @@ pub struct SessionState {
     /// Times the agent process was restarted.
     pub restarts: u32,
     pub title: Option<String>,
-    /// The newest native user message given a revert token ([`crate::revert_tag`]).
+    /// The newest native user message given a revert token ([`crate::opencode::revert_tag`]).
     pub last_user_message: Option<String>,
     /// Told when the running turn's first item arrives (set by a turn that looks up its revert
-    /// token, [`crate::revert_tag`]).
+    /// token, [`crate::opencode::revert_tag`]).
     pub turn_answered: Option<tokio::sync::oneshot::Sender<()>>,
     /// Every agent method and update kind seen (logged at close, for the per-agent report).
     pub seen: BTreeSet<String>,

@@ -9,9 +9,13 @@ use crate::session::{
     initialize, spawn_runtime, startup_error, ClaudeSession, Runtime, SessionRelaunch,
 };
 use crate::state::persistence_at;
-use crate::warm::{Spare, SpareKey, SpareStart, WarmConfig, WarmPool};
+use crate::warm::{
+    peek_init, prestart, process_options, ClaudeProcesses, Spare, SpareKey, SpareStart,
+};
 use crate::{saved, transcript};
+use agent_bridge_core::lifecycle::ProcessOptions;
 use agent_bridge_core::registry::ProviderManifest;
+use agent_bridge_core::spares::Spares;
 use agent_bridge_core::{
     AgentEvent, CatalogQuery, OpenRequest, OpenedSession, ProcessScope, Provider, ProviderContext,
     SessionSink, SessionsQuery,
@@ -26,8 +30,8 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 pub struct ClaudeProvider {
-    /// Spare processes for warm session opens.
-    warm: WarmPool,
+    /// How its sessions get their process: their own, a prestarted spare for warm opens.
+    processes: ClaudeProcesses,
     /// Remembered `claude auth status` answers.
     auth: AuthCache,
 }
@@ -41,38 +45,32 @@ impl Default for ClaudeProvider {
 impl ClaudeProvider {
     /// Spares on unless `AGENT_BRIDGE_CLAUDE_SPARE=0`.
     pub fn new() -> Self {
-        Self::with_warm(WarmConfig::from_env())
+        Self::with_processes("claude-bridge", &process_options(None), &Spares::from_env())
     }
 
-    /// The provider of one plugin.json entry. Its `options` may hold `"warmSpares"`: the most
-    /// spare processes kept (0 = none), under `AGENT_BRIDGE_CLAUDE_SPARE=0`, which wins.
-    pub fn from_entry(entry: &ProviderManifest) -> Self {
-        let mut config = WarmConfig::from_env();
-        config.provider = entry.id.clone();
-        for (key, value) in &entry.options {
-            match (key.as_str(), value.as_u64()) {
-                ("warmSpares", Some(n)) => {
-                    config.max_spares = usize::try_from(n).unwrap_or(usize::MAX);
-                    config.enabled &= n > 0;
-                }
-                _ => {
-                    tracing::warn!(provider = %entry.id, "unknown or invalid option `{key}` ignored")
-                }
+    /// The provider of one plugin.json entry, with the bridge's `spares`. Its `options` may
+    /// hold `"warmSpares"`: the most spare processes kept (0 = none), under
+    /// `AGENT_BRIDGE_CLAUDE_SPARE=0`, which wins.
+    pub fn from_entry(entry: &ProviderManifest, spares: &Spares) -> Self {
+        for key in entry.options.keys() {
+            if !ProcessOptions::is_option(key) {
+                tracing::warn!(provider = %entry.id, "unknown or invalid option `{key}` ignored");
             }
         }
-        Self::with_warm(config)
+        Self::with_processes(&entry.id, &process_options(Some(entry)), spares)
     }
 
-    pub fn with_warm(config: WarmConfig) -> Self {
+    /// A provider `id` whose sessions get their processes as `options` say.
+    pub fn with_processes(id: &str, options: &ProcessOptions, spares: &Spares) -> Self {
         ClaudeProvider {
-            warm: WarmPool::new(config),
+            processes: ClaudeProcesses::new(id, options, spares, crate::runtime::CLOSE_LIMIT),
             auth: AuthCache::default(),
         }
     }
 
-    /// The spare processes kept ready.
-    pub fn warm(&self) -> &WarmPool {
-        &self.warm
+    /// How its sessions get their process (the spare processes kept ready).
+    pub fn processes(&self) -> &ClaudeProcesses {
+        &self.processes
     }
 
     /// A session's process: the ready spare for exactly this spawn, or a fresh one. Returns it
@@ -85,7 +83,7 @@ impl ClaudeProvider {
         scope: &ProcessScope,
     ) -> Result<(Runtime, Value, Option<Value>), ProviderError> {
         if start.opts.resume.is_none() {
-            if let Some(spare) = self.warm.take_or_wait(&start.key()).await {
+            if let Some(spare) = self.processes.take_spare(&start.key()).await {
                 let (runtime, answer) = spare.attach(session_id, sink.clone());
                 // The session's from here: a close waits for it.
                 runtime.agent.process.register(scope);
@@ -262,13 +260,18 @@ impl Provider for ClaudeProvider {
             opts: LaunchOptions::from_config(&config, &env),
         };
         let key: SpareKey = start.key();
-        self.warm.wait_started(&key).await;
-        if let Some(answer) = self.warm.peek_init(&key) {
+        let Some(pool) = self.processes.prestarted() else {
+            return Err(ProviderError::new(
+                "a Claude session always has its own process",
+            ));
+        };
+        pool.wait_started(&key).await;
+        if let Some(answer) = peek_init(&self.processes, &key) {
             return Ok(catalog::catalog(&catalog::models_from_initialize(&answer)));
         }
         let spare = Spare::start(&start).await?;
         let models = catalog::models_from_initialize(&spare.init);
-        if let Some(mut unused) = self.warm.offer(key, spare) {
+        if let Some(mut unused) = pool.offer(key, spare) {
             unused.runtime.shutdown().await;
         }
         Ok(catalog::catalog(&models))
@@ -373,7 +376,7 @@ impl Provider for ClaudeProvider {
         // The next session here opens warm: a fresh spare like this one (never resuming).
         let mut next = start;
         next.opts.resume = None;
-        self.warm.replenish(next);
+        prestart(&self.processes, next);
         let models = catalog::models_from_initialize(&answer);
         let commands = crate::commands::of_initialize(&answer);
         let applied_model = applied

@@ -5,13 +5,13 @@
 //! - The key is the whole spawn: program, arguments (model, permission mode, effort, tools,
 //!   MCP servers, system prompt...), cwd and environment. Anything that differs (a `--resume`,
 //!   another model or mode, another env) does not match and spawns as before.
-//! - At most one spare per key and [`WarmConfig::max_spares`] in all (default one: the most
-//!   recently used spawn's; the oldest goes first).
+//! - At most one spare per key and `warmSpares` in all (default one: the most recently used
+//!   spawn's, a whole CLI process, ~165 MB resident for claude 2.1.197; the oldest goes first).
 //! - A spare is not a session: it has no session id and no sink, and its events are dropped.
-//! - The pool is the core's [`PrestartedPool`] (its rules: one spare per key, the bound, the
+//! - The pool is the core's ([`ProcessChoice`], prestarted: one spare per key, the bound, the
 //!   background start, the idle reaper, the registry): it never leaks: a spare is stopped
-//!   after [`WarmConfig::idle`] unused, when the pool (the provider) is dropped, and with the
-//!   bridge (the core's `spares::stop_all`; the supervisor's guard kills its group). A dropped
+//!   after the bridge's idle time unused, when the pool (the provider) is dropped, and with the
+//!   bridge (the core's `Spares::stop_all`; the supervisor's guard kills its group). A dropped
 //!   [`Runtime`] SIGKILLs its process group.
 //! - The idle time is every family's: `AGENT_BRIDGE_SPARE_IDLE_SECS` (default 600 s; `0`: no
 //!   spare). `AGENT_BRIDGE_CLAUDE_SPARE=0` in the bridge's environment is an extra off switch
@@ -27,7 +27,9 @@ use crate::launch::LaunchOptions;
 use crate::normalize::{Mode, Normalizer};
 use crate::runtime::{initialize, spawn_runtime, startup_error, Runtime};
 use agent_bridge_core::lifecycle::lock;
-use agent_bridge_core::spares::{self, PoolConfig, Prestarted, PrestartedPool};
+use agent_bridge_core::lifecycle::{ProcessChoice, ProcessOptions, Sharing};
+use agent_bridge_core::registry::ProviderManifest;
+use agent_bridge_core::spares::Prestarted;
 use agent_bridge_core::supervisor::{LaunchOverride, SpawnSpec};
 use agent_bridge_core::SessionSink;
 use agent_bridge_protocol::ProviderError;
@@ -35,13 +37,7 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::Duration;
 
-/// How long an unused spare is kept by default (the core's default for every family).
-pub const IDLE_LIMIT: Duration = agent_bridge_core::spares::DEFAULT_IDLE;
-/// Most spares kept at once by default: one, for the most recently used spawn (a spare is a
-/// whole CLI process, ~165 MB resident for claude 2.1.197; `warmSpares` raises it).
-pub const MAX_SPARES: usize = 1;
 /// The bridge environment variable that turns spares off (`0`).
 pub const SPARE_ENV: &str = "AGENT_BRIDGE_CLAUDE_SPARE";
 
@@ -143,102 +139,37 @@ impl Prestarted for Spare {
     }
 }
 
-/// Limits of the pool.
-#[derive(Debug, Clone)]
-pub struct WarmConfig {
-    pub enabled: bool,
-    pub idle: Duration,
-    pub max_spares: usize,
-    /// The provider id its spares are reported under.
-    pub provider: String,
+/// How the Claude provider's sessions get their process: always one of their own, with a
+/// prestarted spare of the last launch (the core's [`ProcessChoice`]).
+pub type ClaudeProcesses = ProcessChoice<SpareKey, Spare>;
+
+/// The process options of a Claude entry (`warmSpares`; `processPerSession` means nothing
+/// here), or the defaults without one; the bridge's [`SPARE_ENV`] `=0` turns the spares off.
+pub fn process_options(entry: Option<&ProviderManifest>) -> ProcessOptions {
+    let mut options = match entry {
+        Some(entry) => ProcessOptions::from_options(&entry.id, &entry.options, Sharing::Never),
+        None => ProcessOptions::defaults(Sharing::Never),
+    };
+    if std::env::var(SPARE_ENV).is_ok_and(|v| v == "0" || v == "false") {
+        options.max_spares = 0;
+    }
+    options
 }
 
-impl Default for WarmConfig {
-    fn default() -> Self {
-        WarmConfig {
-            enabled: true,
-            idle: IDLE_LIMIT,
-            max_spares: MAX_SPARES,
-            provider: "claude-bridge".into(),
-        }
-    }
+/// Starts a spare for `start` in the background (outside any session's scope), unless one is
+/// ready or starting.
+pub fn prestart(processes: &ClaudeProcesses, start: SpareStart) {
+    let key = start.key();
+    processes.prestart(key, async move {
+        Spare::start(&start).await.map_err(|e| e.message)
+    });
 }
 
-impl WarmConfig {
-    /// Every family's idle time ([`spares::idle_time`]; zero: off), unless the bridge's
-    /// environment turns Claude's spares off.
-    pub fn from_env() -> Self {
-        let off = std::env::var(SPARE_ENV).is_ok_and(|v| v == "0" || v == "false");
-        let idle = spares::idle_time();
-        WarmConfig {
-            enabled: !off && !idle.is_zero(),
-            idle,
-            ..WarmConfig::default()
-        }
-    }
-}
-
-/// The spares of the Claude provider: the core's pool, keyed by the exact spawn. Dropping it
-/// kills them.
-pub struct WarmPool(PrestartedPool<SpareKey, Spare>);
-
-impl WarmPool {
-    pub fn new(config: WarmConfig) -> Self {
-        WarmPool(PrestartedPool::new(PoolConfig {
-            enabled: config.enabled,
-            idle: config.idle,
-            max_spares: config.max_spares,
-            provider: config.provider,
-        }))
-    }
-
-    pub fn enabled(&self) -> bool {
-        self.0.enabled()
-    }
-
-    /// How many spares are ready.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// Takes the spare for `key`, if a live one is ready.
-    pub fn take(&self, key: &SpareKey) -> Option<Spare> {
-        self.0.take(key)
-    }
-
-    /// Takes the spare for `key`, waiting for it when it is still starting.
-    pub async fn take_or_wait(&self, key: &SpareKey) -> Option<Spare> {
-        self.0.take_or_wait(key).await
-    }
-
-    /// Waits until the spare being started for `key`, if any, is ready (or failed).
-    pub async fn wait_started(&self, key: &SpareKey) {
-        self.0.wait_started(key).await
-    }
-
-    /// The `initialize` answer of the ready spare for `key` (it stays ready).
-    pub fn peek_init(&self, key: &SpareKey) -> Option<Value> {
-        self.0.peek(key, |spare| spare.init.clone())
-    }
-
-    /// Keeps `spare` as the ready one for `key`; hands it back when the pool is off or closed,
-    /// or already has one for that key.
-    pub fn offer(&self, key: SpareKey, spare: Spare) -> Option<Spare> {
-        self.0.offer(key, spare)
-    }
-
-    /// Starts a spare for `start` in the background (outside any session's scope), unless one
-    /// is ready or starting.
-    pub fn replenish(&self, start: SpareStart) {
-        let key = start.key();
-        self.0.replenish(key, async move {
-            Spare::start(&start).await.map_err(|e| e.message)
-        });
-    }
+/// The `initialize` answer of the ready spare for `key` (it stays ready).
+pub fn peek_init(processes: &ClaudeProcesses, key: &SpareKey) -> Option<Value> {
+    processes
+        .prestarted()?
+        .peek(key, |spare| spare.init.clone())
 }
 
 #[cfg(test)]

@@ -2,8 +2,10 @@
 //! control request and records its pid).
 
 use super::*;
+use agent_bridge_core::spares::PrestartedPool;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+use std::time::Duration;
 
 const STAND_IN: &str = r#"#!/bin/sh
 echo $$ >> "$(dirname "$0")/starts"
@@ -64,8 +66,26 @@ async fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
+/// The idle time of the tests' spares (the bridge's default).
+const IDLE: Duration = agent_bridge_core::spares::DEFAULT_IDLE;
+
+/// A Claude provider's processes: spares kept `idle`, at most `max_spares`.
+fn processes(idle: Duration, max_spares: usize) -> ClaudeProcesses {
+    let options = ProcessOptions {
+        max_spares,
+        ..ProcessOptions::defaults(Sharing::Never)
+    };
+    let spares = agent_bridge_core::spares::Spares::new(idle);
+    ClaudeProcesses::new("claude-bridge", &options, &spares, Duration::from_secs(5))
+}
+
+/// The prestarted spares of `processes`.
+fn pool(processes: &ClaudeProcesses) -> &PrestartedPool<SpareKey, Spare> {
+    processes.prestarted().expect("a process per session")
+}
+
 /// The pid of the ready spare for `start` (taken and put back).
-async fn spare_pid(pool: &WarmPool, start: &SpareStart) -> u32 {
+async fn spare_pid(pool: &PrestartedPool<SpareKey, Spare>, start: &SpareStart) -> u32 {
     let spare = pool.take(&start.key()).expect("a ready spare");
     let pid = spare.pid().await.expect("pid");
     assert!(pool.offer(start.key(), spare).is_none(), "kept again");
@@ -130,15 +150,16 @@ async fn one_spare_per_key_is_taken_once_and_dropping_the_pool_kills_it() {
     let dir = tempfile::tempdir().expect("tempdir");
     let launch = stand_in(dir.path());
     let start = start_in(&launch, dir.path());
-    let pool = WarmPool::new(WarmConfig::default());
-    pool.replenish(start.clone());
-    pool.replenish(start.clone());
+    let processes = processes(IDLE, 1);
+    let pool = pool(&processes);
+    prestart(&processes, start.clone());
+    prestart(&processes, start.clone());
     eventually("a spare is ready", || pool.len() == 1).await;
-    pool.replenish(start.clone());
+    prestart(&processes, start.clone());
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(starts(dir.path()), 1, "one spare per key");
     assert_eq!(
-        pool.peek_init(&start.key()),
+        peek_init(&processes, &start.key()),
         Some(serde_json::json!({"commands": [], "models": []}))
     );
 
@@ -146,7 +167,7 @@ async fn one_spare_per_key_is_taken_once_and_dropping_the_pool_kills_it() {
     other.opts.mode = "plan".into();
     assert!(pool.take(&other.key()).is_none(), "other flags never match");
 
-    let pid = spare_pid(&pool, &start).await;
+    let pid = spare_pid(pool, &start).await;
     assert!(alive(pid));
     let spare = pool.take(&start.key()).expect("taken");
     assert!(pool.take(&start.key()).is_none(), "taken once");
@@ -157,10 +178,10 @@ async fn one_spare_per_key_is_taken_once_and_dropping_the_pool_kills_it() {
     drop(runtime);
     eventually("a dropped runtime kills its process", || !alive(pid)).await;
 
-    pool.replenish(start.clone());
+    prestart(&processes, start.clone());
     eventually("a new spare is ready", || pool.len() == 1).await;
-    let pid = spare_pid(&pool, &start).await;
-    drop(pool);
+    let pid = spare_pid(pool, &start).await;
+    drop(processes);
     eventually("dropping the pool kills the spare", || !alive(pid)).await;
 }
 
@@ -168,13 +189,11 @@ async fn one_spare_per_key_is_taken_once_and_dropping_the_pool_kills_it() {
 async fn an_idle_spare_is_stopped() {
     let dir = tempfile::tempdir().expect("tempdir");
     let start = start_in(&stand_in(dir.path()), dir.path());
-    let pool = WarmPool::new(WarmConfig {
-        idle: Duration::from_millis(500),
-        ..WarmConfig::default()
-    });
-    pool.replenish(start.clone());
+    let processes = processes(Duration::from_millis(500), 1);
+    let pool = pool(&processes);
+    prestart(&processes, start.clone());
     eventually("a spare is ready", || pool.len() == 1).await;
-    let pid = spare_pid(&pool, &start).await;
+    let pid = spare_pid(pool, &start).await;
     eventually("the idle spare is gone", || pool.is_empty()).await;
     eventually("its process is stopped", || !alive(pid)).await;
 }
@@ -183,16 +202,17 @@ async fn an_idle_spare_is_stopped() {
 async fn a_dead_spare_is_not_handed_out() {
     let dir = tempfile::tempdir().expect("tempdir");
     let start = start_in(&stand_in(dir.path()), dir.path());
-    let pool = WarmPool::new(WarmConfig::default());
-    pool.replenish(start.clone());
+    let processes = processes(IDLE, 1);
+    let pool = pool(&processes);
+    prestart(&processes, start.clone());
     eventually("a spare is ready", || pool.len() == 1).await;
-    let pid = spare_pid(&pool, &start).await;
+    let pid = spare_pid(pool, &start).await;
     // SAFETY: plain kill(2) of the stand-in this test started.
     unsafe {
         libc::kill(pid as libc::pid_t, libc::SIGKILL);
     }
     eventually("the spare is seen dead", || {
-        pool.peek_init(&start.key()).is_none()
+        peek_init(&processes, &start.key()).is_none()
     })
     .await;
     assert!(pool.take(&start.key()).is_none());
@@ -202,20 +222,18 @@ async fn a_dead_spare_is_not_handed_out() {
 async fn the_oldest_spare_goes_beyond_the_limit() {
     let dir = tempfile::tempdir().expect("tempdir");
     let launch = stand_in(dir.path());
-    let pool = WarmPool::new(WarmConfig {
-        max_spares: 2,
-        ..WarmConfig::default()
-    });
+    let processes = processes(IDLE, 2);
+    let pool = pool(&processes);
     let cwds: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().expect("cwd")).collect();
     let mut pids = Vec::new();
     for (n, cwd) in cwds.iter().enumerate() {
         let start = start_in(&launch, cwd.path());
-        pool.replenish(start.clone());
+        prestart(&processes, start.clone());
         eventually("a spare is ready", || {
-            pool.peek_init(&start.key()).is_some()
+            peek_init(&processes, &start.key()).is_some()
         })
         .await;
-        pids.push(spare_pid(&pool, &start).await);
+        pids.push(spare_pid(pool, &start).await);
         assert_eq!(pool.len(), (n + 1).min(2));
     }
     assert!(pool
@@ -229,11 +247,9 @@ async fn the_oldest_spare_goes_beyond_the_limit() {
 async fn a_disabled_pool_keeps_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
     let start = start_in(&stand_in(dir.path()), dir.path());
-    let pool = WarmPool::new(WarmConfig {
-        enabled: false,
-        ..WarmConfig::default()
-    });
-    pool.replenish(start.clone());
+    let processes = processes(IDLE, 0);
+    let pool = pool(&processes);
+    prestart(&processes, start.clone());
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(starts(dir.path()), 0);
     let mut spare = Spare::start(&start).await.expect("a process");
@@ -246,8 +262,9 @@ async fn a_disabled_pool_keeps_nothing() {
 async fn a_take_waits_for_a_starting_spare() {
     let dir = tempfile::tempdir().expect("tempdir");
     let start = start_in(&stand_in(dir.path()), dir.path());
-    let pool = WarmPool::new(WarmConfig::default());
-    pool.replenish(start.clone());
+    let processes = processes(IDLE, 1);
+    let pool = pool(&processes);
+    prestart(&processes, start.clone());
     // Still starting: the take waits for it instead of missing it.
     let spare = pool.take_or_wait(&start.key()).await.expect("the spare");
     assert_eq!(starts(dir.path()), 1);

@@ -6,9 +6,10 @@ use crate::route::CodexRoute;
 use crate::state::SharedState;
 use crate::translate::CodexTranslator;
 use crate::wire::notify::method;
+use agent_bridge_core::lifecycle::shared::Route;
 use agent_bridge_core::lifecycle::{
-    errors, AgentRuntime, EventTarget, Liveness, RefuseAll, RuntimeLaunch, SessionRuntime,
-    SharedKey, SharedProcesses,
+    errors, join_shared, AgentRuntime, EventTarget, Liveness, ProcessLaunch, RefuseAll,
+    RuntimeLaunch, SessionRuntime, SharedProcesses,
 };
 use agent_bridge_core::probe;
 use agent_bridge_core::rpc::{Inbound, JsonRpc};
@@ -17,6 +18,7 @@ use agent_bridge_core::ProcessScope;
 use agent_bridge_core::SessionSink;
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::ProviderError;
+use async_trait::async_trait;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -90,15 +92,36 @@ pub async fn start(
     Ok(server)
 }
 
-/// The shared app-servers of a provider; the last one left idle is the provider's warm spare
-/// for [`agent_bridge_core::spares::idle_time`].
-pub fn shared_processes() -> SharedProcesses {
-    SharedProcesses::new(agent_bridge_core::spares::idle_time(), CLOSE_LIMIT)
+/// How the core starts an app-server ([`ProcessLaunch`]): `start` and its handshake, routed
+/// by `threadId` ([`CodexRoute`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CodexLaunch;
+
+#[async_trait]
+impl ProcessLaunch for CodexLaunch {
+    async fn start(
+        &self,
+        spec: &SpawnSpec,
+        inbound: Arc<dyn Inbound>,
+        scope: Option<&ProcessScope>,
+    ) -> Result<(AgentRuntime, serde_json::Value), ProviderError> {
+        // Its `initialize` answer says nothing a session needs.
+        let server = start(spec, inbound, Liveness::default(), scope).await?;
+        Ok((server, serde_json::Value::Null))
+    }
+
+    fn route(&self) -> Arc<dyn Route> {
+        Arc::new(CodexRoute::default())
+    }
+
+    fn install_hint(&self) -> String {
+        INSTALL.to_string()
+    }
 }
 
 /// The runtime of a session whose state is `shared` and whose events go to `sink`: an
 /// app-server of its own (in the session's process `scope`), or, with `processes`, its place on
-/// the app-server of its launch (started when there is none). Not live yet.
+/// the app-server of its launch (the core's [`join_shared`]). Not live yet.
 pub async fn session_runtime(
     spec: &SpawnSpec,
     processes: Option<&SharedProcesses>,
@@ -113,39 +136,16 @@ pub async fn session_runtime(
             start(spec, inbound, liveness, Some(scope)).await?,
         ));
     };
-    // The process may run in another session's folder: this one's is checked here.
-    if let Some(cwd) = &spec.cwd {
-        agent_bridge_core::supervisor::check_cwd(cwd).map_err(spawn_error)?;
-    }
     let translator = Arc::new(CodexTranslator::new(shared, sink.clone()));
-    let key = SharedKey::of(spec);
-    // After the last session of this launch leaves, a fresh app-server is its spare.
-    let owned = spec.clone();
-    processes.spare_start(
-        &key,
-        Arc::new(CodexRoute::default()),
-        Arc::new(move |inbound| {
-            let spec = owned.clone();
-            Box::pin(async move {
-                let server = start(&spec, inbound, Liveness::default(), None).await?;
-                Ok((server, serde_json::Value::Null))
-            })
-        }),
-    );
-    let member = processes
-        .join(
-            key,
-            Arc::new(CodexRoute::default()),
-            // Its `initialize` answer says nothing a session needs.
-            |inbound| async move {
-                let server = start(spec, inbound, Liveness::default(), Some(scope)).await?;
-                Ok((server, serde_json::Value::Null))
-            },
-            translator,
-            EventTarget::new(Some(sink)),
-            scope,
-        )
-        .await?;
+    let member = join_shared(
+        processes,
+        Arc::new(CodexLaunch),
+        spec,
+        translator,
+        EventTarget::new(Some(sink)),
+        scope,
+    )
+    .await?;
     Ok(SessionRuntime::Shared(member))
 }
 

@@ -53,9 +53,8 @@ pub(crate) async fn open(
     state::lock(&shared).commands =
         commands::Commands::new(&cfg.cwd, commands::prompts_dir_of(&spec));
     let server = crate::spare::session_runtime(
-        provider.spares.as_ref(),
+        &provider.processes,
         &spec,
-        provider.processes.as_ref(),
         shared.clone(),
         sink.clone(),
         &request.scope,
@@ -101,7 +100,7 @@ pub(crate) async fn open(
     let relaunch = SessionRelaunch {
         runtime: Relaunch::new(spec.clone(), request.scope.clone()),
         thread: overrides.clone(),
-        processes: provider.processes.clone(),
+        processes: provider.processes.shared().cloned(),
     };
     if let Some(resume) = &resume {
         // On a shared app-server, what Codex says about the resumed thread is ours.
@@ -135,9 +134,7 @@ pub(crate) async fn open(
     let thread = &opened.thread;
     server.claim(&thread.id);
     // The next open of this launch is warm (an app-server started ahead).
-    if let Some(spares) = &provider.spares {
-        spares.replenish(&spec);
-    }
+    crate::spare::prestart(&provider.processes, &spec);
     let mut sub_agents = Vec::new();
     let mut children = Vec::new();
     let replay = if resumed && request.history == HistoryMode::Replay {

@@ -6,12 +6,13 @@ use crate::history;
 use crate::launch::{self, call_error};
 use crate::queries::{fetch_models, read_defaults};
 use crate::sandbox_cache::{launch_key, SandboxCache};
-use crate::spare::CodexSpares;
+use crate::spare::CodexProcesses;
 use crate::wire::notify::method;
 use crate::wire::params::ThreadListParams;
 use crate::wire::thread::{Page, Thread};
-use agent_bridge_core::lifecycle::SharedProcesses;
+use agent_bridge_core::lifecycle::{ProcessOptions, Sharing};
 use agent_bridge_core::registry::ProviderManifest;
+use agent_bridge_core::spares::Spares;
 use agent_bridge_core::supervisor::LaunchOverride;
 use agent_bridge_core::{
     CatalogQuery, OpenRequest, OpenedSession, Provider, ProviderContext, SessionSink, SessionsQuery,
@@ -23,26 +24,23 @@ use agent_bridge_protocol::{
 use async_trait::async_trait;
 use serde_json::json;
 
-/// The plugin.json option that gives every session an app-server of its own (`true`) or lets
-/// sessions with the same launch share one (`false`).
-pub const PROCESS_PER_SESSION: &str = "processPerSession";
-/// Without the option: sessions share app-servers (see docs/providers/codex.md for why).
-pub const DEFAULT_PROCESS_PER_SESSION: bool = false;
-
 /// The Codex provider (`codex app-server`).
 #[derive(Debug)]
 pub struct CodexProvider {
     pub(crate) sandbox: SandboxCache,
     auth: AuthCache,
-    /// The shared app-servers, unless every session has its own.
-    pub(crate) processes: Option<SharedProcesses>,
-    /// With an app-server per session: the one started ahead ([`crate::spare`]).
-    pub(crate) spares: Option<CodexSpares>,
+    /// How its sessions get their app-server: a shared one (the default, see
+    /// docs/providers/codex.md for why) or their own with a prestarted spare.
+    pub(crate) processes: CodexProcesses,
 }
 
 impl Default for CodexProvider {
     fn default() -> Self {
-        Self::with_shared_processes(!DEFAULT_PROCESS_PER_SESSION)
+        Self::with_processes(
+            "codex-bridge",
+            &ProcessOptions::defaults(Sharing::ByDefault),
+            &Spares::from_env(),
+        )
     }
 }
 
@@ -51,34 +49,26 @@ impl CodexProvider {
         Self::default()
     }
 
-    /// A provider whose sessions share app-servers (`shared`) or each have one.
-    pub fn with_shared_processes(shared: bool) -> Self {
+    /// A provider `id` whose sessions get their app-servers as `options` say.
+    pub fn with_processes(id: &str, options: &ProcessOptions, spares: &Spares) -> Self {
         CodexProvider {
             sandbox: SandboxCache::default(),
             auth: AuthCache::default(),
-            processes: shared.then(launch::shared_processes),
-            spares: (!shared).then(|| CodexSpares::new("codex-bridge")),
+            processes: CodexProcesses::new(id, options, spares, launch::CLOSE_LIMIT),
         }
     }
 
-    /// The provider of one plugin.json entry: its `options` may hold `"processPerSession"`
-    /// (a boolean); anything else is logged and ignored.
-    pub fn from_entry(entry: &ProviderManifest) -> Self {
-        let mut per_session = DEFAULT_PROCESS_PER_SESSION;
-        for (key, value) in &entry.options {
-            match (key.as_str(), value.as_bool()) {
-                (PROCESS_PER_SESSION, Some(v)) => per_session = v,
-                (PROCESS_PER_SESSION, None) => tracing::warn!(
-                    provider = %entry.id,
-                    "option `{PROCESS_PER_SESSION}` must be true or false; {value} ignored"
-                ),
-                _ => tracing::warn!(provider = %entry.id, "unknown option `{key}` ignored"),
+    /// The provider of one plugin.json entry, with the bridge's `spares`: its `options` may
+    /// hold the core's process options (`processPerSession`, `warmSpares`); anything else is
+    /// logged and ignored.
+    pub fn from_entry(entry: &ProviderManifest, spares: &Spares) -> Self {
+        for key in entry.options.keys() {
+            if !ProcessOptions::is_option(key) {
+                tracing::warn!(provider = %entry.id, "unknown option `{key}` ignored");
             }
         }
-        let mut provider = Self::with_shared_processes(!per_session);
-        provider.processes = provider.processes.map(|p| p.named(&entry.id));
-        provider.spares = provider.spares.map(|_| CodexSpares::new(&entry.id));
-        provider
+        let options = ProcessOptions::from_options(&entry.id, &entry.options, Sharing::ByDefault);
+        Self::with_processes(&entry.id, &options, spares)
     }
 
     async fn sandbox_problem(&self, launch: &LaunchOverride) -> Option<String> {
@@ -213,7 +203,7 @@ impl Provider for CodexProvider {
         request: OpenRequest,
         sink: SessionSink,
     ) -> Result<OpenedSession, ProviderError> {
-        let shared = self.processes.is_some();
+        let shared = self.processes.shared().is_some();
         agent_bridge_core::lifecycle::shared::open_again_if_died(shared, "Codex app-server", || {
             crate::open::open(self, ctx, request.clone(), sink.clone())
         })

@@ -2,7 +2,7 @@
 //! opened, one more `codex app-server` of the very same launch (program, arguments,
 //! environment, folder) is started in the background, outside any session's process scope, its
 //! `initialize` / `initialized` handshake done; the next open of that launch takes it (no spawn,
-//! no handshake on its path). The pool is the core's prestarted one ([`PrestartedPool`]: one
+//! no handshake on its path). The pool is the core's ([`ProcessChoice`], prestarted: one
 //! spare per provider, stopped after `AGENT_BRIDGE_SPARE_IDLE_SECS`, killed with the provider
 //! and the bridge, reported by `doctor --json` as `prestarted`).
 //!
@@ -13,9 +13,9 @@ use crate::launch;
 use crate::state::SharedState;
 use crate::translate::CodexTranslator;
 use agent_bridge_core::lifecycle::{
-    AgentRuntime, LateInbound, Liveness, SessionRuntime, SharedKey, SharedProcesses,
+    AgentRuntime, LateInbound, Liveness, ProcessChoice, SessionRuntime, SharedKey,
 };
-use agent_bridge_core::spares::{PoolConfig, Prestarted, PrestartedPool};
+use agent_bridge_core::spares::Prestarted;
 use agent_bridge_core::supervisor::SpawnSpec;
 use agent_bridge_core::{ProcessScope, SessionSink};
 use agent_bridge_protocol::ProviderError;
@@ -50,87 +50,57 @@ impl Prestarted for CodexSpare {
     }
 }
 
-/// The prestarted app-servers of one provider.
-pub struct CodexSpares(PrestartedPool<SpareKey, CodexSpare>);
+/// How the sessions of a Codex provider get their app-server (the core's [`ProcessChoice`]),
+/// with this file's spares.
+pub type CodexProcesses = ProcessChoice<SpareKey, CodexSpare>;
 
-impl std::fmt::Debug for CodexSpares {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CodexSpares")
-            .field("config", self.0.config())
-            .field("ready", &self.0.len())
-            .finish()
-    }
-}
-
-impl CodexSpares {
-    /// The spares of `provider`, per the bridge's idle time (none when it is zero).
-    pub fn new(provider: &str) -> Self {
-        CodexSpares(PrestartedPool::new(PoolConfig::from_env(provider)))
-    }
-
-    /// How many are ready.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// The app-server of a session opening with `spec`, from the spare of that launch (waited
-    /// for while it starts), if a live one is there: what it sends goes to the session's
-    /// translator (state `shared`, events to `sink`), its process joins the session's `scope`.
-    pub async fn take(
-        &self,
-        spec: &SpawnSpec,
-        shared: &SharedState,
-        sink: &SessionSink,
-        scope: &ProcessScope,
-    ) -> Option<AgentRuntime> {
-        if !self.0.enabled() {
-            return None;
-        }
-        let spare = self.0.take_or_wait(&key_of(spec)).await?;
-        let liveness = spare.runtime.liveness.clone();
-        spare.inbound.bind(CodexTranslator::inbound(
-            shared.clone(),
-            sink.clone(),
-            liveness,
-        ));
-        // The session's from here: a close waits for it.
-        spare.runtime.process.register(scope);
-        tracing::debug!(pid = ?spare.runtime.process.pid(), "session served by a spare app-server");
-        Some(spare.runtime)
-    }
-
-    /// Starts the spare of `spec` in the background, unless it is ready or starting.
-    pub fn replenish(&self, spec: &SpawnSpec) {
-        let spec = spec.clone();
-        self.0.replenish(key_of(&spec), async move {
-            let inbound = LateInbound::default();
-            let runtime =
-                launch::start(&spec, Arc::new(inbound.clone()), Liveness::default(), None)
-                    .await
-                    .map_err(|e| e.message)?;
-            Ok(CodexSpare { runtime, inbound })
-        });
-    }
-}
-
-/// The runtime of a session opening with `spec`: the spare of its launch when `spares` has a
-/// live one, else as [`launch::session_runtime`] gives it.
-pub async fn session_runtime(
-    spares: Option<&CodexSpares>,
+/// The app-server of a session opening with `spec`, from the prestarted spare of that launch
+/// (waited for while it starts), if a live one is there: what it sends goes to the session's
+/// translator (state `shared`, events to `sink`), its process joins the session's `scope`.
+async fn take(
+    processes: &CodexProcesses,
     spec: &SpawnSpec,
-    processes: Option<&SharedProcesses>,
+    shared: &SharedState,
+    sink: &SessionSink,
+    scope: &ProcessScope,
+) -> Option<AgentRuntime> {
+    let spare = processes.take_spare(&key_of(spec)).await?;
+    let liveness = spare.runtime.liveness.clone();
+    spare.inbound.bind(CodexTranslator::inbound(
+        shared.clone(),
+        sink.clone(),
+        liveness,
+    ));
+    // The session's from here: a close waits for it.
+    spare.runtime.process.register(scope);
+    tracing::debug!(pid = ?spare.runtime.process.pid(), "session served by a spare app-server");
+    Some(spare.runtime)
+}
+
+/// After an open with `spec` on an app-server of its own: the spare of that launch is started
+/// in the background, unless it is ready or starting.
+pub fn prestart(processes: &CodexProcesses, spec: &SpawnSpec) {
+    let spec = spec.clone();
+    processes.prestart(key_of(&spec), async move {
+        let inbound = LateInbound::default();
+        let runtime = launch::start(&spec, Arc::new(inbound.clone()), Liveness::default(), None)
+            .await
+            .map_err(|e| e.message)?;
+        Ok(CodexSpare { runtime, inbound })
+    });
+}
+
+/// The runtime of a session opening with `spec`: the prestarted spare of its launch when there
+/// is a live one, else as [`launch::session_runtime`] gives it.
+pub async fn session_runtime(
+    processes: &CodexProcesses,
+    spec: &SpawnSpec,
     shared: SharedState,
     sink: SessionSink,
     scope: &ProcessScope,
 ) -> Result<SessionRuntime, ProviderError> {
-    if let Some(spares) = spares {
-        if let Some(runtime) = spares.take(spec, &shared, &sink, scope).await {
-            return Ok(SessionRuntime::Own(runtime));
-        }
+    if let Some(runtime) = take(processes, spec, &shared, &sink, scope).await {
+        return Ok(SessionRuntime::Own(runtime));
     }
-    launch::session_runtime(spec, processes, shared, sink, scope).await
+    launch::session_runtime(spec, processes.shared(), shared, sink, scope).await
 }

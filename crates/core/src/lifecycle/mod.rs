@@ -16,6 +16,11 @@
 //!   own.
 //! - [`PendingRequests`]: the agent's requests waiting for the user, bound to their turn.
 //! - [`Relaunch`]: how a session's runtime was started, so a restart starts it the same way.
+//! - [`ProcessChoice`]: how a session gets its process (its own, a shared one, a prestarted or a
+//!   warm spare), decided here for every provider from its plugin.json options; a provider
+//!   gives only its [`ProcessLaunch`] (start, route, an optional warm-up).
+//! - [`spares`]: the bridge's warm spares ([`spares::Spares`]: their idle time and the
+//!   bridge's stop; the prestarted pool; the registry `doctor --json` reads).
 //! - [`SessionRuntime`]: a session's runtime, its own process or its place on a shared one.
 //! - [`shared`](mod@shared): one process for several sessions ([`SharedProcesses`], routing by native
 //!   session id, per-session bounded queues, idle stop).
@@ -23,6 +28,7 @@
 //!   one policy on a poisoned lock.
 
 mod agent_runtime;
+pub mod choice;
 mod driver;
 pub mod errors;
 mod liveness;
@@ -31,9 +37,11 @@ mod refuse;
 mod relaunch;
 mod session_runtime;
 pub mod shared;
+pub mod spares;
 mod state;
 
 pub use agent_runtime::{AgentRuntime, RuntimeLaunch, START_EXIT_WAIT};
+pub use choice::{join_shared, ProcessChoice, ProcessLaunch, ProcessOptions, Sharing};
 pub use driver::{EventTarget, InboundDriver, Translator};
 pub use liveness::Liveness;
 pub use pending::{Pending, PendingRequests};

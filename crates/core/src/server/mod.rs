@@ -35,6 +35,8 @@ pub struct ServerConfig {
     pub version: String,
     pub plugin_dir: PathBuf,
     pub providers: Vec<Arc<ProviderEntry>>,
+    /// The bridge's spares, the ones its providers were built with: stopped when `serve` ends.
+    pub spares: crate::spares::Spares,
 }
 
 struct State {
@@ -116,7 +118,8 @@ where
     }
     drop(closing);
     // The warm spares go with the bridge.
-    if tokio::time::timeout(crate::limits::SHUTDOWN_TIMEOUT, crate::spares::stop_all())
+    let spares = state.config.spares.clone();
+    if tokio::time::timeout(crate::limits::SHUTDOWN_TIMEOUT, spares.stop_all())
         .await
         .is_err()
     {

@@ -38,7 +38,8 @@ const DEMO_MARGIN: Duration = Duration::from_secs(5);
 
 pub async fn run(args: TryArgs) -> anyhow::Result<ExitCode> {
     let dir = plugin::plugin_dir(args.plugin_dir.clone());
-    let (_manifest, providers) = plugin::load(dir.as_deref())?;
+    let spares = agent_bridge_core::spares::Spares::from_env();
+    let (_manifest, providers) = plugin::load(dir.as_deref(), &spares)?;
     let plugin_dir = match dir {
         Some(d) => d,
         None => std::env::current_dir()?,
@@ -52,6 +53,7 @@ pub async fn run(args: TryArgs) -> anyhow::Result<ExitCode> {
         version: env!("CARGO_PKG_VERSION").into(),
         plugin_dir,
         providers,
+        spares,
     };
     let (host_side, bridge_side) = tokio::io::duplex(256 * 1024);
     let (bridge_read, bridge_write) = tokio::io::split(bridge_side);

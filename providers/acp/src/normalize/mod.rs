@@ -11,7 +11,7 @@
 //!   `current_mode_update` / `config_option_update` -> handed back for the session config;
 //!   `usage_update` -> usage; `session_info_update` -> title;
 //! - any other kind is logged once and ignored;
-//! - a retry the agent only logs ([`crate::retry_log`]) is a retry notice during a turn,
+//! - a retry the agent only logs ([`crate::opencode::retry_log`]) is a retry notice during a turn,
 //!   withdrawn when the model answers (an item) or the turn ends.
 
 pub mod replay_revert;

@@ -1,5 +1,5 @@
-//! A replay and a rewind ([`crate::revert`]): replayed user messages carry revert tokens where
-//! the session can be rewound, and the turns of a pending revert are left out. OpenCode hides
+//! A replay and a rewind ([`crate::opencode::revert`]): replayed user messages carry revert
+//! tokens (made by the agent's own rule, given by the session) where the session can be rewound, and the turns of a pending revert are left out. OpenCode hides
 //! a reverted message and every later one from the model but keeps them stored until the
 //! next prompt, and its `session/load` replays them meanwhile.
 
@@ -7,8 +7,9 @@ use serde_json::Value;
 
 #[derive(Debug, Default)]
 pub struct ReplayRevert {
-    /// Replayed user messages carry revert tokens (their `messageId`).
-    pub tokens: bool,
+    /// Replayed user messages carry revert tokens, made from their `messageId` by this rule
+    /// (`None`: the session cannot be rewound).
+    pub tokens: Option<fn(&str) -> Value>,
     /// The user message a pending revert goes back to: it and what follows are left out.
     cut_at: Option<String>,
     cutting: bool,
@@ -39,6 +40,6 @@ impl ReplayRevert {
 
     /// The revert token of the replayed user message `message_id`.
     pub fn token(&self, message_id: Option<&str>) -> Option<Value> {
-        message_id.filter(|_| self.tokens).map(crate::revert::token)
+        message_id.zip(self.tokens).map(|(id, token)| token(id))
     }
 }

@@ -218,7 +218,7 @@ fn no_tool_call_is_kept_after_its_turn_however_many_turns_run() {
 #[test]
 fn a_replay_tags_user_messages_and_leaves_out_a_pending_revert() {
     let mut n = Normalizer::new();
-    n.replay_revert.tokens = true;
+    n.replay_revert.tokens = Some(crate::opencode::revert::token);
     n.replay_revert.cut_at(Some("msg_2".into()));
     let user = |id: &str, text: &str| json!({"sessionUpdate": "user_message_chunk", "messageId": id, "content": {"type": "text", "text": text}});
     let agent = |id: &str| json!({"sessionUpdate": "agent_message_chunk", "messageId": id, "content": {"type": "text", "text": "ok"}});

@@ -69,7 +69,7 @@ impl SharedProcesses {
         let pool = self.clone();
         let spawner = rt.clone();
         rt.spawn(async move {
-            if crate::spares::stopping() {
+            if pool.stopping() {
                 return;
             }
             let cell = pool.cell(&key);
@@ -91,7 +91,7 @@ impl SharedProcesses {
                 members,
                 pool.deaths_of(&key),
             ));
-            if crate::spares::stopping() {
+            if pool.stopping() {
                 drop(slot);
                 pool.stop_idle(key, process, 0).await;
                 return;

@@ -30,13 +30,12 @@
 //! Where that matters (a replay before its answer, a turn's last updates before the answer that
 //! ends it) the session waits on its [`Settle`] after the answer.
 
-mod deaths;
 mod fresh;
 mod open_again;
 mod pool;
 mod process;
 
-pub use deaths::{ProcessDeaths, SharedDeath};
+pub use crate::process_deaths::{ProcessDeaths, SharedDeath};
 pub use fresh::StartFresh;
 pub use open_again::open_again_if_died;
 pub use pool::{SharedKey, SharedProcesses};

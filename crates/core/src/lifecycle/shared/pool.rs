@@ -45,7 +45,8 @@ type Cell = Arc<tokio::sync::Mutex<Option<Arc<SharedProcess>>>>;
 
 struct Inner {
     cells: Mutex<HashMap<SharedKey, Cell>>,
-    idle_grace: Duration,
+    /// The bridge's spares: the idle grace and the bridge's stop.
+    spares: crate::spares::Spares,
     stop_limit: Duration,
     /// The provider id, for the spare's report.
     provider: OnceLock<String>,
@@ -75,7 +76,7 @@ pub struct SharedProcesses {
 impl std::fmt::Debug for SharedProcesses {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SharedProcesses")
-            .field("idle_grace", &self.inner.idle_grace)
+            .field("idle_grace", &self.inner.spares.idle())
             .finish_non_exhaustive()
     }
 }
@@ -84,10 +85,16 @@ impl SharedProcesses {
     /// A pool whose idle processes stop `idle_grace` after their last member left, each stop
     /// bounded by `stop_limit` (then killed).
     pub fn new(idle_grace: Duration, stop_limit: Duration) -> Self {
+        Self::with_spares(crate::spares::Spares::new(idle_grace), stop_limit)
+    }
+
+    /// A pool whose idle processes stop after the idle time of the bridge's `spares` (and
+    /// whose spares stop with the bridge), each stop bounded by `stop_limit`.
+    pub fn with_spares(spares: crate::spares::Spares, stop_limit: Duration) -> Self {
         SharedProcesses {
             inner: Arc::new(Inner {
                 cells: Mutex::new(HashMap::new()),
-                idle_grace,
+                spares,
                 stop_limit,
                 provider: OnceLock::new(),
                 spare: Mutex::new(None),
@@ -135,7 +142,12 @@ impl SharedProcesses {
     }
 
     pub fn idle_grace(&self) -> Duration {
-        self.inner.idle_grace
+        self.inner.spares.idle()
+    }
+
+    /// Whether the bridge is stopping (no spare is started or kept any more).
+    pub(super) fn stopping(&self) -> bool {
+        self.inner.spares.stopping().is_set()
     }
 
     pub(super) fn cell(&self, key: &SharedKey) -> Cell {
@@ -236,7 +248,7 @@ impl SharedProcesses {
     /// The last member of `process` left at `epoch`: it stops after the idle grace (with
     /// none, now, and this waits until it is gone).
     pub(super) async fn idle(&self, key: SharedKey, process: Arc<SharedProcess>, epoch: u64) {
-        if self.inner.idle_grace.is_zero() {
+        if self.idle_grace().is_zero() {
             self.stop_idle(key, process, epoch).await;
         } else if let Some(fresh) = self.fresh_for(&key) {
             self.stop_idle(key.clone(), process, epoch).await;
@@ -250,7 +262,7 @@ impl SharedProcesses {
     /// (as a dropped session's own process is), else a task waits out the grace.
     pub(super) fn idle_later(&self, key: SharedKey, process: Arc<SharedProcess>, epoch: u64) {
         let rt = tokio::runtime::Handle::try_current();
-        if self.inner.idle_grace.is_zero() || rt.is_err() {
+        if self.idle_grace().is_zero() || rt.is_err() {
             if process.stop_if_idle(epoch) {
                 process.runtime().kill_now();
             }
@@ -287,7 +299,7 @@ impl SharedProcesses {
     ) {
         self.keep_as_spare(rt, &key, &process, epoch);
         let pool = self.clone();
-        let grace = self.inner.idle_grace;
+        let grace = self.idle_grace();
         rt.spawn(async move {
             // A spare that dies while idle is dropped at once (the next open starts another).
             tokio::select! {

@@ -7,20 +7,11 @@
 //! gives up on a model that stays out of reach.
 
 use crate::state::{lock, SharedState};
+use agent_bridge_core::lifecycle::SessionRuntime;
 use agent_bridge_core::supervisor::StderrTail;
 use agent_bridge_core::SessionSink;
-use serde::Deserialize;
 
-/// Which stderr lines of the agent are model retries.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RetryLog {
-    /// A line containing this is one retry.
-    pub contains: String,
-    /// The logfmt key whose (quoted) value is the retry's words; else the whole line.
-    #[serde(default)]
-    pub words: Option<String>,
-}
+pub use crate::profile::RetryLog;
 
 impl RetryLog {
     /// The words of a retry line, `None` for any other line.
@@ -88,14 +79,14 @@ fn without_error_class(words: &str) -> &str {
 /// Watches a session's agent for retries its profile says it logs (nothing when it says none).
 pub fn follow(
     profile: &crate::profile::Profile,
-    agent: &crate::launch::Agent,
+    runtime: &SessionRuntime,
     shared: &SharedState,
     sink: &SessionSink,
 ) {
     if let Some(rule) = profile.retry_log.clone() {
         // A shared process's stderr is every session's on it: a retry is the model's, and each
         // session with a turn running shows it.
-        let stderr = agent.runtime.runtime().process.stderr_lines();
+        let stderr = runtime.runtime().process.stderr_lines();
         watch(rule, stderr, shared.clone(), sink.clone());
     }
 }

@@ -1,5 +1,5 @@
 //! Rewinding an OpenCode session (`session.revert`) through the server inside `opencode acp`
-//! ([`crate::embedded_server`]); ACP itself cannot rewind.
+//! ([`crate::opencode::embedded_server`]); ACP itself cannot rewind.
 //!
 //! - Every user message carries the `revertToken` `{"messageID": <OpenCode message id>}`. A
 //!   live turn's is learnt when it ends: the session's newest message is the turn's user

@@ -76,6 +76,7 @@ fn config(provider: &str) -> PoolConfig {
         idle: Duration::from_secs(600),
         max_spares: 1,
         provider: provider.to_string(),
+        stopping: Default::default(),
     }
 }
 

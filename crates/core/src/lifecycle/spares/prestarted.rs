@@ -11,7 +11,7 @@
 //! - [`PrestartedPool::take`] hands a live one out (a dead one is dropped, never handed out);
 //!   [`PrestartedPool::take_or_wait`] waits for one still starting.
 //! - It never leaks: stopped after [`PoolConfig::idle`] unused, killed when the pool is dropped
-//!   (dropping a spare kills its process), stopped by [`super::stop_all`] when the bridge
+//!   (dropping a spare kills its process), stopped by [`super::Spares::stop_all`] when the bridge
 //!   stops, and registered with the spares registry (`doctor --json`, kind `prestarted`)
 //!   while it idles.
 
@@ -52,19 +52,8 @@ pub struct PoolConfig {
     pub max_spares: usize,
     /// The provider id its spares are reported under.
     pub provider: String,
-}
-
-impl PoolConfig {
-    /// One spare for `provider`, kept [`super::idle_time`] (off when that is zero).
-    pub fn from_env(provider: &str) -> Self {
-        let idle = super::idle_time();
-        PoolConfig {
-            enabled: !idle.is_zero(),
-            idle,
-            max_spares: 1,
-            provider: provider.to_string(),
-        }
-    }
+    /// The bridge's stop: no spare is started or kept once it is set.
+    pub stopping: super::Stopping,
 }
 
 struct Entry<K, S> {
@@ -190,7 +179,7 @@ impl<K: SpareKeyBound, S: Prestarted> PrestartedPool<K, S> {
     where
         F: Future<Output = Result<S, String>> + Send + 'static,
     {
-        if !self.config.enabled || super::stopping() {
+        if !self.config.enabled || self.config.stopping.is_set() {
             return;
         }
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
@@ -239,7 +228,7 @@ fn insert<K: SpareKeyBound, S: Prestarted>(
     spare: S,
 ) -> Option<S> {
     let mut s = lock(state);
-    if s.closed || super::stopping() || s.entries.iter().any(|e| e.key == key) {
+    if s.closed || config.stopping.is_set() || s.entries.iter().any(|e| e.key == key) {
         return Some(spare);
     }
     s.next_id += 1;

@@ -15,8 +15,10 @@
 //! Bounded: at most one idle spare per provider (an older one is stopped when another becomes
 //! idle), stopped after [`idle_time`] (`AGENT_BRIDGE_SPARE_IDLE_SECS`; unset:
 //! [`DEFAULT_SHARED_IDLE`]; `0`: no spare), dropped when it dies while idle, and stopped when the
-//! bridge stops ([`stop_all`], called by the server on exit; the process guard kills them if
-//! the bridge itself is killed).
+//! bridge stops ([`Spares::stop_all`], called by the server on exit; the process guard kills them if
+//! the bridge itself is killed). The idle time and that stop are the bridge's [`Spares`], built
+//! once and passed down from `serve`; which kind of spare a provider keeps is decided by its
+//! [`ProcessChoice`](crate::lifecycle::ProcessChoice).
 //!
 //! Every idle spare is registered here while it idles ([`register`] gives a [`SpareTicket`];
 //! dropping it unregisters). The registry is published as a small JSON file per bridge in
@@ -25,14 +27,15 @@
 
 mod prestarted;
 
-pub use prestarted::{PoolConfig, Prestarted, PrestartedPool};
+pub use prestarted::{PoolConfig, Prestarted, PrestartedPool, SpareKeyBound};
 
 use crate::proc_info;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// How long an unused spare is kept when [`IDLE_ENV`] is set without a number (ten minutes).
@@ -119,7 +122,7 @@ impl Drop for SpareTicket {
 }
 
 /// Registers an idle spare of `provider` (process `pid`, of `kind`); `stop` stops it when the
-/// bridge stops ([`stop_all`]).
+/// bridge stops ([`Spares::stop_all`]).
 pub fn register(
     provider: &str,
     pid: u32,
@@ -158,24 +161,75 @@ pub fn idle() -> Vec<SpareRecord> {
         .collect()
 }
 
-/// Set by [`stop_all`]: no spare is started any more.
-static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Whether the bridge is stopping: set by [`Spares::stop_all`], read by every pool before it
+/// keeps a spare (one flag per bridge, shared by its pools; no global).
+#[derive(Debug, Clone, Default)]
+pub struct Stopping(Arc<AtomicBool>);
 
-/// The bridge is stopping: a spare being started is stopped instead of kept.
-pub fn stopping() -> bool {
-    STOPPING.load(std::sync::atomic::Ordering::SeqCst)
+impl Stopping {
+    /// The bridge is stopping: a spare being started is stopped instead of kept.
+    pub fn is_set(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    fn set(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
 }
 
-/// Stops every idle spare (the bridge is stopping) and removes the bridge's report.
-pub async fn stop_all() {
-    STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
-    let stops: Vec<Stop> = crate::lifecycle::lock(registry())
-        .entries
-        .values_mut()
-        .filter_map(|e| e.stop.take())
-        .collect();
-    futures_util::future::join_all(stops.into_iter().map(|stop| stop())).await;
-    let _ = std::fs::remove_file(report_file());
+/// The spares of one bridge: how long an unused one is kept and whether the bridge is
+/// stopping. Built once by the host that runs `serve` (from the bridge's environment), handed
+/// to every provider's [`ProcessChoice`](crate::lifecycle::ProcessChoice) and to `serve`,
+/// which stops them all when it ends ([`Spares::stop_all`]).
+#[derive(Debug, Clone)]
+pub struct Spares {
+    idle: Duration,
+    stopping: Stopping,
+}
+
+impl Default for Spares {
+    /// [`Spares::from_env`].
+    fn default() -> Self {
+        Spares::from_env()
+    }
+}
+
+impl Spares {
+    /// Spares kept `idle` unused (zero: none).
+    pub fn new(idle: Duration) -> Self {
+        Spares {
+            idle,
+            stopping: Stopping::default(),
+        }
+    }
+
+    /// Spares kept [`idle_time`] (the bridge's [`IDLE_ENV`]).
+    pub fn from_env() -> Self {
+        Spares::new(idle_time())
+    }
+
+    /// How long an unused spare is kept (zero: no spares).
+    pub fn idle(&self) -> Duration {
+        self.idle
+    }
+
+    /// The bridge's stop flag, which the pools read.
+    pub fn stopping(&self) -> &Stopping {
+        &self.stopping
+    }
+
+    /// Stops every idle spare (the bridge is stopping; none is started or kept from now on)
+    /// and removes the bridge's report.
+    pub async fn stop_all(&self) {
+        self.stopping.set();
+        let stops: Vec<Stop> = crate::lifecycle::lock(registry())
+            .entries
+            .values_mut()
+            .filter_map(|e| e.stop.take())
+            .collect();
+        futures_util::future::join_all(stops.into_iter().map(|stop| stop())).await;
+        let _ = std::fs::remove_file(report_file());
+    }
 }
 
 fn now_ms() -> u64 {

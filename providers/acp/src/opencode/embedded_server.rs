@@ -1,7 +1,7 @@
 //! The HTTP server an agent runs beside ACP, for what ACP cannot ask. `opencode acp` serves
 //! OpenCode's whole HTTP API from the same process, its ACP session ids are the server's
 //! session ids, and its ACP layer is itself a client of that server (docs/opencode-serve.md).
-//! The bridge uses it to rewind a session ([`crate::revert`]).
+//! The bridge uses it to rewind a session ([`crate::opencode::revert`]).
 //!
 //! Nothing tells where it listens: with no port flag it takes 4096, or a random port when that
 //! is taken, and prints neither. So the bridge chooses: a loopback port free a moment before
@@ -10,31 +10,17 @@
 //! chosen at each spawn, after the launch's key was taken from the spec, so sessions of a
 //! launch still share a process. It travels with that process's `initialize` answer (under
 //! [`PORT_KEY`], a name no ACP field has), which every session on the process reads. Requests
-//! carry the server's password ([`crate::server_password`]) as HTTP basic auth.
+//! carry the server's password ([`crate::opencode::server_password`]) as HTTP basic auth.
 
+use crate::opencode::server_password;
 use crate::profile::Profile;
-use crate::server_password;
 use agent_bridge_core::loopback_http::{free_port, LoopbackHttp};
 use agent_bridge_core::supervisor::SpawnSpec;
 use agent_bridge_protocol::ProviderError;
-use serde::Deserialize;
 use serde_json::{json, Value};
 use std::time::Duration;
 
-/// How an agent is told where its server listens, and who it lets in.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct EmbeddedServer {
-    /// The flag that sets the port (`--port`).
-    pub port_flag: String,
-    /// The flag that sets the address it listens on (`--hostname`).
-    pub hostname_flag: String,
-    /// The basic-auth user the server expects (`opencode`)...
-    pub user: String,
-    /// ...unless this variable names another.
-    #[serde(default)]
-    pub user_env: Option<String>,
-}
+pub use crate::profile::EmbeddedServer;
 
 /// Where the server's port is kept in the process's `initialize` answer.
 pub const PORT_KEY: &str = "agentBridge/serverPort";

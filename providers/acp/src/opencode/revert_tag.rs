@@ -1,4 +1,4 @@
-//! The revert token of a live turn's user message ([`crate::revert`]): asked of the agent's
+//! The revert token of a live turn's user message ([`crate::opencode::revert`]): asked of the agent's
 //! server once the turn's first item arrives (the agent is answering, so the message exists),
 //! off the turn's path, or when the prompt is answered if no item came; given to the core's
 //! row of that message (`user:<turn id>`) before the turn ends (a row of an ended turn is
@@ -39,14 +39,15 @@ impl TurnTag {
     /// The session's newest user message, when it is newer than the one an earlier turn was
     /// given; `None` when the server cannot say or names no newer one (this turn left none).
     pub async fn lookup(&self, shared: &SharedState) -> Option<String> {
-        let message = match crate::revert::last_user_message(&self.http, &self.session_id).await {
-            Ok(Some(id)) => id,
-            Ok(None) => return None,
-            Err(e) => {
-                tracing::warn!(turn = %self.turn_id, "no revert token for the turn: {e}");
-                return None;
-            }
-        };
+        let message =
+            match crate::opencode::revert::last_user_message(&self.http, &self.session_id).await {
+                Ok(Some(id)) => id,
+                Ok(None) => return None,
+                Err(e) => {
+                    tracing::warn!(turn = %self.turn_id, "no revert token for the turn: {e}");
+                    return None;
+                }
+            };
         let newer = is_newer(lock(shared).last_user_message.as_deref(), &message);
         newer.then_some(message)
     }
@@ -73,7 +74,7 @@ impl TurnTag {
                 client_message_id: Some(self.client_message_id.clone()),
             },
         );
-        row.revert_token = Some(crate::revert::token(&message));
+        row.revert_token = Some(crate::opencode::revert::token(&message));
         Some(row)
     }
 }

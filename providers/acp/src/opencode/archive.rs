@@ -1,5 +1,5 @@
 //! `session.archive` / `session.unarchive` through the server an agent runs beside ACP
-//! (OpenCode's, [`crate::embedded_server`]); ACP has no archive. An archived OpenCode session
+//! (OpenCode's, [`crate::opencode::embedded_server`]); ACP has no archive. An archived OpenCode session
 //! has `time.archived` (ms since the epoch; `0` once unarchived): `PATCH /session/{id}` sets
 //! it. ACP's `session/list` still lists an archived session, so the session list leaves out
 //! those `GET /session` reports archived ([`crate::session_list`]).
@@ -39,7 +39,7 @@ pub async fn set_archived(
     session_id: &str,
     archived: bool,
 ) -> Result<(), ProviderError> {
-    let path = crate::revert::session_path(session_id).map_err(failure)?;
+    let path = crate::opencode::revert::session_path(session_id).map_err(failure)?;
     // OpenCode answers an unknown session with a bare 500: ask first, to say what is wrong.
     if let Err(e) = http.get(&path).await {
         return Err(match e.status() {

@@ -7,12 +7,12 @@
 //! is fast. Only with `sessionCapabilities.resume` and `close` advertised (a resumed session
 //! left open would stay loaded in the spare); a warm-up that fails leaves the spare as it is.
 
-use crate::launch::SETUP_TIMEOUT;
 use crate::profile::Profile;
 use crate::wire::{method, InitializeResult};
 use agent_bridge_core::rpc::PeerHandle;
 use serde_json::json;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// The session a provider's next spare warms with: the last one opened (its id and folder).
 #[derive(Debug, Clone, Default)]
@@ -37,12 +37,14 @@ pub fn wanted(profile: &Profile, init: &InitializeResult) -> bool {
     profile.spare_warmup && caps.session("resume") && caps.session("close")
 }
 
-/// Resumes and closes the target session on the spare's peer `rpc` (see the module doc).
+/// Resumes and closes the target session on the spare's peer `rpc` (see the module doc),
+/// each call within `limit`.
 pub async fn warm(
     profile: &Profile,
     init: &InitializeResult,
     rpc: &PeerHandle,
     target: &WarmTarget,
+    limit: Duration,
 ) {
     if !wanted(profile, init) {
         return;
@@ -52,18 +54,12 @@ pub async fn warm(
     };
     let started = std::time::Instant::now();
     let params = json!({"sessionId": session_id, "cwd": cwd, "mcpServers": []});
-    if let Err(e) = rpc
-        .call_within(method::SESSION_RESUME, params, SETUP_TIMEOUT)
-        .await
-    {
+    if let Err(e) = rpc.call_within(method::SESSION_RESUME, params, limit).await {
         tracing::debug!(agent = %profile.label, "warming the spare: session/resume failed: {e}");
         return;
     }
     let close = json!({"sessionId": session_id});
-    if let Err(e) = rpc
-        .call_within(method::SESSION_CLOSE, close, SETUP_TIMEOUT)
-        .await
-    {
+    if let Err(e) = rpc.call_within(method::SESSION_CLOSE, close, limit).await {
         tracing::debug!(agent = %profile.label, "warming the spare: session/close failed: {e}");
     }
     tracing::info!(
