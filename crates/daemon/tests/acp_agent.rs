@@ -288,7 +288,10 @@ async fn the_mode_set_before_a_restart_is_the_mode_after_load_and_resume() {
             json!({"sessionId": session, "cwd": cwd.path(), "mcpServers": []}),
         )
         .await;
-    assert_eq!(loaded["result"]["modes"]["currentModeId"], "auto", "{loaded}");
+    assert_eq!(
+        loaded["result"]["modes"]["currentModeId"], "auto",
+        "{loaded}"
+    );
     assert!(c.close_stdin().await.success());
 
     // A new agent process: ACP's resume and load carry no mode, the session comes back in
@@ -335,7 +338,10 @@ async fn the_mode_set_before_a_restart_is_the_mode_after_load_and_resume() {
             json!({"sessionId": session, "cwd": cwd.path(), "mcpServers": []}),
         )
         .await;
-    assert_eq!(resumed["result"]["modes"]["currentModeId"], "ask", "{resumed}");
+    assert_eq!(
+        resumed["result"]["modes"]["currentModeId"], "ask",
+        "{resumed}"
+    );
     assert!(c.close_stdin().await.success());
 }
 

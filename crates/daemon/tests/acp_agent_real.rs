@@ -215,6 +215,48 @@ async fn scenarios(rig: RealRig, ask_mode: &str) {
     assert!(c.close_stdin().await.success());
 }
 
+/// A mode set in one agent process is the mode of the session a second agent process resumes
+/// (ACP's `session/resume` carries none), and the reopened session uses it: a command asks
+/// (`asks`) or runs without asking.
+async fn mode_survives_reopen(rig: RealRig, mode: &str, asks: bool) {
+    let mut c = rig.client().await;
+    let session = c.new_session(rig.cwd()).await;
+    let (_, end) = c.prompt(&session, "say hello").await;
+    assert_eq!(end["result"]["stopReason"], "end_turn", "{end}");
+    let (_, set) = c
+        .call(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": mode}),
+        )
+        .await;
+    assert_eq!(set["result"], json!({}), "{set}");
+    assert!(c.close_stdin().await.success());
+
+    let mut c = rig.client().await;
+    let (_, resumed) = c
+        .call(
+            "session/resume",
+            json!({"sessionId": session, "cwd": rig.cwd(), "mcpServers": []}),
+        )
+        .await;
+    assert_eq!(
+        resumed["result"]["modes"]["currentModeId"], mode,
+        "{resumed}"
+    );
+    c.permissions = if asks {
+        acp_support::PermissionAnswer::Kind("reject_once")
+    } else {
+        acp_support::PermissionAnswer::Hold
+    };
+    let (_, end) = c
+        .prompt(&session, "please run `touch after-reopen.txt`")
+        .await;
+    assert_eq!(end["result"]["stopReason"], "end_turn", "{end}");
+    assert_eq!(!c.asked.is_empty(), asks, "{:?}", c.asked);
+    assert_eq!(rig.cwd().join("after-reopen.txt").exists(), !asks);
+    assert!(c.close_stdin().await.success());
+}
+
 unsafe fn libc_kill(pid: i32) {
     extern "C" {
         fn kill(pid: i32, sig: i32) -> i32;
@@ -247,5 +289,32 @@ async fn acp_real_codex_bridge() {
         RealRig::start("codex-bridge", "codex", "codex", mock_llm::hermetic::codex).await
     {
         scenarios(rig, "ask").await;
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the pinned claude CLI (tests/clis/install.sh)"]
+async fn acp_real_claude_bridge_mode_survives_reopen() {
+    if let Some(rig) = RealRig::start(
+        "claude-bridge",
+        "claude",
+        "claude",
+        mock_llm::hermetic::claude,
+    )
+    .await
+    {
+        // Claude's default (`default`) asks; the chosen mode does not.
+        mode_survives_reopen(rig, "bypassPermissions", false).await;
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the pinned codex CLI (tests/clis/install.sh)"]
+async fn acp_real_codex_bridge_mode_survives_reopen() {
+    if let Some(rig) =
+        RealRig::start("codex-bridge", "codex", "codex", mock_llm::hermetic::codex).await
+    {
+        // Codex's default here (`full-access`) asks nothing; the chosen mode asks.
+        mode_survives_reopen(rig, "ask", true).await;
     }
 }
