@@ -1,7 +1,9 @@
 //! `agent-bridge acp` with the real pinned CLIs (`claude-bridge`, `codex-bridge`) against the
 //! mock model: a turn, cancel, kill -9 of the CLI mid-turn then the next prompt, load with replay
-//! after a restart, list, set mode, and stdin closed leaving no process behind. `#[ignore]`d:
-//! they need the CLIs of `tests/clis/install.sh` (`-- --include-ignored acp_real`).
+//! after a restart, list, set mode, and stdin closed leaving no process behind; and, for those
+//! two and two ACP agents (`claude-acp-bridge`, `codex-acp-bridge`), the mode set in one agent
+//! process is the mode of the session a second one resumes. `#[ignore]`d: they need the CLIs
+//! of `tests/clis/install.sh` (`-- --include-ignored acp_real`).
 
 mod acp_support;
 
@@ -316,5 +318,37 @@ async fn acp_real_codex_bridge_mode_survives_reopen() {
     {
         // Codex's default here (`full-access`) asks nothing; the chosen mode asks.
         mode_survives_reopen(rig, "ask", true).await;
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the pinned codex-acp CLI (tests/clis/install.sh)"]
+async fn acp_real_codex_acp_bridge_mode_survives_reopen() {
+    // An ACP agent bridged as an ACP agent: the reopened session is set to the mode it had.
+    if let Some(rig) = RealRig::start(
+        "codex-acp-bridge",
+        "acp",
+        "codex-acp",
+        mock_llm::hermetic::codex_acp,
+    )
+    .await
+    {
+        // codex-acp's default here (`read-only`) sandboxes or asks; the chosen mode does not.
+        mode_survives_reopen(rig, "full-access", false).await;
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the pinned claude-agent-acp CLI (tests/clis/install.sh)"]
+async fn acp_real_claude_acp_bridge_mode_survives_reopen() {
+    if let Some(rig) = RealRig::start(
+        "claude-acp-bridge",
+        "acp",
+        "claude-agent-acp",
+        mock_llm::hermetic::claude_agent_acp,
+    )
+    .await
+    {
+        mode_survives_reopen(rig, "bypassPermissions", false).await;
     }
 }
