@@ -1,8 +1,9 @@
 // acpx (pinned in package.json) driving `agent-bridge acp` for real providers (the pinned CLIs
 // against the mock model, tests/acp-clients/real-rig.mjs) through `--agent`, with acpx's own
-// persistent sessions: `sessions new`, a turn (its `prompt` starts acpx's queue owner, which keeps
-// the agent process for the following commands), `set-mode` (the mode that asks), a prompt whose
-// tool is approved (`--approve-all`) and one whose tool is denied (`--deny-all`), `set model`
+// persistent sessions: `sessions new`, `set-mode` (the mode that asks; no queue owner runs yet, so
+// acpx starts an agent process for it alone), a turn (its `prompt` starts acpx's queue owner, whose
+// new agent process resumes the session: in the mode set before), a prompt whose tool is approved
+// (`--approve-all`: the mode asks) and one whose tool is denied (`--deny-all`), `set model`
 // (session/set_config_option), `sessions list`, `sessions close`, and no agent process left after
 // it. Providers run in parallel. Cancel, images, kill -9 and load with replay are driven by the
 // SDK client (real-sdk.test.mjs): acpx's commands cannot time a cancel or a kill mid-turn.
@@ -85,14 +86,14 @@ async function scenarios(t, { provider, cli, askMode, model }) {
     assert.equal(ran.status, 0, fail(ran));
     assert.ok(ran.messages.some((m) => m.action === "session_ensured" && m.created), ran.out);
   });
+  await step("set-mode", ["set-mode", askMode], (ran) => {
+    assert.equal(ran.status, 0, fail(ran));
+    assert.ok(ran.messages.some((m) => m.action === "mode_set" && m.modeId === askMode), ran.out);
+  });
   await step("a turn", ["prompt", "say hello"], (ran) => {
     assert.equal(ran.status, 0, fail(ran));
     assert.ok(ran.messages.some((m) => m.result?.stopReason === "end_turn"), ran.out);
     assert.match(said(ran), /mock reply/);
-  });
-  await step("set-mode", ["set-mode", askMode], (ran) => {
-    assert.equal(ran.status, 0, fail(ran));
-    assert.ok(ran.messages.some((m) => m.action === "mode_set" && m.modeId === askMode), ran.out);
   });
   await step("a turn with its tool approved", ["--approve-all", "prompt", "please run `touch acpx-allowed.txt`"], (ran) => {
     assert.equal(ran.status, 0, fail(ran));

@@ -129,13 +129,20 @@ where
         }
     }
     // Close every session (their processes are gone when this returns), then the core; the
-    // core's last events are drained meanwhile so it never waits on a full queue.
+    // core's last events are drained meanwhile so it never waits on a full queue, and a
+    // handle published at close is remembered (the session can be resumed later).
     let core_link::Core { task, cancel } = core_task;
+    let remember = facade.closing();
     let closing = async {
         facade.shutdown().await;
         let _ = task.await;
     };
-    let drain = async { while events.recv().await.is_some() {} };
+    let mut published = Vec::new();
+    let drain = async {
+        while let Some(e) = events.recv().await {
+            published.extend(remember.handle(e.event));
+        }
+    };
     let stopped = tokio::time::timeout(Duration::from_secs(5), async {
         tokio::select! {
             _ = closing => {}
@@ -146,6 +153,13 @@ where
     if stopped.is_err() {
         tracing::warn!("the core did not stop in time; its processes are killed with it");
         cancel.cancel();
+    }
+    // With what the core said before it stopped that the drain did not read yet.
+    while let Ok(e) = events.try_recv() {
+        published.extend(remember.handle(e.event));
+    }
+    for handle in published {
+        remember.write(handle).await;
     }
     drop(facade);
     let _ = tokio::time::timeout(Duration::from_millis(500), writer).await;

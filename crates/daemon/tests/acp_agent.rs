@@ -270,6 +270,82 @@ async fn load_replays_the_history_after_a_restart_and_list_finds_it() {
 }
 
 #[tokio::test]
+async fn the_mode_set_before_a_restart_is_the_mode_after_load_and_resume() {
+    let (data, cwd) = dirs();
+    let mut c = started(data.path()).await;
+    let session = c.new_session(cwd.path()).await;
+    let (_, set) = c
+        .call(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": "auto"}),
+        )
+        .await;
+    assert_eq!(set["result"], json!({}), "{set}");
+    // A load of the session open here (closed, then reopened) keeps the mode.
+    let (_, loaded) = c
+        .call(
+            "session/load",
+            json!({"sessionId": session, "cwd": cwd.path(), "mcpServers": []}),
+        )
+        .await;
+    assert_eq!(
+        loaded["result"]["modes"]["currentModeId"], "auto",
+        "{loaded}"
+    );
+    assert!(c.close_stdin().await.success());
+
+    // A new agent process: ACP's resume and load carry no mode, the session comes back in
+    // the one it had, and uses it (auto runs the command without asking).
+    for method in ["session/resume", "session/load"] {
+        let mut c = started(data.path()).await;
+        let (_, reopened) = c
+            .call(
+                method,
+                json!({"sessionId": session, "cwd": cwd.path(), "mcpServers": []}),
+            )
+            .await;
+        assert_eq!(
+            reopened["result"]["modes"]["currentModeId"], "auto",
+            "{method}: {reopened}"
+        );
+        c.permissions = PermissionAnswer::Hold;
+        let (_, end) = c.prompt(&session, "please run `echo again`").await;
+        assert_eq!(end["result"]["stopReason"], "end_turn", "{method}: {end}");
+        assert!(c.asked.is_empty(), "{method}: {:?}", c.asked);
+        assert!(c.close_stdin().await.success());
+    }
+
+    // Back to ask, then a new process: ask it is.
+    let mut c = started(data.path()).await;
+    let (_, _) = c
+        .call(
+            "session/resume",
+            json!({"sessionId": session, "cwd": cwd.path(), "mcpServers": []}),
+        )
+        .await;
+    let (_, set) = c
+        .call(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": "ask"}),
+        )
+        .await;
+    assert_eq!(set["result"], json!({}), "{set}");
+    assert!(c.close_stdin().await.success());
+    let mut c = started(data.path()).await;
+    let (_, resumed) = c
+        .call(
+            "session/resume",
+            json!({"sessionId": session, "cwd": cwd.path(), "mcpServers": []}),
+        )
+        .await;
+    assert_eq!(
+        resumed["result"]["modes"]["currentModeId"], "ask",
+        "{resumed}"
+    );
+    assert!(c.close_stdin().await.success());
+}
+
+#[tokio::test]
 async fn mode_and_config_options_change_the_session() {
     let (data, cwd) = dirs();
     let mut c = started(data.path()).await;

@@ -1,7 +1,9 @@
 //! `agent-bridge acp` with the real pinned CLIs (`claude-bridge`, `codex-bridge`) against the
 //! mock model: a turn, cancel, kill -9 of the CLI mid-turn then the next prompt, load with replay
-//! after a restart, list, set mode, and stdin closed leaving no process behind. `#[ignore]`d:
-//! they need the CLIs of `tests/clis/install.sh` (`-- --include-ignored acp_real`).
+//! after a restart, list, set mode, and stdin closed leaving no process behind; and, for those
+//! two and two ACP agents (`claude-acp-bridge`, `codex-acp-bridge`), the mode set in one agent
+//! process is the mode of the session a second one resumes. `#[ignore]`d: they need the CLIs
+//! of `tests/clis/install.sh` (`-- --include-ignored acp_real`).
 
 mod acp_support;
 
@@ -215,6 +217,48 @@ async fn scenarios(rig: RealRig, ask_mode: &str) {
     assert!(c.close_stdin().await.success());
 }
 
+/// A mode set in one agent process is the mode of the session a second agent process resumes
+/// (ACP's `session/resume` carries none), and the reopened session uses it: a command asks
+/// (`asks`) or runs without asking.
+async fn mode_survives_reopen(rig: RealRig, mode: &str, asks: bool) {
+    let mut c = rig.client().await;
+    let session = c.new_session(rig.cwd()).await;
+    let (_, end) = c.prompt(&session, "say hello").await;
+    assert_eq!(end["result"]["stopReason"], "end_turn", "{end}");
+    let (_, set) = c
+        .call(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": mode}),
+        )
+        .await;
+    assert_eq!(set["result"], json!({}), "{set}");
+    assert!(c.close_stdin().await.success());
+
+    let mut c = rig.client().await;
+    let (_, resumed) = c
+        .call(
+            "session/resume",
+            json!({"sessionId": session, "cwd": rig.cwd(), "mcpServers": []}),
+        )
+        .await;
+    assert_eq!(
+        resumed["result"]["modes"]["currentModeId"], mode,
+        "{resumed}"
+    );
+    c.permissions = if asks {
+        acp_support::PermissionAnswer::Kind("reject_once")
+    } else {
+        acp_support::PermissionAnswer::Hold
+    };
+    let (_, end) = c
+        .prompt(&session, "please run `touch after-reopen.txt`")
+        .await;
+    assert_eq!(end["result"]["stopReason"], "end_turn", "{end}");
+    assert_eq!(!c.asked.is_empty(), asks, "{:?}", c.asked);
+    assert_eq!(rig.cwd().join("after-reopen.txt").exists(), !asks);
+    assert!(c.close_stdin().await.success());
+}
+
 unsafe fn libc_kill(pid: i32) {
     extern "C" {
         fn kill(pid: i32, sig: i32) -> i32;
@@ -247,5 +291,64 @@ async fn acp_real_codex_bridge() {
         RealRig::start("codex-bridge", "codex", "codex", mock_llm::hermetic::codex).await
     {
         scenarios(rig, "ask").await;
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the pinned claude CLI (tests/clis/install.sh)"]
+async fn acp_real_claude_bridge_mode_survives_reopen() {
+    if let Some(rig) = RealRig::start(
+        "claude-bridge",
+        "claude",
+        "claude",
+        mock_llm::hermetic::claude,
+    )
+    .await
+    {
+        // Claude's default (`default`) asks; the chosen mode does not.
+        mode_survives_reopen(rig, "bypassPermissions", false).await;
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the pinned codex CLI (tests/clis/install.sh)"]
+async fn acp_real_codex_bridge_mode_survives_reopen() {
+    if let Some(rig) =
+        RealRig::start("codex-bridge", "codex", "codex", mock_llm::hermetic::codex).await
+    {
+        // Codex's default here (`full-access`) asks nothing; the chosen mode asks.
+        mode_survives_reopen(rig, "ask", true).await;
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the pinned codex-acp CLI (tests/clis/install.sh)"]
+async fn acp_real_codex_acp_bridge_mode_survives_reopen() {
+    // An ACP agent bridged as an ACP agent: the reopened session is set to the mode it had.
+    if let Some(rig) = RealRig::start(
+        "codex-acp-bridge",
+        "acp",
+        "codex-acp",
+        mock_llm::hermetic::codex_acp,
+    )
+    .await
+    {
+        // codex-acp's default here (`read-only`) sandboxes or asks; the chosen mode does not.
+        mode_survives_reopen(rig, "full-access", false).await;
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs the pinned claude-agent-acp CLI (tests/clis/install.sh)"]
+async fn acp_real_claude_acp_bridge_mode_survives_reopen() {
+    if let Some(rig) = RealRig::start(
+        "claude-acp-bridge",
+        "acp",
+        "claude-agent-acp",
+        mock_llm::hermetic::claude_agent_acp,
+    )
+    .await
+    {
+        mode_survives_reopen(rig, "bypassPermissions", false).await;
     }
 }

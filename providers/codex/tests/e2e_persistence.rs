@@ -1,9 +1,10 @@
 //! Persistence through the real bridge and the real pinned `codex app-server`: resume in a
-//! fresh bridge with history replay, and the session list (threads started outside Paseo
-//! included).
+//! fresh bridge with history replay, the mode the reopen asks for, and the session list
+//! (threads started outside Paseo included).
 
 mod common;
 
+use agent_bridge_conformance::Event;
 use common::*;
 use serde_json::{json, Value};
 
@@ -83,6 +84,75 @@ async fn resume_in_a_fresh_bridge_replays_the_thread_and_continues_it() {
     );
     again.finish("s-again").await;
     rig.report("resume-replay");
+}
+
+/// Paseo reopens a session with the mode it last had (its agent record's `config.modeId`, sent
+/// in the resume's config). Codex's `thread/resume` brings back the approval policy and sandbox
+/// the thread's last turn ran with, but a mode chosen after the last turn never reached Codex
+/// (it travels with the next `turn/start`): that session comes back in the mode its open asks
+/// for, and uses it.
+#[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_in_a_fresh_bridge_runs_in_the_mode_its_open_asks_for() {
+    let Some(rig) = rig().await else { return };
+    let handle = |opened: &[Event]| {
+        opened
+            .iter()
+            .find(|e| e.is("session.opened"))
+            .and_then(|e| e.at("/persistence").cloned())
+            .expect("persistence at open")
+    };
+    // `ask`, then a turn in it.
+    let turned = handle(&rig.open("s-turned", json!({})).await);
+    let done = rig.configure("s-turned", json!({"mode": "ask"})).await;
+    assert!(done.is("request.completed"), "{done}");
+    let run = rig.run_turn("s-turned", "say hi").await;
+    assert_eq!(run.state(), "completed");
+    rig.finish("s-turned").await;
+    // A turn, then `ask` and no turn.
+    let persistence = handle(&rig.open("s-mode", json!({})).await);
+    let run = rig.run_turn("s-mode", "say hi").await;
+    assert_eq!(run.state(), "completed");
+    let done = rig.configure("s-mode", json!({"mode": "ask"})).await;
+    assert!(done.is("request.completed"), "{done}");
+    rig.finish("s-mode").await;
+
+    let again = rig.reconnect().await;
+    let mode_of = |events: &[Event]| {
+        events
+            .iter()
+            .find(|e| e.is("session.config"))
+            .and_then(|e| e.at("/config/mode").cloned())
+    };
+    // Without a mode: the one the last turn ran in, Codex's default when none did.
+    let kept = again.resume("s-kept", json!({}), turned).await;
+    assert_eq!(mode_of(&kept), Some(json!("ask")));
+    again.finish("s-kept").await;
+    let bare = again.resume("s-bare", json!({}), persistence.clone()).await;
+    assert_eq!(mode_of(&bare), Some(json!("full-access")));
+    again.finish("s-bare").await;
+
+    // With the mode the host last had: it is the session's, and a command asks.
+    let asked = again
+        .resume("s-ask", json!({"mode": "ask"}), persistence)
+        .await;
+    assert_eq!(mode_of(&asked), Some(json!("ask")));
+    let (_, turn) = again
+        .start_turn("s-ask", "please run `touch after-reopen.txt`")
+        .await;
+    let (_, pid) = again.wait_permission("s-ask", None).await;
+    again
+        .answer_permission(
+            "s-ask",
+            &pid,
+            json!({"behavior": "deny", "selectedActionId": "deny"}),
+        )
+        .await;
+    let end = again.turn_end("s-ask", &turn).await;
+    assert_eq!(end.turn_state(), Some("completed"), "{end}");
+    assert!(!again.cwd().join("after-reopen.txt").exists());
+    again.finish("s-ask").await;
+    rig.report("resume-mode");
 }
 
 #[ignore = "needs the pinned vendor CLIs (tests/clis/install.sh); run with --include-ignored"]

@@ -60,7 +60,12 @@ impl Facade {
                 ..
             } => {
                 if let Some(acp) = self.acp_ids.get(&session_id) {
-                    session_ids::remember(&self.data_dir, acp, &persistence).await;
+                    let mode = self
+                        .sessions
+                        .get(acp)
+                        .and_then(|s| s.config.as_ref())
+                        .and_then(|c| c.mode.clone());
+                    session_ids::remember(&self.data_dir, acp, &persistence, mode).await;
                 }
             }
             ProviderEvent::SessionPromptResult {
@@ -358,6 +363,10 @@ impl Facade {
             return;
         };
         let previous = s.config.replace(next.clone());
+        // The mode it is in now is the one a later load or resume asks for.
+        if previous.as_ref().map(|p| &p.mode) != Some(&next.mode) {
+            session_ids::remember_mode(&self.data_dir, &acp, next.mode.clone()).await;
+        }
         // The open's answer carries the first state; later changes are notifications.
         let Some(previous) = previous else {
             return;

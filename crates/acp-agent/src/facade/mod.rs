@@ -15,7 +15,7 @@ use crate::timeline::TimelineStream;
 use agent_bridge_protocol::jsonrpc::{RequestId, RpcError};
 use agent_bridge_protocol::wire::ProviderInfo;
 use agent_bridge_protocol::{
-    ProviderAvailability, ProviderCommand, ProviderConfigState, ProviderInput,
+    ProviderAvailability, ProviderCommand, ProviderConfigState, ProviderEvent, ProviderInput,
 };
 use agent_client_protocol_schema::v1::{SessionNotification, SessionUpdate};
 use serde_json::Value;
@@ -281,6 +281,27 @@ impl Facade {
         }
     }
 
+    /// What the handles published while the sessions close need to be remembered (a Claude
+    /// session publishes its handle at close when its transcript was saved only then).
+    pub fn closing(&self) -> Closing {
+        let sessions = self
+            .acp_ids
+            .iter()
+            .map(|(core, acp)| {
+                let mode = self
+                    .sessions
+                    .get(acp)
+                    .and_then(|s| s.config.as_ref())
+                    .and_then(|c| c.mode.clone());
+                (core.clone(), (acp.clone(), mode))
+            })
+            .collect();
+        Closing {
+            data_dir: self.data_dir.clone(),
+            sessions,
+        }
+    }
+
     /// The end of the client's input: every session is closed, then the core stops.
     pub async fn shutdown(&mut self) {
         if let Some(connection) = self.connection.take() {
@@ -290,6 +311,43 @@ impl Facade {
         }
         self.core.shutdown().await;
     }
+}
+
+/// The sessions being closed at the end: core session id → ACP session id and its mode.
+pub struct Closing {
+    data_dir: PathBuf,
+    sessions: HashMap<String, (String, Option<String>)>,
+}
+
+impl Closing {
+    /// The handle `event` publishes for one of the sessions, if it does.
+    pub fn handle(&self, event: ProviderEvent) -> Option<Published> {
+        let ProviderEvent::SessionPersistence {
+            session_id,
+            persistence,
+        } = event
+        else {
+            return None;
+        };
+        let (acp, mode) = self.sessions.get(&session_id)?.clone();
+        Some(Published {
+            acp,
+            mode,
+            persistence,
+        })
+    }
+
+    /// Remembers a published handle.
+    pub async fn write(&self, p: Published) {
+        crate::session_ids::remember(&self.data_dir, &p.acp, &p.persistence, p.mode).await;
+    }
+}
+
+/// A handle published while the sessions closed.
+pub struct Published {
+    acp: String,
+    mode: Option<String>,
+    persistence: agent_bridge_protocol::ProviderPersistence,
 }
 
 fn error_of(code: i64, e: &CoreError) -> RpcError {

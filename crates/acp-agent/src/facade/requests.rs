@@ -5,8 +5,8 @@ use crate::transport::ClientMessage;
 use crate::{capabilities, config, mcp, permission, prompt, session_ids};
 use agent_bridge_protocol::jsonrpc::{RequestId, RpcError};
 use agent_bridge_protocol::{
-    AvailabilityStatus, HistoryMode, PromptDelivery, ProviderInput, ProviderPersistence,
-    ProviderPrompt, ProviderSessionConfig,
+    AvailabilityStatus, HistoryMode, PromptDelivery, ProviderInput, ProviderPrompt,
+    ProviderSessionConfig,
 };
 use agent_client_protocol_schema::v1::{
     AuthMethod, AuthMethodAgent, ClientNotification, ClientRequest, Implementation,
@@ -269,8 +269,10 @@ impl Facade {
             return self.send(input, Refusal::Waiting { request_id });
         }
         match session_ids::lookup(&self.data_dir, acp_id).await {
-            Some(p) => {
-                self.open(id, Some(acp_id.to_string()), cwd, mcp, Some(p), kind)
+            // The session comes back in the mode it was last in (ACP's load and resume carry
+            // none).
+            Some(r) => {
+                self.open(id, Some(acp_id.to_string()), cwd, mcp, Some(r), kind)
                     .await
             }
             None => {
@@ -291,7 +293,7 @@ impl Facade {
         acp_id: Option<String>,
         cwd: String,
         mcp: &[McpServer],
-        persistence: Option<ProviderPersistence>,
+        reopened: Option<session_ids::Remembered>,
         kind: OpenKind,
     ) {
         if let Some(why) = self.unavailable() {
@@ -303,9 +305,14 @@ impl Facade {
         let core_id = uuid::Uuid::new_v4().to_string();
         let acp_id = acp_id.unwrap_or_else(|| core_id.clone());
         let request_id = self.request_id("open");
+        let (persistence, mode) = match reopened {
+            Some(r) => (Some(r.persistence), r.mode),
+            None => (None, None),
+        };
         let config = ProviderSessionConfig {
             cwd,
             mcp_servers: mcp::servers(mcp),
+            mode,
             persist: true,
             ..Default::default()
         };
