@@ -12,7 +12,8 @@
 # 2. One venv per agent (CACHE_DIR/python/venvs/<name>) from its lock (<name>.txt here: every
 #    package pinned, installed with --no-deps, so exactly that tree), by the pip on this machine
 #    (`pip --python <venv>/bin/python`; the built Python has no pip of its own); skipped when the
-#    venv's stamp holds the sha256 of the lock and of the interpreter's source.
+#    venv's stamp holds the sha256 of the lock and of the interpreter's source and its first
+#    command answers --version.
 # Concurrent runs wait for each other (flock on CACHE_DIR/python/.lock).
 set -euo pipefail
 
@@ -96,7 +97,10 @@ venv() {
   local name=$1; shift
   local lock="$here/$name.txt" dir="$root/venvs/$name" want start pip b
   want="$(cat "$lock" "$stamp" | sha256sum | cut -d' ' -f1)"
-  if [ -f "$dir/.lock-sha256" ] && [ "$(cat "$dir/.lock-sha256")" = "$want" ]; then
+  # A moved cache keeps the stamp but not the venv (its python and entry points name the old
+  # path): it must still run.
+  if [ -f "$dir/.lock-sha256" ] && [ "$(cat "$dir/.lock-sha256")" = "$want" ] \
+    && "$dir/bin/python" -c '' 2>/dev/null && "$dir/bin/$1" --version >/dev/null 2>&1; then
     for b in "$@"; do ln -sf "../venvs/$name/bin/$b" "$root/bin/$b"; done
     return 0
   fi
