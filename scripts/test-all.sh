@@ -20,6 +20,20 @@ step() { printf '\n==> %s (%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
 
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
+# The PyPI agents' Python (a CPython build, minutes on a fresh machine; skipped when cached) and
+# venvs install in the background while the lint gate and the build run; the tests wait for it.
+python_pid=""
+if [ "${SKIP_CLIS:-0}" != "1" ]; then
+  mkdir -p "$repo/target"
+  python_log="$repo/target/python-install.log"
+  (
+    t0=$(date +%s)
+    tests/clis/python/install.sh "${AGENT_BRIDGE_CLI_CACHE:-$repo/.cache/clis}"
+    echo "python/install.sh: finished in $(( $(date +%s) - t0 )) s"
+  ) >"$python_log" 2>&1 &
+  python_pid=$!
+fi
+
 # The lint gate comes first, so a formatting slip or a warning fails in a minute, not after the
 # suites: formatting (the workspace, and the cargo-fuzz targets, which live outside it: rustfmt
 # alone, no nightly needed), clippy with every warning an error, and the docs with every rustdoc
@@ -37,7 +51,7 @@ mkdir -p "$repo/target"
 
 if [ "${SKIP_CLIS:-0}" != "1" ]; then
   step "installing the pinned vendor CLIs"
-  AGENT_BRIDGE_CLI_BIN="$(tests/clis/install.sh)"
+  AGENT_BRIDGE_CLI_BIN="$(AGENT_BRIDGE_PYTHON_STEP=skip tests/clis/install.sh)"
   export AGENT_BRIDGE_CLI_BIN
 fi
 if [ "${CI:-}" = "true" ] || [ "${CI:-}" = "1" ]; then
@@ -50,6 +64,16 @@ cargo build --locked -p agent-bridge -p mock-llm -p fake-acp
 export AGENT_BRIDGE_BIN="$repo/target/debug/agent-bridge"
 export MOCK_LLM_BIN="$repo/target/debug/mock-llm"
 export FAKE_ACP_BIN="$repo/target/debug/fake-acp"
+
+if [ -n "$python_pid" ]; then
+  step "waiting for the Python agents' install (started at 0 s, log $python_log)"
+  if ! wait "$python_pid"; then
+    cat "$python_log" >&2
+    echo "tests/clis/python/install.sh failed" >&2
+    exit 1
+  fi
+  cat "$python_log" >&2
+fi
 
 # The real-CLI tests are #[ignore]d so that a plain `cargo test` without the CLIs shows them as
 # not run ("N ignored") instead of passing them silently; here they run.

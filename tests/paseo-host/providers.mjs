@@ -6,7 +6,7 @@
 // unattended, and the setup a few agents need.
 
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { repoRoot } from "./harness.mjs";
@@ -60,6 +60,8 @@ export const CASES = {
   // permission layer (its modes are thinking levels).
   "grok-bridge": { cli: "grok", askMode: null, otherMode: "always-approve", neverAsks: true },
   "pi-bridge": { cli: "pi-acp", askMode: null, otherMode: "off", neverAsks: true },
+  // Mistral Vibe's ask mode runs read-only commands (echo) unasked, but asks for touch.
+  "vibe-bridge": { cli: "vibe-acp", askMode: "ask", otherMode: "auto-approve" },
 };
 
 /** OpenCode asks before shell commands and edits; its `yolo` agent (a mode) does not. */
@@ -89,8 +91,13 @@ function binDirs() {
   if (process.env.AGENT_BRIDGE_CLI_BIN) dirs.push(process.env.AGENT_BRIDGE_CLI_BIN);
   if (process.env.AGENT_BRIDGE_CLI_CACHE) dirs.push(path.join(process.env.AGENT_BRIDGE_CLI_CACHE, "node_modules", ".bin"));
   dirs.push(path.join(repoRoot, ".cache", "clis", "node_modules", ".bin"));
-  // The CLIs that need node >= 22.19 live in <cache>/node22 (tests/clis/install.sh).
-  return [...dirs, ...dirs.map((d) => path.join(d, "..", "..", "node22", "node_modules", ".bin"))];
+  // The CLIs that need node >= 22.19 live in <cache>/node22, the PyPI agents' commands in
+  // <cache>/python/bin (tests/clis/install.sh).
+  return [
+    ...dirs,
+    ...dirs.map((d) => path.join(d, "..", "..", "node22", "node_modules", ".bin")),
+    ...dirs.map((d) => path.join(d, "..", "..", "python", "bin")),
+  ];
 }
 
 export function cliPath(name) {
@@ -106,13 +113,32 @@ export function cliRequired() {
   return process.env.CI === "true" || process.env.CI === "1" || process.env.AGENT_BRIDGE_REQUIRE_CLIS === "1";
 }
 
-/** The version in the package.json of the npm package `bin` belongs to. */
+/**
+ * The version in the package.json of the npm package `bin` belongs to; for a command of a Python
+ * venv (tests/clis/python), the version of the dist-info whose entry points name it.
+ */
 export function packageVersion(bin) {
   let dir = path.dirname(realpathSync(bin));
+  if (existsSync(path.join(dir, "..", "pyvenv.cfg"))) return venvVersion(path.join(dir, ".."), path.basename(bin));
   while (dir !== path.dirname(dir)) {
     const file = path.join(dir, "package.json");
     if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")).version ?? "unknown";
     dir = path.dirname(dir);
+  }
+  return "unknown";
+}
+
+/** `<name>-<version>.dist-info` in the venv whose entry_points.txt declares the command `command`. */
+function venvVersion(venv, command) {
+  for (const lib of readdirSync(path.join(venv, "lib"))) {
+    const site = path.join(venv, "lib", lib, "site-packages");
+    if (!existsSync(site)) continue;
+    for (const info of readdirSync(site).filter((d) => d.endsWith(".dist-info"))) {
+      const entries = path.join(site, info, "entry_points.txt");
+      if (existsSync(entries) && readFileSync(entries, "utf8").split("\n").some((l) => l.split("=")[0].trim() === command)) {
+        return info.slice(0, -".dist-info".length).split("-").pop();
+      }
+    }
   }
   return "unknown";
 }

@@ -257,7 +257,7 @@ mod tests {
     }
 
     #[test]
-    fn the_table_is_valid_and_has_the_twelve_agents() {
+    fn the_table_is_valid_and_has_the_thirteen_agents() {
         let table: Table = serde_json::from_str(PROFILES).expect("profiles.json parses");
         assert_eq!(
             table.profiles.keys().cloned().collect::<Vec<_>>(),
@@ -273,7 +273,8 @@ mod tests {
                 "kimi",
                 "opencode",
                 "pi",
-                "qwen"
+                "qwen",
+                "vibe"
             ]
         );
         for (name, p) in &table.profiles {

@@ -164,10 +164,13 @@ impl AgentRig {
     }
 
     /// The processes under the bridge started from the CLI's path (not their guards), oldest
-    /// first.
+    /// first: the path is the command, or the script its interpreter runs (a Python venv's
+    /// entry point reads `<venv>/bin/python <cli>`).
     pub fn cli_procs(&self) -> Vec<ProcInfo> {
         let cli = self.cli.display().to_string();
-        self.procs_where(|p| p.cmdline.starts_with(&cli))
+        self.procs_where(|p| {
+            p.cmdline.starts_with(&cli) || p.cmdline.split(' ').nth(1) == Some(cli.as_str())
+        })
     }
 }
 

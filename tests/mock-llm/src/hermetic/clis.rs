@@ -32,6 +32,7 @@ pub fn build(cli: Cli, port: u16, root: &Path) -> Result<HermeticEnv, HermeticEr
         Cli::Droid => super::node22_clis::droid_files(&home, &base, &mut env)?,
         Cli::Grok => super::node22_clis::grok_files(&home, &base, &mut env)?,
         Cli::Pi => super::node22_clis::pi_files(&home, &base, &mut env)?,
+        Cli::Vibe => super::python_clis::vibe_files(&home, &base, &mut env)?,
     };
     Ok(HermeticEnv {
         cli,
@@ -287,4 +288,9 @@ pub fn grok(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
 /// Pi through its ACP adapter (`pi-acp`, which starts `pi --mode rpc`), node 22 first on PATH.
 pub fn pi(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
     build(Cli::Pi, mock.port(), root)
+}
+
+/// Mistral Vibe (`vibe-acp`), from its venv of the pinned CPython 3.13.
+pub fn vibe(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
+    build(Cli::Vibe, mock.port(), root)
 }

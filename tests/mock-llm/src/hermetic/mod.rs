@@ -10,10 +10,11 @@
 mod acp_clis;
 mod clis;
 mod node22_clis;
+mod python_clis;
 
 pub use clis::{
     build, claude, claude_agent_acp, cline, codex, codex_acp, copilot, droid, gemini, grok, kilo,
-    kimi, opencode, pi, qwen,
+    kimi, opencode, pi, qwen, vibe,
 };
 
 use std::collections::BTreeMap;
@@ -46,10 +47,11 @@ pub enum Cli {
     Droid,
     Grok,
     Pi,
+    Vibe,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 14] = [
+    pub const ALL: [Cli; 15] = [
         Cli::Claude,
         Cli::Codex,
         Cli::Gemini,
@@ -64,6 +66,7 @@ impl Cli {
         Cli::Droid,
         Cli::Grok,
         Cli::Pi,
+        Cli::Vibe,
     ];
 
     /// The executable's name in `node_modules/.bin`.
@@ -83,6 +86,7 @@ impl Cli {
             Cli::Droid => "droid",
             Cli::Grok => "grok",
             Cli::Pi => "pi-acp",
+            Cli::Vibe => "vibe-acp",
         }
     }
 
