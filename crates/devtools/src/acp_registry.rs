@@ -144,11 +144,26 @@ pub fn files(root: &Path) -> anyhow::Result<BTreeMap<PathBuf, String>> {
         let m = manifest(&plugin, provider, &platforms, env!("CARGO_PKG_LICENSE"));
         out.insert(
             PathBuf::from(&id).join("agent.json"),
-            format!("{}\n", serde_json::to_string_pretty(&m)?),
+            format!("{}\n", serde_json::to_string_pretty(&keys_sorted(m))?),
         );
         out.insert(PathBuf::from(&id).join("icon.svg"), icon.clone());
     }
     Ok(out)
+}
+
+/// `v` with every object's keys in sorted order, so the written text is the same whether or
+/// not the build has serde_json's `preserve_order` (which a dependency turns on for some
+/// builds and not others).
+fn keys_sorted(v: Value) -> Value {
+    match v {
+        Value::Object(map) => {
+            let sorted: BTreeMap<String, Value> =
+                map.into_iter().map(|(k, v)| (k, keys_sorted(v))).collect();
+            Value::Object(sorted.into_iter().collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(keys_sorted).collect()),
+        other => other,
+    }
 }
 
 /// This source tree's root (plugin.json lives there).
