@@ -1,10 +1,10 @@
 // The official ACP TypeScript SDK's client (@agentclientprotocol/sdk) driving `agent-bridge acp`
 // for real providers (the pinned CLIs against the mock model, tests/acp-clients/real-rig.mjs):
-// claude-bridge, codex-bridge, and gemini-bridge (an ACP agent bridged as an ACP agent). Each
-// provider runs in parallel with the others; its scenarios run in order on one agent process: a
-// turn, a tool allowed then denied, cancel, set mode, set config option, an image, kill -9 of the
-// CLI mid-turn then the next prompt, list, stdin closed leaving no process behind, and load with
-// replay in a new agent process. A scenario the agent cannot do is checked to be refused with a
+// claude-bridge, codex-bridge, and gemini-bridge, qwen-bridge and claude-acp-bridge (ACP agents
+// bridged as ACP agents). Each provider runs in parallel with the others; its scenarios run in
+// order on one agent process: a turn, a tool allowed then denied, cancel, set mode, set config
+// option, an image, kill -9 of the CLI mid-turn then the next prompt, list, stdin closed leaving
+// no process behind, and load with replay in a new agent process. A scenario the agent cannot do is checked to be refused with a
 // JSON-RPC error and reported as a skipped test with the reason, never passed silently.
 
 import { test, before, after } from "node:test";
@@ -21,6 +21,15 @@ const providers = [
   { provider: "codex-bridge", cli: "codex", askMode: "ask", otherMode: "auto" },
   // Gemini refuses its privileged modes (autoEdit, yolo) in a folder it does not trust.
   { provider: "gemini-bridge", cli: "gemini", askMode: "default", otherMode: "plan" },
+  // Qwen's other models are its own OAuth models (they need a login): no config change here.
+  {
+    provider: "qwen-bridge",
+    cli: "qwen",
+    askMode: "default",
+    otherMode: "plan",
+    noConfigChange: "qwen-bridge's only other models are Qwen's OAuth models, which need a login",
+  },
+  { provider: "claude-acp-bridge", cli: "claude-agent-acp", askMode: "default", otherMode: "acceptEdits" },
 ];
 
 // A 1x1 PNG.
@@ -97,7 +106,7 @@ async function notOffered(t, why, refused) {
   t.skip(why);
 }
 
-async function scenarios(t, { provider, cli, askMode, otherMode }) {
+async function scenarios(t, { provider, cli, askMode, otherMode, noConfigChange }) {
   const cliFile = requireCli(t, cli, "sdk");
   if (!cliFile) return;
   const rig = realRig(mock, provider, cli, cliFile);
@@ -152,6 +161,7 @@ async function scenarios(t, { provider, cli, askMode, otherMode }) {
     await t.test("set config option", async (st) => {
       const selects = opened.configOptions.filter((o) => o.type === "select" && o.options.length > 1);
       const option = selects.find((o) => o.id === "model") ?? selects.find((o) => o.id !== "mode");
+      if (noConfigChange) return notOffered(st, noConfigChange);
       if (!option) {
         return notOffered(st, `${provider} offers no config option but mode with more than one value`);
       }
