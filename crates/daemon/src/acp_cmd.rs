@@ -22,13 +22,8 @@ pub struct AcpArgs {
 }
 
 pub fn run(args: AcpArgs) -> anyhow::Result<ExitCode> {
-    let dir = plugin::plugin_dir(args.plugin_dir);
-    let spares = agent_bridge_core::spares::Spares::from_env();
-    let (_manifest, providers) = plugin::load(dir.as_deref(), &spares)?;
-    let plugin_dir = match dir {
-        Some(d) => d,
-        None => std::env::current_dir()?,
-    };
+    let loaded = plugin::Loaded::find(args.plugin_dir)?;
+    let plugin_dir = loaded.folder()?;
     let data_dir = args
         .data_dir
         .or_else(|| std::env::var_os("AGENT_BRIDGE_DATA_DIR").map(PathBuf::from))
@@ -41,8 +36,8 @@ pub fn run(args: AcpArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| std::env::temp_dir().join("agent-bridge"));
     let options = agent_bridge_acp_agent::Options {
         plugin_dir,
-        providers,
-        spares,
+        providers: loaded.providers,
+        spares: loaded.spares,
         provider: args.provider,
         data_dir,
     };

@@ -16,17 +16,11 @@ pub struct AgenttyArgs {
 
 pub fn run(args: AgenttyArgs) -> anyhow::Result<ExitCode> {
     agent_bridge_agentty::log::init();
-    let dir = plugin::plugin_dir(args.plugin_dir);
-    let spares = agent_bridge_core::spares::Spares::from_env();
-    let (_manifest, providers) = plugin::load(dir.as_deref(), &spares)?;
-    let plugin_dir = match dir {
-        Some(d) => d,
-        None => std::env::current_dir()?,
-    };
+    let loaded = plugin::Loaded::find(args.plugin_dir)?;
     let options = agent_bridge_agentty::Options {
-        plugin_dir,
-        providers,
-        spares,
+        plugin_dir: loaded.folder()?,
+        providers: loaded.providers,
+        spares: loaded.spares,
         data_dir: std::env::var_os("AGENTTY_PLUGIN_DATA").map(PathBuf::from),
         demo: std::env::var("AGENT_BRIDGE_DEMO").is_ok_and(|v| v == "1"),
     };

@@ -86,13 +86,14 @@ fn check(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let dir = plugin::plugin_dir(args.plugin_dir);
-    let spares = agent_bridge_core::spares::Spares::from_env();
-    let (manifest, entries) = plugin::load(dir.as_deref(), &spares)?;
-    let plugin_dir = match &dir {
-        Some(d) => d.clone(),
-        None => std::env::current_dir()?,
-    };
+    let loaded = plugin::Loaded::find(args.plugin_dir)?;
+    let plugin_dir = loaded.folder()?;
+    let plugin::Loaded {
+        dir,
+        manifest,
+        providers: entries,
+        spares: _spares,
+    } = loaded;
     let findings = runtime.block_on(async {
         let mut tasks = Vec::new();
         for p in &manifest.providers {

@@ -107,10 +107,9 @@ fn run_serve(plugin_dir: Option<PathBuf>) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let result = runtime.block_on(async {
-        let dir = plugin::plugin_dir(plugin_dir);
-        let spares = agent_bridge_core::spares::Spares::from_env();
-        let (manifest, providers) = plugin::load(dir.as_deref(), &spares)?;
-        let plugin_dir = dir.unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
+        let loaded = plugin::Loaded::find(plugin_dir)?;
+        let plugin_dir = loaded.folder().unwrap_or_else(|_| PathBuf::from("."));
+        let plugin::Loaded { manifest, providers, spares, .. } = loaded;
         tracing::info!(plugin = %manifest.id, dir = %plugin_dir.display(), providers = providers.len(), "agent-bridge serving");
         let config = ServerConfig {
             name: "agent-bridge".into(),

@@ -15,6 +15,40 @@ pub fn plugin_dir(explicit: Option<PathBuf>) -> Option<PathBuf> {
     PluginManifest::find_dir(explicit)
 }
 
+/// What a subcommand that runs providers starts from: the folder it found (`None`: the
+/// embedded manifest), the manifest, an entry per provider, and the bridge's spares (the host
+/// gives the same to the core it runs, which stops them).
+pub struct Loaded {
+    pub dir: Option<PathBuf>,
+    pub manifest: PluginManifest,
+    pub providers: Vec<Arc<ProviderEntry>>,
+    pub spares: Spares,
+}
+
+impl Loaded {
+    /// Finds the plugin folder (`explicit`, else as [`plugin_dir`] looks), loads it with the
+    /// spares of this process's environment.
+    pub fn find(explicit: Option<PathBuf>) -> anyhow::Result<Loaded> {
+        let dir = plugin_dir(explicit);
+        let spares = Spares::from_env();
+        let (manifest, providers) = load(dir.as_deref(), &spares)?;
+        Ok(Loaded {
+            dir,
+            manifest,
+            providers,
+            spares,
+        })
+    }
+
+    /// The plugin folder, or the current directory when the manifest is the embedded one.
+    pub fn folder(&self) -> std::io::Result<PathBuf> {
+        match &self.dir {
+            Some(d) => Ok(d.clone()),
+            None => std::env::current_dir(),
+        }
+    }
+}
+
 /// Loads the manifest and builds an entry per provider whose agent this build carries, with
 /// the bridge's `spares` (the host gives the same to `serve`, which stops them).
 pub fn load(

@@ -37,13 +37,11 @@ const INTERRUPT_WAIT: Duration = Duration::from_secs(7);
 const DEMO_MARGIN: Duration = Duration::from_secs(5);
 
 pub async fn run(args: TryArgs) -> anyhow::Result<ExitCode> {
-    let dir = plugin::plugin_dir(args.plugin_dir.clone());
-    let spares = agent_bridge_core::spares::Spares::from_env();
-    let (_manifest, providers) = plugin::load(dir.as_deref(), &spares)?;
-    let plugin_dir = match dir {
-        Some(d) => d,
-        None => std::env::current_dir()?,
-    };
+    let loaded = plugin::Loaded::find(args.plugin_dir.clone())?;
+    let plugin_dir = loaded.folder()?;
+    let plugin::Loaded {
+        providers, spares, ..
+    } = loaded;
     let agents: Vec<(String, String)> = providers
         .iter()
         .map(|e| (e.descriptor.id.clone(), e.agent.clone()))
