@@ -55,16 +55,18 @@ pub struct AcpReport {
     pub agents: Vec<AgentReport>,
 }
 
-fn p50(d: &Option<Dist>) -> String {
+/// A distribution's p50 as a table cell (`-` when there is none).
+pub(super) fn p50(d: &Option<Dist>) -> String {
     d.map_or_else(|| "-".into(), |d| fmt_ms(d.p50_ms))
 }
 
-fn ratio(r: Option<f64>) -> String {
+/// A ratio as a table cell (`-` when there is none).
+pub(super) fn ratio(r: Option<f64>) -> String {
     r.map_or_else(|| "-".into(), |r| format!("{r:.3}×"))
 }
 
 /// Columns padded to their widest cell.
-fn columns(rows: &[Vec<String>]) -> String {
+pub(super) fn columns(rows: &[Vec<String>]) -> String {
     let n = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..n)
         .map(|i| {

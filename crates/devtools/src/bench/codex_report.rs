@@ -1,6 +1,7 @@
 //! The Codex section's results: one column per mode, and the targets for the bridge
 //! (see `codex.rs` for how they are measured).
 
+use super::acp_report::p50;
 use crate::bench::stats::{fmt_mb, fmt_ms, Dist};
 use crate::host::table::{format_table, Row, Verdict};
 use serde::Serialize;
@@ -40,10 +41,6 @@ pub struct CodexReport {
     pub bridge_repeat_open: Option<Dist>,
     /// Paired bridge − direct per interleaved turn.
     pub turn_overhead: Option<Dist>,
-}
-
-fn p50(d: &Option<Dist>) -> String {
-    d.map_or_else(|| "-".into(), |d| fmt_ms(d.p50_ms))
 }
 
 fn p50_p95(d: &Option<Dist>) -> String {

@@ -2,6 +2,7 @@
 //! adapter against the bridge's ACP agent, side by side, and issue 34's goal: a turn p50 at most
 //! 0.95× the adapter's, and the bridge process's RSS at most ¼ of the adapter's.
 
+use super::acp_report::{columns, p50, ratio};
 use crate::bench::stats::{fmt_mb, fmt_ms, Dist};
 use crate::host::table::{format_table, Row, Verdict};
 use serde::Serialize;
@@ -59,38 +60,6 @@ pub struct FacadeReport {
     pub load_before: String,
     pub load_after: String,
     pub pairs: Vec<PairReport>,
-}
-
-fn p50(d: &Option<Dist>) -> String {
-    d.map_or_else(|| "-".into(), |d| fmt_ms(d.p50_ms))
-}
-
-fn ratio(r: Option<f64>) -> String {
-    r.map_or_else(|| "-".into(), |r| format!("{r:.3}×"))
-}
-
-fn columns(rows: &[Vec<String>]) -> String {
-    let n = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..n)
-        .map(|i| {
-            rows.iter()
-                .filter_map(|r| r.get(i))
-                .map(|c| c.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for r in rows {
-        let cells: Vec<String> = r
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-    }
-    out
 }
 
 impl FacadeReport {
