@@ -206,29 +206,19 @@ pub async fn mode_and_model_change(rig: &AgentRig, case: Case) {
         .expect("config at open");
     let mode_before = config["mode"].clone();
     let refused = rig
-        .ask("cfg", |rid| {
-            input::configure(
-                rid,
-                sid,
-                json!({"mode": case.unattended_mode, "model": "no-such-model"}),
-            )
-        })
+        .configure(
+            sid,
+            json!({"mode": case.unattended_mode, "model": "no-such-model"}),
+        )
         .await;
     assert!(refused.is("request.failed"), "{refused}");
     let mut changes = json!({ "mode": case.unattended_mode });
     if let Some(model) = case.other_model {
         changes["model"] = json!(model);
     }
-    let answer = rig
-        .ask("cfg", |rid| input::configure(rid, sid, changes.clone()))
-        .await;
+    let answer = rig.configure(sid, changes).await;
     assert!(answer.is("request.completed"), "{answer}");
-    let committed = rig
-        .host
-        .session_events(sid)
-        .into_iter()
-        .rfind(|e| e.is("session.config"))
-        .expect("config");
+    let committed = rig.committed_config(sid);
     assert_ne!(committed.at("/config/mode"), Some(&mode_before));
     assert_eq!(
         committed.at("/config/mode"),
@@ -251,24 +241,11 @@ pub async fn mode_and_model_change(rig: &AgentRig, case: Case) {
 pub async fn model_change(rig: &AgentRig, model: &str, wire_model: &str) {
     let sid = "acp-model";
     rig.open(sid, json!({})).await;
-    let refused = rig
-        .ask("cfg", |rid| {
-            input::configure(rid, sid, json!({"model": "no-such-model"}))
-        })
-        .await;
+    let refused = rig.configure(sid, json!({"model": "no-such-model"})).await;
     assert!(refused.is("request.failed"), "{refused}");
-    let answer = rig
-        .ask("cfg", |rid| {
-            input::configure(rid, sid, json!({ "model": model }))
-        })
-        .await;
+    let answer = rig.configure(sid, json!({ "model": model })).await;
     assert!(answer.is("request.completed"), "{answer}");
-    let committed = rig
-        .host
-        .session_events(sid)
-        .into_iter()
-        .rfind(|e| e.is("session.config"))
-        .expect("config");
+    let committed = rig.committed_config(sid);
     assert_eq!(committed.at("/config/model"), Some(&json!(model)));
     let before = rig.mock.model_requests().len();
     let run = rig.run_turn(sid, "say hi").await;
