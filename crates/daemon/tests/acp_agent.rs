@@ -254,8 +254,9 @@ async fn load_replays_the_history_after_a_restart_and_list_finds_it() {
     let (_, next) = c.prompt(&session, "and now").await;
     assert_eq!(next["result"]["stopReason"], "end_turn");
 
-    // The listed id resumes too (without a replay).
+    // The listed id is the one session/new gave, and resumes too (without a replay).
     let listed_id = listed[0]["sessionId"].as_str().unwrap();
+    assert_eq!(listed_id, session);
     let (replay, resumed) = c
         .call(
             "session/resume",

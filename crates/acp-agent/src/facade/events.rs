@@ -2,7 +2,8 @@
 //! `session/request_permission` calls to the client.
 
 use super::{code, error, Facade, OpenKind, Reopen, Wait};
-use crate::{config, permission, session_ids};
+use crate::session_ids::{self, Choice};
+use crate::{config, permission};
 use agent_bridge_protocol::jsonrpc::{RequestId, RpcError};
 use agent_bridge_protocol::{
     PromptResult, ProviderConfigState, ProviderError, ProviderEvent, ProviderPermissionRequest,
@@ -25,10 +26,15 @@ impl Facade {
                 sessions,
             } => {
                 if let Some(Wait::Sessions { id }) = self.waits.remove(&request_id) {
+                    // A session created here is listed under the id it was created with.
+                    let here = session_ids::created_here(&self.data_dir).await;
                     let infos = sessions
                         .iter()
                         .map(|s| {
-                            SessionInfo::new(session_ids::listed_id(&s.persistence), s.cwd.clone())
+                            let id = session_ids::native_id(&s.persistence)
+                                .and_then(|n| here.get(n).cloned())
+                                .unwrap_or_else(|| session_ids::listed_id(&s.persistence));
+                            SessionInfo::new(id, s.cwd.clone())
                                 .title(s.title.clone().or_else(|| s.first_prompt_preview.clone()))
                                 .updated_at(s.updated_at.clone())
                         })
@@ -60,12 +66,12 @@ impl Facade {
                 ..
             } => {
                 if let Some(acp) = self.acp_ids.get(&session_id) {
-                    let mode = self
+                    let choice = self
                         .sessions
                         .get(acp)
                         .and_then(|s| s.config.as_ref())
-                        .and_then(|c| c.mode.clone());
-                    session_ids::remember(&self.data_dir, acp, &persistence, mode).await;
+                        .map(Choice::of);
+                    session_ids::remember(&self.data_dir, acp, &persistence, choice).await;
                 }
             }
             ProviderEvent::SessionPromptResult {
@@ -194,7 +200,7 @@ impl Facade {
             return;
         };
         self.waits
-            .retain(|_, w| !matches!(w, Wait::Open { session } if *session == acp));
+            .retain(|_, w| !matches!(w, Wait::Open { session, .. } if *session == acp));
         let Some(s) = self.sessions.get_mut(&acp) else {
             return;
         };
@@ -245,7 +251,7 @@ impl Facade {
             .waits
             .iter()
             .filter(|(_, w)| {
-                matches!(w, Wait::Close { session, .. } | Wait::Open { session }
+                matches!(w, Wait::Close { session, .. } | Wait::Open { session, .. }
                     | Wait::Reopen { session, .. } if *session == acp)
             })
             .map(|(k, _)| k.clone())
@@ -363,9 +369,10 @@ impl Facade {
             return;
         };
         let previous = s.config.replace(next.clone());
-        // The mode it is in now is the one a later load or resume asks for.
-        if previous.as_ref().map(|p| &p.mode) != Some(&next.mode) {
-            session_ids::remember_mode(&self.data_dir, &acp, next.mode.clone()).await;
+        // The mode, model and thinking it has now are what a later load or resume asks for.
+        let choice = Choice::of(&next);
+        if previous.as_ref().map(Choice::of).as_ref() != Some(&choice) {
+            session_ids::remember_choice(&self.data_dir, &acp, choice).await;
         }
         // The open's answer carries the first state; later changes are notifications.
         let Some(previous) = previous else {

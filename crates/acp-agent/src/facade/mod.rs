@@ -11,11 +11,13 @@ mod requests;
 
 use crate::core_link::{CoreError, CoreLink};
 use crate::permission::AskedPermission;
+use crate::session_ids::Choice;
 use crate::timeline::TimelineStream;
 use agent_bridge_protocol::jsonrpc::{RequestId, RpcError};
 use agent_bridge_protocol::wire::ProviderInfo;
 use agent_bridge_protocol::{
-    ProviderAvailability, ProviderCommand, ProviderConfigState, ProviderEvent, ProviderInput,
+    HistoryMode, ProviderAvailability, ProviderCommand, ProviderConfigState, ProviderEvent,
+    ProviderInput, ProviderPersistence, ProviderSessionConfig,
 };
 use agent_client_protocol_schema::v1::{SessionNotification, SessionUpdate};
 use serde_json::Value;
@@ -80,6 +82,8 @@ pub enum Wait {
     /// A session open: it answers at `session.ready`, and fails at `request.failed`.
     Open {
         session: String,
+        /// A reopen that asked for a remembered choice: sent again without it when refused.
+        fallback: Option<Box<Fallback>>,
     },
     Sessions {
         id: RequestId,
@@ -101,6 +105,16 @@ pub enum Wait {
         session: String,
         reopen: Reopen,
     },
+}
+
+/// A reopen without the remembered choice, for when the provider refuses that choice (a model
+/// since retired, a mode it no longer has): the session still opens, in the defaults.
+#[derive(Debug)]
+pub struct Fallback {
+    pub config: ProviderSessionConfig,
+    pub persistence: Option<ProviderPersistence>,
+    pub history: HistoryMode,
+    pub refused: Choice,
 }
 
 /// What a load or resume of a live session asked, kept while the session closes.
@@ -269,7 +283,29 @@ impl Facade {
                 self.out.error(Some(id), error).await
             }
             Wait::Reopen { reopen, .. } => self.out.error(Some(reopen.id), error).await,
-            Wait::Open { session } => {
+            Wait::Open {
+                session,
+                fallback: Some(fallback),
+            } if self
+                .sessions
+                .get(&session)
+                .is_some_and(|s| s.opening.is_some()) =>
+            {
+                tracing::warn!(
+                    session,
+                    refused = ?fallback.refused,
+                    "the remembered choice was refused ({}); reopening in the defaults",
+                    error.message
+                );
+                self.send_open(
+                    &session,
+                    fallback.config,
+                    fallback.persistence,
+                    fallback.history,
+                    None,
+                );
+            }
+            Wait::Open { session, .. } => {
                 if let Some(s) = self.sessions.remove(&session) {
                     self.acp_ids.remove(&s.core_id);
                     if let Some((id, _)) = s.opening {
@@ -288,12 +324,12 @@ impl Facade {
             .acp_ids
             .iter()
             .map(|(core, acp)| {
-                let mode = self
+                let choice = self
                     .sessions
                     .get(acp)
                     .and_then(|s| s.config.as_ref())
-                    .and_then(|c| c.mode.clone());
-                (core.clone(), (acp.clone(), mode))
+                    .map(Choice::of);
+                (core.clone(), (acp.clone(), choice))
             })
             .collect();
         Closing {
@@ -313,10 +349,10 @@ impl Facade {
     }
 }
 
-/// The sessions being closed at the end: core session id → ACP session id and its mode.
+/// The sessions being closed at the end: core session id → ACP session id and its choice.
 pub struct Closing {
     data_dir: PathBuf,
-    sessions: HashMap<String, (String, Option<String>)>,
+    sessions: HashMap<String, (String, Option<Choice>)>,
 }
 
 impl Closing {
@@ -329,24 +365,24 @@ impl Closing {
         else {
             return None;
         };
-        let (acp, mode) = self.sessions.get(&session_id)?.clone();
+        let (acp, choice) = self.sessions.get(&session_id)?.clone();
         Some(Published {
             acp,
-            mode,
+            choice,
             persistence,
         })
     }
 
     /// Remembers a published handle.
     pub async fn write(&self, p: Published) {
-        crate::session_ids::remember(&self.data_dir, &p.acp, &p.persistence, p.mode).await;
+        crate::session_ids::remember(&self.data_dir, &p.acp, &p.persistence, p.choice).await;
     }
 }
 
 /// A handle published while the sessions closed.
 pub struct Published {
     acp: String,
-    mode: Option<String>,
+    choice: Option<Choice>,
     persistence: agent_bridge_protocol::ProviderPersistence,
 }
 

@@ -1,12 +1,13 @@
 //! The client's requests and notifications.
 
-use super::{code, error, Facade, OpenKind, PendingPrompt, Refusal, Session, Wait};
+use super::{code, error, Facade, Fallback, OpenKind, PendingPrompt, Refusal, Session, Wait};
+use crate::session_ids::{self, Choice};
 use crate::transport::ClientMessage;
-use crate::{capabilities, config, mcp, permission, prompt, session_ids};
+use crate::{capabilities, config, mcp, permission, prompt};
 use agent_bridge_protocol::jsonrpc::{RequestId, RpcError};
 use agent_bridge_protocol::{
-    AvailabilityStatus, HistoryMode, PromptDelivery, ProviderInput, ProviderPrompt,
-    ProviderSessionConfig,
+    AvailabilityStatus, HistoryMode, PromptDelivery, ProviderInput, ProviderPersistence,
+    ProviderPrompt, ProviderSessionConfig,
 };
 use agent_client_protocol_schema::v1::{
     AuthMethod, AuthMethodAgent, ClientNotification, ClientRequest, Implementation,
@@ -302,17 +303,14 @@ impl Facade {
                 .error(Some(id), error(code::AUTH_REQUIRED, why))
                 .await;
         }
-        let core_id = uuid::Uuid::new_v4().to_string();
-        let acp_id = acp_id.unwrap_or_else(|| core_id.clone());
-        let request_id = self.request_id("open");
-        let (persistence, mode) = match reopened {
-            Some(r) => (Some(r.persistence), r.mode),
-            None => (None, None),
+        let acp_id = acp_id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        let (persistence, choice) = match reopened {
+            Some(r) => (Some(r.persistence), r.choice),
+            None => (None, Choice::default()),
         };
-        let config = ProviderSessionConfig {
+        let defaults = ProviderSessionConfig {
             cwd,
             mcp_servers: mcp::servers(mcp),
-            mode,
             persist: true,
             ..Default::default()
         };
@@ -324,7 +322,7 @@ impl Facade {
         self.sessions.insert(
             acp_id.clone(),
             Session {
-                core_id: core_id.clone(),
+                core_id: String::new(),
                 stream: Default::default(),
                 config: None,
                 commands: vec![],
@@ -334,11 +332,46 @@ impl Facade {
                 held: vec![],
             },
         );
-        self.acp_ids.insert(core_id.clone(), acp_id.clone());
+        if choice.is_empty() {
+            return self.send_open(&acp_id, defaults, persistence, history, None);
+        }
+        let config = ProviderSessionConfig {
+            mode: choice.mode.clone(),
+            model: choice.model.clone(),
+            thinking_option: choice.thinking.clone(),
+            ..defaults.clone()
+        };
+        let fallback = Fallback {
+            config: defaults,
+            persistence: persistence.clone(),
+            history,
+            refused: choice,
+        };
+        self.send_open(&acp_id, config, persistence, history, Some(fallback));
+    }
+
+    /// Opens the core session behind `acp_id` (a new core id each time: a retried open does
+    /// not reuse the refused one).
+    pub(super) fn send_open(
+        &mut self,
+        acp_id: &str,
+        config: ProviderSessionConfig,
+        persistence: Option<ProviderPersistence>,
+        history: HistoryMode,
+        fallback: Option<Fallback>,
+    ) {
+        let core_id = uuid::Uuid::new_v4().to_string();
+        if let Some(s) = self.sessions.get_mut(acp_id) {
+            self.acp_ids.remove(&s.core_id);
+            s.core_id = core_id.clone();
+        }
+        self.acp_ids.insert(core_id.clone(), acp_id.to_string());
+        let request_id = self.request_id("open");
         self.waits.insert(
             request_id.clone(),
             Wait::Open {
-                session: acp_id.clone(),
+                session: acp_id.to_string(),
+                fallback: fallback.map(Box::new),
             },
         );
         let refusal = Refusal::Waiting {
