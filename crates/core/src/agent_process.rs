@@ -149,6 +149,7 @@ impl AgentProcess {
         options.stop_reading = self.stop_reading.clone();
         options.exit = Some(self.exit.clone());
         options.eof = Some(self.eof.clone());
+        options.child = self.pid;
         options
     }
 

@@ -13,6 +13,7 @@
 //! stops the agent. Outgoing lines go through a bounded queue to one writer task; a caller waits
 //! for room instead of growing memory.
 
+mod child;
 mod dialect;
 mod inbound;
 mod peer;

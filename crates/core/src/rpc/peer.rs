@@ -98,6 +98,9 @@ pub struct PeerOptions {
     pub exit: Option<watch::Receiver<Option<ExitInfo>>>,
     /// Cancelled by the reader at end of input (the process owner then stops the process).
     pub eof: Option<CancellationToken>,
+    /// The pid of the bridge's child behind the pipes (the agent's guard): a call made after it
+    /// exited but before its exit was taken in fails at once (see `child.rs`).
+    pub child: Option<u32>,
 }
 
 impl PeerOptions {
@@ -109,6 +112,7 @@ impl PeerOptions {
             stop_reading: CancellationToken::new(),
             exit: None,
             eof: None,
+            child: None,
         }
     }
 }
@@ -134,6 +138,7 @@ pub(super) struct Shared {
     call_timeout: Duration,
     /// Cancelled when the peer dies: stops the writer and whoever waits for room in its queue.
     dead: CancellationToken,
+    child: Option<u32>,
 }
 
 /// A cloneable handle for talking to the agent.
@@ -182,6 +187,7 @@ impl Peer {
                 next_id: AtomicU64::new(1),
                 call_timeout: options.call_timeout,
                 dead: dead.clone(),
+                child: options.child,
             }),
         };
         let weak = Arc::downgrade(&handle.shared);
@@ -266,11 +272,17 @@ impl PeerHandle {
             .calls
             .lock()
             .map_err(|_| self.closed_error(method))?;
-        if let Some(reason) = &calls.closed {
+        let exited = || {
+            self.shared
+                .child
+                .is_some_and(super::child::exited_unreaped)
+                .then(|| "its process has exited".to_string())
+        };
+        if let Some(reason) = calls.closed.clone().or_else(exited) {
             return Err(PeerError::Closed {
                 peer: self.shared.name.clone(),
                 method: method.to_string(),
-                reason: reason.clone(),
+                reason,
             });
         }
         calls.waiting.insert(

@@ -277,3 +277,30 @@ async fn end_of_output_still_fails_waiting_calls_and_answers_still_arrive_before
     let result = settle(async { waiting.await.expect("call task") }).await;
     assert_closed(result, "second", "its output ended");
 }
+
+#[tokio::test]
+async fn a_call_after_the_process_died_but_before_its_exit_was_taken_in_fails_at_once() {
+    // The bridge's child exited; its keeper has not reaped it yet, so no exit was reported.
+    let mut child = std::process::Command::new("true")
+        .spawn()
+        .expect("true starts");
+    let stdin = FakeStdin::default();
+    let (_stdout, lines) = mpsc::channel(16);
+    let mut options = PeerOptions::new("fake agent");
+    options.child = Some(child.id());
+    let peer = Peer::start(
+        ScriptedLines(lines),
+        stdin.clone(),
+        Arc::new(JsonRpc::v2()),
+        Arc::new(Handler::default()),
+        options,
+    );
+    until("the child has exited", || {
+        super::child::exited_unreaped(child.id())
+    })
+    .await;
+    let result = settle(peer.call("session/prompt", json!({}))).await;
+    assert_closed(result, "session/prompt", "its process has exited");
+    assert_eq!(stdin.lines(), Vec::<Value>::new(), "nothing is written");
+    assert!(child.wait().expect("reaped").success());
+}
