@@ -167,7 +167,7 @@ impl AcpSession {
         self.agent.shutdown(Some(&self.session_id)).await;
         let moved =
             process_switch::bring_to(&next, &self.shared, &self.sink, &self.session_id, mode).await;
-        let error = match moved {
+        let mut error = match moved {
             Ok(agent) => {
                 self.agent = agent;
                 self.relaunch = next;
@@ -176,11 +176,14 @@ impl AcpSession {
             Err(error) => error,
         };
         tracing::warn!(agent = %label, mode, "the session could not move: {error}; back to its mode");
-        if let Some(old) = self.relaunch.process_mode.clone() {
-            lock(&self.shared)
-                .config
-                .set_local(crate::config::MODE, &old);
-        }
+        let old = self.relaunch.process_mode.clone().unwrap_or_default();
+        lock(&self.shared)
+            .config
+            .set_local(crate::config::MODE, &old);
+        error.message = format!(
+            "mode `{mode}` runs {label} in another process, which could not take this session ({}); it stays in mode `{old}`",
+            error.message
+        );
         let sink = self.sink.clone();
         match restart::restart(&self.relaunch, &self.shared, &sink, &self.session_id).await {
             Ok(back) => {
