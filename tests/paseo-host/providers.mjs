@@ -62,6 +62,9 @@ export const CASES = {
   "pi-bridge": { cli: "pi-acp", askMode: null, otherMode: "off", neverAsks: true },
   // Mistral Vibe's ask mode runs read-only commands (echo) unasked, but asks for touch.
   "vibe-bridge": { cli: "vibe-acp", askMode: "ask", otherMode: "auto-approve" },
+  // Deep Agents Code's `yolo` is the process flag --yolo: the change to it moves the session to
+  // a process started with it (its history reloaded there).
+  "deepagents-bridge": { cli: "dcode", askMode: "ask", otherMode: "yolo" },
 };
 
 /** OpenCode asks before shell commands and edits; its `yolo` agent (a mode) does not. */

@@ -5,6 +5,7 @@
 //! unattended switch ([`crate::unattended`]) is one more mode.
 
 use crate::normalize::ConfigChange;
+use crate::profile::Profile;
 use crate::unattended::Switch;
 use crate::wire::{method, requests, ConfigOption, Mode, ModeState, ModelState, SessionAnswer};
 use agent_bridge_protocol::ErrorCode;
@@ -19,6 +20,9 @@ pub const MODE: &str = "mode";
 pub const THOUGHT: &str = "thought_level";
 /// The calls that turn an unattended switch on (`on`) or off (`off`).
 pub const UNATTENDED: &str = "unattended";
+/// The method of a mode change that is no call: the session moves to a process of that mode
+/// ([`crate::process_switch`]); planned after every other call.
+pub const PROCESS: &str = "_bridge/process_mode";
 
 /// The config surface of one session.
 #[derive(Debug, Clone, Default)]
@@ -29,6 +33,9 @@ pub struct AcpConfig {
     unattended: Vec<String>,
     /// The option id names of unattended switches (a profile's `unattendedOptions`).
     switch_names: Vec<String>,
+    /// The modes are the profile's process modes ([`crate::process_modes`]): a change moves
+    /// the session to another process.
+    by_process: bool,
     /// The values at open, for resets: (category, value).
     defaults: Vec<(&'static str, String)>,
 }
@@ -49,15 +56,33 @@ impl AcpConfig {
     /// tools without asking, `switches` the ids of config options that do
     /// ([`crate::unattended`]; an on/off option of category `permissions` is one anyway).
     pub fn new(state: &SessionAnswer, unattended: &[String], switches: &[String]) -> Self {
+        Self::with_process_modes(state, unattended, switches, &[], None)
+    }
+
+    /// The config of a session of `profile` on a process of the process mode `mode`.
+    pub fn for_profile(state: &SessionAnswer, p: &Profile, mode: Option<&str>) -> Self {
+        let (u, s) = (&p.unattended_modes, &p.unattended_options);
+        Self::with_process_modes(state, u, s, &p.process_modes.ids(), mode)
+    }
+
+    /// [`Self::new`] with process modes `process` (base first), on a process of `mode`.
+    fn with_process_modes(
+        state: &SessionAnswer,
+        unattended: &[String],
+        switches: &[String],
+        process: &[String],
+        mode: Option<&str>,
+    ) -> Self {
         let mut c = AcpConfig {
             options: state.config_options.clone().unwrap_or_default(),
             modes: state.modes.clone(),
             models: state.models.clone(),
             unattended: unattended.to_vec(),
             switch_names: switches.to_vec(),
+            by_process: false,
             defaults: Vec::new(),
         };
-        c.process_mode();
+        c.process_mode(process, mode);
         for cat in [MODEL, MODE, THOUGHT] {
             if let Some(v) = c.current(cat) {
                 c.defaults.push((cat, v));
@@ -66,28 +91,39 @@ impl AcpConfig {
         c
     }
 
-    /// An agent with no modes at all (no mode option, no `modes`, no switch) whose profile
-    /// names an unattended mode runs every session in that mode through a process flag (Grok
-    /// Build's `--always-approve`): that mode is offered as its only one, so the session is
-    /// shown unattended and asking for it changes nothing.
-    fn process_mode(&mut self) {
+    /// An agent with no modes at all (no mode option, no `modes`, no switch) is offered its
+    /// process modes ([`crate::process_modes`], current: the process's `mode`); else its
+    /// profile's first unattended mode, as its only one: a flag the profile always passes
+    /// (Grok Build's `--always-approve`), so asking for it changes nothing.
+    fn process_mode(&mut self, process: &[String], mode: Option<&str>) {
         let no_modes = self
             .modes
             .as_ref()
             .is_none_or(|m| m.available_modes.is_empty());
         if !no_modes || self.option(MODE).is_some() || self.switch().is_some() {
+            if !process.is_empty() {
+                tracing::warn!("the agent has modes of its own: no processModes offered");
+            }
             return;
         }
-        if let Some(id) = self.unattended.first() {
-            self.modes = Some(ModeState {
-                current_mode_id: Some(id.clone()),
-                available_modes: vec![Mode {
-                    id: id.clone(),
-                    name: None,
-                    description: None,
-                }],
-            });
-        }
+        let entry = |id: &String| Mode {
+            id: id.clone(),
+            name: None,
+            description: None,
+        };
+        let (current, available) = match (process.first(), self.unattended.first()) {
+            (Some(base), _) => {
+                self.by_process = true;
+                let current = mode.map_or(base.clone(), str::to_string);
+                (current, process.iter().map(entry).collect())
+            }
+            (None, Some(id)) => (id.clone(), vec![entry(id)]),
+            (None, None) => return,
+        };
+        self.modes = Some(ModeState {
+            current_mode_id: Some(current),
+            available_modes: available,
+        });
     }
 
     /// The select option of a category: the one whose id is the category's name, else the
@@ -415,6 +451,8 @@ impl AcpConfig {
             }
             calls.push(self.call(session_id, category, &value).ok_or_else(cannot)?);
         }
+        // The move to another process comes last: it takes the values set before along.
+        calls.sort_by_key(|c| c.method == PROCESS);
         Ok(calls)
     }
 }
@@ -423,6 +461,15 @@ impl AcpConfig {
     /// The calls that set the mode to `value` (the current mode differs): the switch's id turns
     /// it on; another mode turns it off where it is on, then sets that mode.
     fn mode_calls(&self, session_id: &str, value: &str) -> Option<Vec<SetCall>> {
+        if self.by_process {
+            return Some(vec![SetCall {
+                category: MODE,
+                value: value.to_string(),
+                previous: self.base(MODE),
+                method: PROCESS,
+                params: serde_json::json!({"sessionId": session_id, "modeId": value}),
+            }]);
+        }
         let switch = self.switch();
         if switch.as_ref().is_some_and(|s| s.id == value) {
             return Some(vec![self.call(session_id, UNATTENDED, "on")?]);
@@ -441,6 +488,10 @@ impl AcpConfig {
 #[cfg(test)]
 #[path = "config_switch_tests.rs"]
 mod switch_tests;
+
+#[cfg(test)]
+#[path = "config_process_tests.rs"]
+mod process_tests;
 
 #[cfg(test)]
 #[path = "config_tests.rs"]

@@ -18,6 +18,8 @@ pub mod normalize;
 pub mod opencode;
 pub mod permissions;
 pub mod persistence;
+pub mod process_modes;
+pub mod process_switch;
 pub mod profile;
 mod provider;
 pub mod restart;

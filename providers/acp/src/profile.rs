@@ -7,6 +7,7 @@
 //! `options.unusableMethods` override the profile's.
 
 use crate::auth::AuthSpec;
+use crate::process_modes::ProcessModes;
 use agent_bridge_core::lifecycle::ProcessOptions;
 use agent_bridge_core::registry::ProviderManifest;
 use agent_bridge_protocol::Capability;
@@ -46,6 +47,8 @@ struct Entry {
     unattended_modes: Vec<String>,
     #[serde(default)]
     unattended_options: Vec<String>,
+    #[serde(default)]
+    process_modes: ProcessModes,
     #[serde(default)]
     env: BTreeMap<String, String>,
     capabilities: Vec<Capability>,
@@ -110,6 +113,9 @@ pub struct Profile {
     pub unattended_modes: Vec<String>,
     /// Ids of config options that run tools without asking when on ([`crate::unattended`]).
     pub unattended_options: Vec<String>,
+    /// Modes that are process flags: each mode's session runs on a process started with its
+    /// arguments ([`crate::process_modes`]).
+    pub process_modes: ProcessModes,
     /// Variables every start of the agent gets (over the launch's and the session's).
     pub env: BTreeMap<String, String>,
     pub capabilities: Vec<Capability>,
@@ -154,6 +160,7 @@ pub fn builtin(name: &str) -> Option<Profile> {
         version_args: entry.version_args,
         unattended_modes: entry.unattended_modes,
         unattended_options: entry.unattended_options,
+        process_modes: entry.process_modes,
         env: entry.env,
         capabilities: entry.capabilities,
         unusable_methods: entry.unusable_methods,
@@ -201,6 +208,7 @@ pub fn for_entry(entry: &ProviderManifest) -> Profile {
             version_args: Vec::new(),
             unattended_modes: Vec::new(),
             unattended_options: Vec::new(),
+            process_modes: ProcessModes::default(),
             env: BTreeMap::new(),
             capabilities: GENERIC_CAPABILITIES.to_vec(),
             unusable_methods: BTreeMap::new(),
@@ -235,6 +243,12 @@ pub fn for_entry(entry: &ProviderManifest) -> Profile {
                     tracing::warn!(provider = %entry.id, "option `unattendedOptions` must be a list of strings; ignored")
                 }
             },
+            "processModes" => match serde_json::from_value(value.clone()) {
+                Ok(modes) => profile.process_modes = modes,
+                Err(_) => {
+                    tracing::warn!(provider = %entry.id, "option `processModes` must map mode ids to lists of arguments; ignored")
+                }
+            },
             "unusableMethods" => match serde_json::from_value(value.clone()) {
                 Ok(methods) => profile.unusable_methods = methods,
                 Err(_) => {
@@ -257,7 +271,7 @@ mod tests {
     }
 
     #[test]
-    fn the_table_is_valid_and_has_the_thirteen_agents() {
+    fn the_table_is_valid_and_has_the_fourteen_agents() {
         let table: Table = serde_json::from_str(PROFILES).expect("profiles.json parses");
         assert_eq!(
             table.profiles.keys().cloned().collect::<Vec<_>>(),
@@ -266,6 +280,7 @@ mod tests {
                 "cline",
                 "codex-acp",
                 "copilot",
+                "deepagents",
                 "droid",
                 "gemini",
                 "grok",
@@ -294,6 +309,12 @@ mod tests {
             }
             if let Some(auth) = &p.auth {
                 assert!(!auth.hint.is_empty(), "{name}");
+            }
+            if let Some(base) = p.process_modes.base() {
+                assert!(
+                    !p.unattended_modes.iter().any(|m| m == base),
+                    "{name}: the default process mode `{base}` is marked unattended"
+                );
             }
         }
         let with_auth: Vec<&String> = table
@@ -341,6 +362,12 @@ mod tests {
             "never a hub daemon left behind"
         );
         assert_eq!(cline.unattended_options, vec!["auto_approve"]);
+        let deep = for_entry(&entry(
+            r#"{"id":"deepagents-bridge","label":"D","agent":"acp","command":["dcode"]}"#,
+        ));
+        assert_eq!(deep.args, vec!["--acp"]);
+        assert_eq!(deep.process_modes.ids(), vec!["ask", "yolo"]);
+        assert_eq!(deep.unattended_modes, vec!["yolo"]);
     }
 
     #[test]
@@ -369,5 +396,10 @@ mod tests {
             declared.unusable_methods,
             BTreeMap::from([("session/resume".to_string(), "loses tools".to_string())])
         );
+        let flagged = for_entry(&entry(
+            r#"{"id":"mine","label":"M","agent":"acp","command":["m"],"options":{"processModes":{"safe":[],"wild":["--wild"]},"unattendedModes":["wild"]}}"#,
+        ));
+        assert_eq!(flagged.process_modes.ids(), vec!["safe", "wild"]);
+        assert!(p.process_modes.is_empty());
     }
 }

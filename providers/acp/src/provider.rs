@@ -94,7 +94,13 @@ impl AcpProvider {
         {
             tracing::warn!("ACP has no system prompt; the session's systemPrompt is not applied");
         }
-        let spec = launch::spec(&self.profile, &ctx.launch, Some(&cfg.cwd), &cfg.env);
+        let base = launch::spec(&self.profile, &ctx.launch, Some(&cfg.cwd), &cfg.env);
+        // A process mode is another launch ([`crate::process_modes`]).
+        let process_mode = self.profile.process_modes.at_open(cfg.mode.as_deref());
+        let spec = self
+            .profile
+            .process_modes
+            .spec(&base, process_mode.as_deref());
         let spare =
             crate::spare::take(&self.processes, &self.profile, &spec, &sink, &request.scope).await;
         let (mut agent, shared) = match spare {
@@ -114,7 +120,14 @@ impl AcpProvider {
             }
         };
         crate::opencode::retry_log::follow(&self.profile, &agent.runtime, &shared, &sink);
-        match open_session(&self.profile, &mut agent, &request, &shared).await {
+        let opened = open_session(
+            &self.profile,
+            &mut agent,
+            &request,
+            &shared,
+            process_mode.as_deref(),
+        );
+        match opened.await {
             Ok((session_id, cwd)) => {
                 self.warm.opened(&session_id, &cwd);
                 let (state, replay, title) = {
@@ -129,6 +142,8 @@ impl AcpProvider {
                 let launch = SessionRelaunch {
                     profile: self.profile.clone(),
                     runtime: Relaunch::new(spec, request.scope.clone()),
+                    base,
+                    process_mode,
                     processes: self.processes.shared().cloned(),
                     warm: self.warm.clone(),
                     cwd: cwd.clone(),
@@ -163,7 +178,8 @@ impl AcpProvider {
     /// A short-lived agent (catalog, session list) in `cwd`.
     async fn probe_agent(&self, ctx: &ProviderContext, cwd: &str) -> Result<Agent, ProviderError> {
         let spec = launch::spec(&self.profile, &ctx.launch, Some(cwd), &Default::default());
-        launch::start_for_query(&self.profile, &spec).await
+        let modes = &self.profile.process_modes;
+        launch::start_for_query(&self.profile, &modes.spec(&spec, modes.base())).await
     }
 }
 
@@ -261,12 +277,7 @@ impl Provider for AcpProvider {
         let session = state.as_ref().ok().and_then(|s| s.session_id.clone());
         agent.shutdown(session.as_deref()).await;
         let state = state?;
-        Ok(AcpConfig::new(
-            &state,
-            &self.profile.unattended_modes,
-            &self.profile.unattended_options,
-        )
-        .catalog())
+        Ok(AcpConfig::for_profile(&state, &self.profile, None).catalog())
     }
 
     async fn list_sessions(
@@ -329,6 +340,7 @@ async fn open_session(
     agent: &mut Agent,
     request: &OpenRequest,
     shared: &crate::state::SharedState,
+    process_mode: Option<&str>,
 ) -> Result<(String, String), ProviderError> {
     let cfg = &request.config;
     let mcp = persistence::mcp_servers(&cfg.mcp_servers, &agent.init.agent_capabilities)?;
@@ -389,11 +401,7 @@ async fn open_session(
         }
     };
     let state: SessionAnswer = serde_json::from_value(answer).unwrap_or_default();
-    let config = AcpConfig::new(
-        &state,
-        &profile.unattended_modes,
-        &profile.unattended_options,
-    );
+    let config = AcpConfig::for_profile(&state, profile, process_mode);
     let changes = agent_bridge_protocol::ProviderConfigChanges {
         model: cfg.model.clone().map(Some),
         mode: cfg.mode.clone().map(Some),

@@ -27,6 +27,7 @@ use crate::profile::Profile;
 use crate::state::{lock, Phase, SharedState};
 use crate::wire::{method, requests, AgentCapabilities, SessionAnswer};
 use agent_bridge_core::lifecycle::{Relaunch, SharedProcesses};
+use agent_bridge_core::supervisor::SpawnSpec;
 use agent_bridge_core::{AgentEvent, SessionSink};
 use agent_bridge_protocol::ErrorCode;
 use agent_bridge_protocol::{
@@ -43,6 +44,10 @@ pub struct SessionRelaunch {
     /// The agent's launch and the session's process scope (a close waits for the restarted
     /// agent too).
     pub runtime: Relaunch,
+    /// The launch without a process mode's arguments, and the process mode the session runs
+    /// in ([`crate::process_modes`]; `None`: the profile has none).
+    pub base: SpawnSpec,
+    pub process_mode: Option<String>,
     /// The native session's cwd.
     pub cwd: String,
     /// The provider's shared agent processes, when the session runs on one (it joins the one
@@ -214,11 +219,8 @@ async fn bring_back(
         }
     };
     let state: SessionAnswer = serde_json::from_value(answer).unwrap_or_default();
-    let mut config = AcpConfig::new(
-        &state,
-        &launch.profile.unattended_modes,
-        &launch.profile.unattended_options,
-    );
+    let mut config =
+        AcpConfig::for_profile(&state, &launch.profile, launch.process_mode.as_deref());
     config.inherit_defaults(previous);
     lock(shared).config = config;
     let refused = reapply(&agent, shared, &session_id, previous).await?;
@@ -257,7 +259,7 @@ fn change(category: &str, value: &str) -> ProviderConfigChanges {
 
 /// Sets the restarted session to the committed values of `previous`, one category at a time;
 /// returns what it did not take. Fails only when the agent died meanwhile.
-async fn reapply(
+pub(crate) async fn reapply(
     agent: &Agent,
     shared: &SharedState,
     session_id: &str,

@@ -7,6 +7,7 @@
 
 use crate::launch::Agent;
 use crate::permissions;
+use crate::process_switch;
 use crate::restart::{self, SessionRelaunch};
 use crate::state::{lock, SharedState};
 use crate::wire::acp::{ContentBlock, ImageContent};
@@ -154,6 +155,48 @@ impl AcpSession {
         Ok(())
     }
 
+    /// Moves the session to a process of the process mode `mode` ([`crate::process_switch`]):
+    /// its process lets go of it first; if the new one cannot take it, it comes back on a
+    /// process of its old mode (else its runtime is reported failed) and the change fails.
+    async fn move_process(&mut self, mode: &str) -> Result<(), ProviderError> {
+        let label = self.relaunch.profile.label.clone();
+        if let Some(refused) = process_switch::refusal(&self.agent, &self.shared, &label, mode) {
+            return Err(refused);
+        }
+        let next = process_switch::relaunch_in(&self.relaunch, mode);
+        self.agent.shutdown(Some(&self.session_id)).await;
+        let moved =
+            process_switch::bring_to(&next, &self.shared, &self.sink, &self.session_id, mode).await;
+        let mut error = match moved {
+            Ok(agent) => {
+                self.agent = agent;
+                self.relaunch = next;
+                return Ok(());
+            }
+            Err(error) => error,
+        };
+        tracing::warn!(agent = %label, mode, "the session could not move: {error}; back to its mode");
+        let old = self.relaunch.process_mode.clone().unwrap_or_default();
+        lock(&self.shared)
+            .config
+            .set_local(crate::config::MODE, &old);
+        error.message = format!(
+            "mode `{mode}` runs {label} in another process, which could not take this session ({}); it stays in mode `{old}`",
+            error.message
+        );
+        let sink = self.sink.clone();
+        match restart::restart(&self.relaunch, &self.shared, &sink, &self.session_id).await {
+            Ok(back) => {
+                self.agent = back.agent;
+                self.session_id = back.session_id;
+            }
+            Err(lost) => {
+                let _ = sink.send(AgentEvent::RuntimeFailed(lost)).await;
+            }
+        }
+        Err(error)
+    }
+
     async fn cancel(&mut self, turn_id: &str) -> Result<(), ProviderError> {
         let cancelled = self.cancel_pending(Some(turn_id)).await;
         for id in cancelled {
@@ -299,21 +342,24 @@ impl AgentSession for AcpSession {
         let plan = lock(&self.shared).config.plan(&self.session_id, &changes)?;
         let mut done = Vec::new();
         for call in plan {
-            match self
-                .agent
-                .runtime
-                .rpc()
-                .call_within(call.method, call.params.clone(), CONFIG_CALL_TIMEOUT)
-                .await
-            {
+            let answer = if call.method == crate::config::PROCESS {
+                self.move_process(&call.value).await.map(|()| Value::Null)
+            } else {
+                self.agent
+                    .runtime
+                    .rpc()
+                    .call_within(call.method, call.params.clone(), CONFIG_CALL_TIMEOUT)
+                    .await
+                    .map_err(|e| self.agent.error(e))
+            };
+            match answer {
                 Ok(answer) => {
                     let mut s = lock(&self.shared);
                     s.config.set_local(call.category, &call.value);
                     s.config.replace_options(&answer);
                     done.push(call);
                 }
-                Err(e) => {
-                    let error = self.agent.error(e);
+                Err(error) => {
                     // All or nothing: put back what was already changed.
                     for undo in done.into_iter().rev() {
                         let Some(previous) = undo.previous else {

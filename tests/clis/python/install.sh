@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the pinned Python agents (Mistral Vibe `vibe-acp`) into
+# Installs the pinned Python agents (Mistral Vibe `vibe-acp`, Deep Agents Code `dcode`) into
 # CACHE_DIR/python and links their commands into CACHE_DIR/python/bin (found there by the tests,
 # tests/mock-llm/src/locator.rs). Prints nothing on stdout.
 #
@@ -127,3 +127,4 @@ venv() {
 build_python
 mkdir -p "$root/bin"
 venv vibe vibe-acp vibe
+venv dcode dcode

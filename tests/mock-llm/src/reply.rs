@@ -29,6 +29,8 @@ pub const SHELL_TOOLS: &[&str] = &[
     "Execute",
     // Grok Build's shell tool.
     "run_terminal_command",
+    // Deep Agents Code's shell tool.
+    "execute",
 ];
 
 /// Default number of chunks of a slow reply.

@@ -159,7 +159,9 @@ impl Normalizer {
     /// announce a call only in its permission request), its snapshot returned with the item.
     pub fn permission_tool(&mut self, fields: &ToolCallUpdate) -> (ToolSnapshot, AgentEvent) {
         self.text = None;
-        let id = fields.tool_call_id.0.to_string();
+        let id = self
+            .announced_as(fields)
+            .unwrap_or_else(|| fields.tool_call_id.0.to_string());
         let snapshot = self
             .tools
             .entry(id.clone())
@@ -173,6 +175,25 @@ impl Normalizer {
         // Waiting for the user: running, whatever the request's own status says.
         call.status = ToolStatus::Running;
         (snapshot, item(tool_item_id(&id), ItemBody::ToolCall(call)))
+    }
+
+    /// The call a permission asks about under another id than the one it was announced with
+    /// (Deep Agents Code: `call_…` announced, a hex id asked): an unknown id without a kind whose
+    /// input is that of a call of this turn still waiting, the newest such.
+    fn announced_as(&self, fields: &ToolCallUpdate) -> Option<String> {
+        let id = fields.tool_call_id.0.as_ref();
+        let input = fields.fields.raw_input.as_ref()?;
+        if self.tools.contains_key(id) || fields.fields.kind.is_some() {
+            return None;
+        }
+        self.turn_tools.iter().rev().find_map(|known| {
+            let t = self.tools.get(known)?;
+            let waiting = matches!(
+                t.fields.status,
+                None | Some(ToolCallStatus::Pending | ToolCallStatus::InProgress)
+            );
+            (waiting && t.fields.raw_input.as_ref() == Some(input)).then(|| known.clone())
+        })
     }
 
     fn prefix(&self) -> String {

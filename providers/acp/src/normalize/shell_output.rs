@@ -3,8 +3,10 @@
 //! ACP agents wrap a finished command's output in their own presentation: claude-agent-acp
 //! in a Markdown code fence (```` ```console ````), Gemini CLI and Qwen Code in the report they
 //! give the model (`Command: …`, `Output: …`, `Exit Code: …`, `Process Group PGID: …`),
-//! GitHub Copilot CLI after a last line `<shellId: 1 completed with exit code 0>`. The
-//! timeline shows the command's own output (and its exit code where the report has it).
+//! GitHub Copilot CLI after a last line `<shellId: 1 completed with exit code 0>`, Deep Agents
+//! Code in a Markdown report (`**Command:**`, `**Output:**` and a fence, `**Status:** … exit
+//! code 0`). The timeline shows the command's own output (and its exit code where the report
+//! has it).
 
 /// The keys of a Gemini / Qwen command report, each at the start of a line.
 const REPORT_KEYS: [&str; 8] = [
@@ -20,7 +22,7 @@ const REPORT_KEYS: [&str; 8] = [
 
 /// What a report or a fence leaves of `text`: the output, and the exit code when stated.
 pub fn clean(text: &str) -> (String, Option<i64>) {
-    if let Some(report) = report(text) {
+    if let Some(report) = report(text).or_else(|| markdown_report(text)) {
         return report;
     }
     if let Some(trailed) = shell_trailer(text) {
@@ -88,6 +90,29 @@ fn report(text: &str) -> Option<(String, Option<i64>)> {
     Some((output, exit))
 }
 
+/// Deep Agents Code's report: the fence after a `**Output:**` line (`<no output>` inside: none),
+/// the exit code at the end of the `**Status:**` line.
+fn markdown_report(text: &str) -> Option<(String, Option<i64>)> {
+    let (_, after) = text.split_once("**Output:**\n")?;
+    let body = after.strip_prefix("```")?;
+    let (_, body) = body.split_once('\n')?;
+    let (output, rest) = body.split_once("\n```").or_else(|| {
+        // An empty fence closes on the line right after the opening one.
+        body.strip_prefix("```").map(|rest| ("", rest))
+    })?;
+    let output = if output.trim() == "<no output>" {
+        ""
+    } else {
+        output
+    };
+    let exit = rest
+        .lines()
+        .find_map(|l| l.strip_prefix("**Status:**"))
+        .and_then(|status| status.rsplit_once("exit code"))
+        .and_then(|(_, code)| code.trim().trim_end_matches('.').parse::<i64>().ok());
+    Some((output.to_string(), exit))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +149,24 @@ mod tests {
         assert_eq!(
             clean("Output: (empty)\nProcess Group PGID: 1"),
             (String::new(), None)
+        );
+    }
+
+    #[test]
+    fn a_deep_agents_report_leaves_the_output_and_the_exit_code() {
+        let report = |output: &str, status: &str| {
+            format!("**Command:**\n```bash\necho hi\n```\n\n**Output:**\n```\n{output}\n```\n\n**Status:** {status}")
+        };
+        assert_eq!(
+            clean(&report(
+                "SHOWN-7\nmore",
+                "Command succeeded with exit code 0"
+            )),
+            ("SHOWN-7\nmore".to_string(), Some(0))
+        );
+        assert_eq!(
+            clean(&report("<no output>", "Command failed with exit code 2")),
+            (String::new(), Some(2))
         );
     }
 

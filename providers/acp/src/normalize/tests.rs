@@ -319,3 +319,38 @@ fn an_unknown_tool_kind_is_a_generic_tool() {
     assert_eq!(row["status"], "running");
     assert_eq!(row["detail"]["type"], "unknown", "{row}");
 }
+
+/// Deep Agents Code announces `call_…` and asks under a hex id without a kind: the permission
+/// is the announced call's (a shell command, one timeline item); an unknown id whose input
+/// matches no waiting call stays its own.
+#[test]
+fn a_permission_asked_under_another_id_is_the_announced_calls() {
+    let mut n = Normalizer::new();
+    n.begin_turn("t");
+    n.update(
+        json!({"sessionUpdate": "tool_call", "toolCallId": "call_mock0001",
+        "kind": "execute", "status": "pending", "title": "touch a.txt",
+        "rawInput": {"command": "touch a.txt"}}),
+    );
+    let asked = |id: &str, command: &str| -> crate::wire::acp::ToolCallUpdate {
+        serde_json::from_value(
+            json!({"toolCallId": id, "title": format!("Execute: `{command}`"),
+            "rawInput": {"command": command}}),
+        )
+        .expect("tool call update")
+    };
+    let (snapshot, item) = n.permission_tool(&asked("0bb50f17", "touch a.txt"));
+    assert_eq!(snapshot.tool_call_id.0.as_ref(), "call_mock0001");
+    let AgentEvent::Item(item) = item else {
+        panic!("an item: {item:?}")
+    };
+    let row = json!(item);
+    assert_eq!(row["id"], "tool:call_mock0001", "{row}");
+    assert_eq!(row["detail"]["type"], "shell", "{row}");
+    let (other, _) = n.permission_tool(&asked("9f00", "rm b.txt"));
+    assert_eq!(
+        other.tool_call_id.0.as_ref(),
+        "9f00",
+        "no waiting call with that input"
+    );
+}

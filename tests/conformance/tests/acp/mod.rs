@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 pub mod opencode_server;
+pub mod process_modes;
 pub mod server_password;
 pub mod sessions;
 pub mod shared;
@@ -264,8 +265,13 @@ pub async fn model_change(rig: &AgentRig, model: &str, wire_model: &str) {
 /// Offline: a session with a tool turn, closed, sends nothing past the mock (no request reached
 /// its proxy trap, which every proxy variable of the recipe points at).
 pub async fn nothing_goes_past_the_mock(rig: &AgentRig) {
+    nothing_goes_past_the_mock_in(rig, json!({})).await;
+}
+
+/// [`nothing_goes_past_the_mock`] in the mode of `patch` (one that runs `echo` unasked).
+pub async fn nothing_goes_past_the_mock_in(rig: &AgentRig, patch: Value) {
     let sid = "acp-offline";
-    rig.open(sid, json!({})).await;
+    rig.open(sid, patch).await;
     let run = rig.run_turn(sid, "please run `echo offline`").await;
     assert_eq!(run.state(), "completed", "{:?}", run.end);
     rig.finish(sid).await;

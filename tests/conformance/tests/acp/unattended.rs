@@ -13,7 +13,7 @@ use serde_json::json;
 use std::time::{Duration, Instant};
 
 /// The host's catalog request in the rig's folder.
-async fn catalog(rig: &AgentRig) {
+pub(crate) async fn catalog(rig: &AgentRig) {
     let cwd = rig.cwd().display().to_string();
     let answer = rig
         .ask(
@@ -24,7 +24,7 @@ async fn catalog(rig: &AgentRig) {
     assert!(answer.is("catalog"), "{answer}");
 }
 
-fn asked(rig: &AgentRig, sid: &str) -> bool {
+pub(crate) fn asked(rig: &AgentRig, sid: &str) -> bool {
     rig.host
         .session_events(sid)
         .iter()
@@ -32,7 +32,7 @@ fn asked(rig: &AgentRig, sid: &str) -> bool {
 }
 
 /// A `touch FILE` turn in `sid` completes with the file written and no permission asked.
-async fn runs_unasked(rig: &AgentRig, sid: &str, file: &str) {
+pub(crate) async fn runs_unasked(rig: &AgentRig, sid: &str, file: &str) {
     let run = rig
         .run_turn(sid, &format!("please run `touch {file}`"))
         .await;
@@ -76,7 +76,7 @@ pub async fn holds_on_a_shared_process(rig: &AgentRig, case: Case) {
 }
 
 /// Waits for the one agent group other than `not`: the spare started after a close.
-async fn spare(rig: &AgentRig, not: &[ProcInfo]) -> Vec<ProcInfo> {
+pub(crate) async fn spare(rig: &AgentRig, not: &[ProcInfo]) -> Vec<ProcInfo> {
     let deadline = Instant::now() + Duration::from_secs(90);
     loop {
         let mut found: Vec<Vec<ProcInfo>> = agent_groups(rig, rig.spec.cli)
@@ -129,7 +129,7 @@ pub async fn holds_on_a_reopen(rig: &AgentRig, case: Case) {
 }
 
 /// SIGKILLs the agent itself (the oldest process of its group that is not its guard).
-fn kill_9(group: &[ProcInfo]) {
+pub(crate) fn kill_9(group: &[ProcInfo]) {
     let target = group
         .iter()
         .filter(|p| !p.cmdline.contains("__guard"))

@@ -13,8 +13,8 @@ mod node22_clis;
 mod python_clis;
 
 pub use clis::{
-    build, claude, claude_agent_acp, cline, codex, codex_acp, copilot, droid, gemini, grok, kilo,
-    kimi, opencode, pi, qwen, vibe,
+    build, claude, claude_agent_acp, cline, codex, codex_acp, copilot, dcode, droid, gemini, grok,
+    kilo, kimi, opencode, pi, qwen, vibe,
 };
 
 use std::collections::BTreeMap;
@@ -48,10 +48,11 @@ pub enum Cli {
     Grok,
     Pi,
     Vibe,
+    Dcode,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 15] = [
+    pub const ALL: [Cli; 16] = [
         Cli::Claude,
         Cli::Codex,
         Cli::Gemini,
@@ -67,6 +68,7 @@ impl Cli {
         Cli::Grok,
         Cli::Pi,
         Cli::Vibe,
+        Cli::Dcode,
     ];
 
     /// The executable's name in `node_modules/.bin`.
@@ -87,6 +89,7 @@ impl Cli {
             Cli::Grok => "grok",
             Cli::Pi => "pi-acp",
             Cli::Vibe => "vibe-acp",
+            Cli::Dcode => "dcode",
         }
     }
 

@@ -1,6 +1,7 @@
 //! The recipes of the PyPI agents, installed into venvs of a pinned CPython 3.13 by
-//! `tests/clis/python/install.sh`: Mistral Vibe (`vibe-acp`, `POST /v1/chat/completions`);
-//! /work/shared/spec/more-agents-offline.md, "Mistral Vibe".
+//! `tests/clis/python/install.sh`: Mistral Vibe (`vibe-acp`, `POST /v1/chat/completions`) and
+//! Deep Agents Code (`dcode --acp`, `POST /v1/responses`); /work/shared/spec/more-agents-offline.md,
+//! "Mistral Vibe" and "Deep Agents Code (dcode)".
 
 use super::{write, HermeticError};
 use std::path::{Path, PathBuf};
@@ -61,6 +62,44 @@ max_context_length = 128000
             ("VIBE_HOME", &dir.display().to_string()),
             ("MOCK_API_KEY", "sk-test"),
             ("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring"),
+        ],
+    );
+    python_first(env);
+    Ok(dir)
+}
+
+/// Deep Agents Code with the mock as its OpenAI endpoint (`OPENAI_BASE_URL`; langchain's
+/// ChatOpenAI speaks the Responses API to it), `openai:mock-model` the default model and
+/// `openai:mock-model-2` one more in `$DEEPAGENTS_HOME/config.toml`; update checks, price and ripgrep downloads and LangSmith
+/// tracing off. `$DEEPAGENTS_HOME/.state/approval.json` holds the acknowledgement without which
+/// `dcode --acp --yolo` refuses to start ("acknowledge YOLO in the interactive TUI").
+pub(super) fn dcode_files(
+    home: &Path,
+    base: &str,
+    env: &mut Env,
+) -> Result<PathBuf, HermeticError> {
+    let dir = home.join(".deepagents");
+    write(
+        &dir.join(".state/approval.json"),
+        r#"{"version":1,"policy_version":"2026-07-14","acknowledged":true}"#,
+    )?;
+    write(
+        &dir.join("config.toml"),
+        "[models]\ndefault = \"openai:mock-model\"\n\n[models.providers.openai]\nmodels = [\"mock-model\", \"mock-model-2\"]\n",
+    )?;
+    set(
+        env,
+        &[
+            ("DEEPAGENTS_HOME", &dir.display().to_string()),
+            ("OPENAI_API_KEY", "sk-test"),
+            ("OPENAI_BASE_URL", &format!("{base}/v1")),
+            ("DEEPAGENTS_CODE_OFFLINE", "1"),
+            ("DEEPAGENTS_CODE_NO_UPDATE_CHECK", "1"),
+            ("DEEPAGENTS_CODE_AUTO_UPDATE", "0"),
+            ("DEEPAGENTS_CODE_PRICES_AUTO_UPDATE", "0"),
+            ("DEEPAGENTS_CODE_PLUGIN_AUTO_UPDATE", "0"),
+            ("LANGSMITH_TRACING", "false"),
+            ("DEEPAGENTS_CODE_LANGSMITH_TRACING", "false"),
         ],
     );
     python_first(env);
