@@ -4,7 +4,8 @@
 //
 // - `askMode`: the mode that asks before a file-writing command (`undefined`: the session's
 //   mode at open, which asks);
-// - `otherMode`: a mode to switch to (`undefined`: the provider has one mode, `oneMode` says why);
+// - `otherMode`: a mode to switch to (`undefined`: the provider has one mode, `onlyMode`, and
+//   `oneMode` says why);
 // - `config`: the config option to change and its value, one that keeps the session on the mock
 //   (`undefined`: the SDK file takes the model option's first other value and acpx sets
 //   `acpxModel`; `noConfigChange`: why no option can change);
@@ -60,7 +61,7 @@ const all = [
     otherMode: "plan",
     noConfigChange: "qwen-bridge's only other models are Qwen's OAuth models, which need a login",
   },
-  { provider: "claude-acp-bridge", cli: "claude-agent-acp", askMode: "default", otherMode: "acceptEdits" },
+  { provider: "claude-acp-bridge", cli: "claude-agent-acp", askMode: "default", otherMode: "acceptEdits", acpxModel: "haiku" },
   {
     provider: "opencode-bridge",
     cli: "opencode",
@@ -124,6 +125,7 @@ const all = [
     // The built-in models (grok-4.6, grok-4.5) are xAI's: the recipe's second custom model.
     provider: "grok-bridge",
     cli: "grok",
+    onlyMode: "always-approve",
     oneMode: "grok-bridge has one mode, `always-approve` (Grok's switch is the process flag the profile passes)",
     neverAsks: "Grok never asks (no session/request_permission, even with `[ui] permission_mode = \"ask\"`)",
     config: { id: "model", value: "mock2" },
@@ -131,6 +133,7 @@ const all = [
   {
     provider: "pi-bridge",
     cli: "pi-acp",
+    onlyMode: "off",
     oneMode: "pi-bridge's modes are the model's thinking levels, and the mock's models have one (`off`)",
     neverAsks: "Pi has no permission layer: every tool runs unasked",
     config: { id: "model", value: "mock/mock-model-2" },
