@@ -38,7 +38,9 @@ function run(rig, args) {
     let err = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (err += d));
-    child.on("exit", (status) => {
+    // "close", not "exit": the output may still be in the pipe when the process has exited (a
+    // loaded machine lost a turn's answer or `sessions new`'s line that way).
+    child.on("close", (status) => {
       const messages = out
         .split("\n")
         .filter((l) => l.trim().startsWith("{"))
