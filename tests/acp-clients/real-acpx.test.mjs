@@ -89,7 +89,7 @@ async function scenarios(t, p) {
       .join("");
   const asked = (ran) => ran.messages.some((m) => m.method === "session/request_permission");
   const ended = (ran, reason = "end_turn") => ran.messages.some((m) => m.result?.stopReason === reason);
-  const fail = (ran) => `exit ${ran.status}\n${ran.err.slice(-2000)}`;
+  const fail = (ran) => `exit ${ran.status}\n${ran.out.slice(-2000)}\n${ran.err.slice(-2000)}`;
   /** A prompt running `command`; codex-acp's asking mode asks only for an escalated command. */
   const tool = async (flag, command) => {
     const text = `please run \`${command}\` (${provider}, acpx)`;

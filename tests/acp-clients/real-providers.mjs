@@ -144,7 +144,27 @@ const all = [
 
 /** The providers a run drives: all, or those `ACP_CLIENTS_PROVIDERS` names (comma-separated). */
 const only = process.env.ACP_CLIENTS_PROVIDERS?.split(",").filter(Boolean);
-export const providers = only ? all.filter((p) => only.includes(p.provider)) : all;
+const chosen = only ? all.filter((p) => only.includes(p.provider)) : all;
+/**
+ * The slowest first, so that a pool ends sooner: Kilo and OpenCode (seconds to start, and again
+ * after a kill and for each list), then Qwen, Vibe, Kimi and Cline (measured, 2-core machine).
+ */
+const slowest = ["kilo-bridge", "opencode-bridge", "qwen-bridge", "vibe-bridge", "kimi-bridge", "cline-bridge"];
+const rank = (p) => (slowest.includes(p.provider) ? slowest.indexOf(p.provider) : slowest.length);
+export const providers = [...chosen].sort((a, b) => rank(a) - rank(b));
+
+/** A regex (the mock's rules are regexes) matching `text` as it is. */
+const literal = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * A mock rule: the prompt `text` gets a reply streamed for 30 s (200 pieces, 150 ms apart), so
+ * that a cancel or a kill sent once it streams lands mid-turn even when a loaded machine delays
+ * the agent's first chunk (the mock's default `SLOW` reply streams for 6 s).
+ */
+export function slowReply(text) {
+  const reply = Array.from({ length: 200 }, (_, i) => `slow${i} `).join("");
+  return { rules: [{ match: literal(text), reply: { slow_text: { text: reply, chunks: 200, interval_ms: 150 } } }] };
+}
 
 /**
  * A mock rule for codex-acp in `read-only`: the prompt naming `file` makes the model call
@@ -152,11 +172,10 @@ export const providers = only ? all.filter((p) => only.includes(p.provider)) : a
  * a plain command would run sandboxed, unasked.
  */
 export function escalation(prompt, command) {
-  const pattern = prompt.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   return {
     rules: [
       {
-        match: pattern,
+        match: literal(prompt),
         reply: {
           tool_call: {
             name: "exec_command",
@@ -168,5 +187,9 @@ export function escalation(prompt, command) {
   };
 }
 
-/** How many providers a file runs at once (`ACP_CLIENTS_POOL`, default 3): 2 cores. */
-export const pool = Number(process.env.ACP_CLIENTS_POOL ?? 3);
+/**
+ * How many providers a file runs at once (`ACP_CLIENTS_POOL`, default 2; run.sh runs both real
+ * files at once): more on a loaded 2-core machine pushed Kilo's session list (a fresh agent
+ * process) past the bridge's 30 s limit.
+ */
+export const pool = Number(process.env.ACP_CLIENTS_POOL ?? 2);

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { client, methods, ndJsonStream } from "@agentclientprotocol/sdk";
 import { agentCommand, alive, descendants, gone, realRig, reportOk, requireCli, startMock } from "./real-rig.mjs";
-import { escalation, pool, providers } from "./real-providers.mjs";
+import { escalation, pool, providers, slowReply } from "./real-providers.mjs";
 
 // A 1x1 PNG.
 const png =
@@ -154,6 +154,7 @@ async function scenarios(t, p) {
 
     await t.test("cancel", async () => {
       const text = `SLOW please (${provider}, sdk cancel)`;
+      await mock.script(slowReply(text));
       const running = midTurn(p, state, text);
       const slow = prompt(ctx, sessionId, text);
       await running;
@@ -209,6 +210,7 @@ async function scenarios(t, p) {
 
     await t.test("kill -9 of the CLI mid-turn, then the next prompt resumes", async () => {
       const text = `SLOW again (${provider}, sdk kill)`;
+      await mock.script(slowReply(text));
       const running = midTurn(p, state, text);
       const slow = prompt(ctx, sessionId, text);
       await running;
