@@ -1,11 +1,13 @@
-// acpx (pinned in package.json) driving `agent-bridge acp` for real providers (the pinned CLIs
-// against the mock model, tests/acp-clients/real-rig.mjs) through `--agent`, with acpx's own
-// persistent sessions: `sessions new`, `set-mode` (the mode that asks; no queue owner runs yet, so
-// acpx starts an agent process for it alone), a turn (its `prompt` starts acpx's queue owner, whose
-// new agent process resumes the session: in the mode set before), a prompt whose tool is approved
-// (`--approve-all`: the mode asks) and one whose tool is denied (`--deny-all`), `set model`
+// acpx (pinned in package.json) driving `agent-bridge acp` for every real provider of plugin.json
+// (the pinned CLIs against the mock model, tests/acp-clients/real-rig.mjs, with the choices of
+// real-providers.mjs) through `--agent`, with acpx's own persistent sessions: `sessions new`,
+// `set-mode` (the mode that asks; no queue owner runs yet, so acpx starts an agent process for it
+// alone), a turn (its `prompt` starts acpx's queue owner, whose new agent process resumes the
+// session: in the mode set before), a prompt whose tool is approved (`--approve-all`: the mode
+// asks) and one whose tool is denied (`--deny-all`) — for an agent that never asks, one prompt
+// under `--deny-all` whose tool runs unasked, and both reported NOT OFFERED —, `set <option>`
 // (session/set_config_option), `sessions list`, `sessions close`, and no agent process left after
-// it. Providers run in parallel. Cancel, images, kill -9 and load with replay are driven by the
+// it. Providers run in a small pool. Cancel, images, kill -9 and load with replay are driven by the
 // SDK client (real-sdk.test.mjs): acpx's commands cannot time a cancel or a kill mid-turn.
 
 import { test, before, after } from "node:test";

@@ -64,7 +64,7 @@ export function cliVersion(cli, env) {
     let v = "unknown";
     try {
       const out = execFileSync(cliPath(cli), ["--version"], { encoding: "utf8", timeout: 30_000, env, stdio: ["ignore", "pipe", "ignore"] });
-      v = out.split(/\s+/).find((t) => /^v?\d/.test(t))?.replace(/^v/, "") ?? v;
+      v = out.split(/\s+/).find((t) => /^v?\d/.test(t))?.replace(/^v/, "").replace(/[.,;]+$/, "") ?? v;
     } catch {
       // A CLI without --version keeps "unknown".
     }

@@ -1,11 +1,14 @@
 // The official ACP TypeScript SDK's client (@agentclientprotocol/sdk) driving `agent-bridge acp`
-// for real providers (the pinned CLIs against the mock model, tests/acp-clients/real-rig.mjs):
-// claude-bridge, codex-bridge, and gemini-bridge, qwen-bridge and claude-acp-bridge (ACP agents
-// bridged as ACP agents). Each provider runs in parallel with the others; its scenarios run in
-// order on one agent process: a turn, a tool allowed then denied, cancel, set mode, set config
-// option, an image, kill -9 of the CLI mid-turn then the next prompt, list, stdin closed leaving
-// no process behind, and load with replay in a new agent process. A scenario the agent cannot do is checked to be refused with a
-// JSON-RPC error and reported as a skipped test with the reason, never passed silently.
+// for every real provider of plugin.json (the pinned CLIs against the mock model,
+// tests/acp-clients/real-rig.mjs), each with its own choices (real-providers.mjs: the mode that
+// asks, another mode, a config option that keeps the session on the mock). Providers run in a
+// small pool (real-providers.mjs `pool`); a provider's scenarios run in order on one agent
+// process: a turn, a tool allowed then denied, cancel, set mode, set config option, an image,
+// kill -9 of the CLI mid-turn then the next prompt, list, stdin closed leaving no process behind,
+// and load with replay in a new agent process. A scenario the agent cannot do is checked (refused
+// with a JSON-RPC error where the facade refuses it; for an agent that never asks, the tool runs
+// unasked) and reported as a skipped test with the reason (`NOT OFFERED: …`), never passed
+// silently.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
