@@ -19,13 +19,22 @@ export const repo = resolve(here, "../..");
 export const bin = process.env.AGENT_BRIDGE_BIN ?? join(repo, "target/debug/agent-bridge");
 const mockBin = process.env.MOCK_LLM_BIN ?? join(repo, "target/debug/mock-llm");
 
-/** The pinned CLIs' bin dirs, in the order of tests/mock-llm/src/locator.rs. */
+/**
+ * The pinned CLIs' bin dirs, in the order of tests/mock-llm/src/locator.rs: each cache's
+ * `node_modules/.bin`, then the same caches' `node22/node_modules/.bin` (kimi, droid, grok, pi-acp)
+ * and `python/bin` (vibe-acp).
+ */
 function binDirs() {
   const dirs = [];
   if (process.env.AGENT_BRIDGE_CLI_BIN) dirs.push(process.env.AGENT_BRIDGE_CLI_BIN);
   if (process.env.AGENT_BRIDGE_CLI_CACHE) dirs.push(join(process.env.AGENT_BRIDGE_CLI_CACHE, "node_modules/.bin"));
   dirs.push(join(repo, ".cache/clis/node_modules/.bin"));
-  return dirs;
+  const cacheOf = (d) => dirname(dirname(d));
+  return [
+    ...dirs,
+    ...dirs.map((d) => join(cacheOf(d), "node22/node_modules/.bin")),
+    ...dirs.map((d) => join(cacheOf(d), "python/bin")),
+  ];
 }
 
 export function cliPath(name) {
@@ -44,17 +53,18 @@ function report(line) {
 }
 
 /** `<cli> <version> <scenario> ok` in the CLI report, as report_ok writes it. */
-export function reportOk(cli, scenario) {
-  report(`${cli} ${cliVersion(cli)} ${scenario} ok`);
+export function reportOk(cli, scenario, env) {
+  report(`${cli} ${cliVersion(cli, env)} ${scenario} ok`);
 }
 
 const versions = new Map();
-function cliVersion(cli) {
+/** `cli --version`, in the rig's `env` when given (node 22 or the venv first on its PATH). */
+export function cliVersion(cli, env) {
   if (!versions.has(cli)) {
     let v = "unknown";
     try {
-      const out = execFileSync(cliPath(cli), ["--version"], { encoding: "utf8", timeout: 30_000, stdio: ["ignore", "pipe", "ignore"] });
-      v = out.split(/\s+/).find((t) => /^v?\d/.test(t))?.replace(/^v/, "") ?? v;
+      const out = execFileSync(cliPath(cli), ["--version"], { encoding: "utf8", timeout: 30_000, env, stdio: ["ignore", "pipe", "ignore"] });
+      v = out.split(/\s+/).find((t) => /^v?\d/.test(t))?.replace(/^v/, "").replace(/[.,;]+$/, "") ?? v;
     } catch {
       // A CLI without --version keeps "unknown".
     }
@@ -89,7 +99,25 @@ export async function startMock() {
       if (l.startsWith("MOCK_LLM_URL=")) ok(l.slice("MOCK_LLM_URL=".length));
     });
   });
-  return { port: Number(new URL(url).port), stop: () => child.kill("SIGTERM") };
+  const control = async (path, init) => {
+    const res = await fetch(`${url}/_mock/${path}`, init);
+    if (!res.ok) throw new Error(`mock-llm ${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  return {
+    port: Number(new URL(url).port),
+    stop: () => child.kill("SIGTERM"),
+    /** Adds a script (rules and steps, tests/mock-llm/src/script.rs) to the mock's. */
+    script: (script) => control("script", { method: "POST", body: JSON.stringify(script) }),
+    /** Resolves once a model request's body holds `text`; rejects after `ms`. */
+    async saw(text, ms = 60_000) {
+      const until = Date.now() + ms;
+      while (!(await control("requests")).some((r) => JSON.stringify(r.body ?? "").includes(text))) {
+        if (Date.now() > until) throw new Error(`no model request holds ${JSON.stringify(text)}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    },
+  };
 }
 
 /**

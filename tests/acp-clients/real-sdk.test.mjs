@@ -1,11 +1,14 @@
 // The official ACP TypeScript SDK's client (@agentclientprotocol/sdk) driving `agent-bridge acp`
-// for real providers (the pinned CLIs against the mock model, tests/acp-clients/real-rig.mjs):
-// claude-bridge, codex-bridge, and gemini-bridge, qwen-bridge and claude-acp-bridge (ACP agents
-// bridged as ACP agents). Each provider runs in parallel with the others; its scenarios run in
-// order on one agent process: a turn, a tool allowed then denied, cancel, set mode, set config
-// option, an image, kill -9 of the CLI mid-turn then the next prompt, list, stdin closed leaving
-// no process behind, and load with replay in a new agent process. A scenario the agent cannot do is checked to be refused with a
-// JSON-RPC error and reported as a skipped test with the reason, never passed silently.
+// for every real provider of plugin.json (the pinned CLIs against the mock model,
+// tests/acp-clients/real-rig.mjs), each with its own choices (real-providers.mjs: the mode that
+// asks, another mode, a config option that keeps the session on the mock). Providers run in a
+// small pool (real-providers.mjs `pool`); a provider's scenarios run in order on one agent
+// process: a turn, a tool allowed then denied, cancel, set mode, set config option, an image,
+// kill -9 of the CLI mid-turn then the next prompt, list, stdin closed leaving no process behind,
+// and load with replay in a new agent process. A scenario the agent cannot do is checked (refused
+// with a JSON-RPC error where the facade refuses it; for an agent that never asks, the tool runs
+// unasked) and reported as a skipped test with the reason (`NOT OFFERED: …`), never passed
+// silently.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -15,22 +18,7 @@ import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { client, methods, ndJsonStream } from "@agentclientprotocol/sdk";
 import { agentCommand, alive, descendants, gone, realRig, reportOk, requireCli, startMock } from "./real-rig.mjs";
-
-const providers = [
-  { provider: "claude-bridge", cli: "claude", askMode: "default", otherMode: "acceptEdits" },
-  { provider: "codex-bridge", cli: "codex", askMode: "ask", otherMode: "auto" },
-  // Gemini refuses its privileged modes (autoEdit, yolo) in a folder it does not trust.
-  { provider: "gemini-bridge", cli: "gemini", askMode: "default", otherMode: "plan" },
-  // Qwen's other models are its own OAuth models (they need a login): no config change here.
-  {
-    provider: "qwen-bridge",
-    cli: "qwen",
-    askMode: "default",
-    otherMode: "plan",
-    noConfigChange: "qwen-bridge's only other models are Qwen's OAuth models, which need a login",
-  },
-  { provider: "claude-acp-bridge", cli: "claude-agent-acp", askMode: "default", otherMode: "acceptEdits" },
-];
+import { escalation, pool, providers, slowReply } from "./real-providers.mjs";
 
 // A 1x1 PNG.
 const png =
@@ -106,10 +94,18 @@ async function notOffered(t, why, refused) {
   t.skip(why);
 }
 
-async function scenarios(t, { provider, cli, askMode, otherMode, noConfigChange }) {
+/** Resolves once the turn of `prompt` runs: text streams, or (`streams: false`) the model has it. */
+function midTurn(p, state, text) {
+  if (p.streams === false) return mock.saw(text);
+  return nextUpdate(state, (u) => u.update.sessionUpdate === "agent_message_chunk");
+}
+
+async function scenarios(t, p) {
+  const { provider, cli, otherMode, noConfigChange } = p;
   const cliFile = requireCli(t, cli, "sdk");
   if (!cliFile) return;
   const rig = realRig(mock, provider, cli, cliFile);
+  p.patch?.(rig);
   let sessionId;
   let offersLoad = false;
   let offersList = false;
@@ -118,6 +114,7 @@ async function scenarios(t, { provider, cli, askMode, otherMode, noConfigChange 
     offersList = init.agentCapabilities.sessionCapabilities?.list !== undefined;
     const opened = await ctx.request(methods.agent.session.new, { cwd: rig.cwd, mcpServers: [] });
     sessionId = opened.sessionId;
+    const askMode = p.askMode ?? opened.modes.currentModeId;
 
     await t.test("a turn", async () => {
       const from = state.updates.length;
@@ -125,7 +122,16 @@ async function scenarios(t, { provider, cli, askMode, otherMode, noConfigChange 
       assert.match(textOf(state.updates.slice(from), "agent_message_chunk"), /mock reply/);
     });
 
-    await t.test("a tool with permission allowed, then denied", async () => {
+    await t.test("a tool with permission allowed, then denied", async (st) => {
+      if (p.neverAsks) {
+        // Checked: the command runs and nothing is asked, in the mode the session is in.
+        state.asked.length = 0;
+        const end = await prompt(ctx, sessionId, "please run `touch unasked.txt`");
+        assert.equal(end.stopReason, "end_turn");
+        assert.deepEqual(state.asked, [], "an agent that never asks asked");
+        assert.ok(existsSync(join(rig.cwd, "unasked.txt")), "the command ran unasked");
+        return notOffered(st, `${p.neverAsks}; checked: the command ran unasked`);
+      }
       assert.deepEqual(await ctx.request(methods.agent.session.setMode, { sessionId, modeId: askMode }), {});
       for (const [answer, file, runs] of [
         ["allow_once", "allowed.txt", true],
@@ -133,9 +139,16 @@ async function scenarios(t, { provider, cli, askMode, otherMode, noConfigChange 
       ]) {
         state.asked.length = 0;
         state.answer = answer;
-        const end = await prompt(ctx, sessionId, `please run \`touch ${file}\``);
-        assert.equal(end.stopReason, "end_turn", answer);
-        assert.ok(state.asked.length > 0, `${answer}: the CLI asked`);
+        const text = `please run \`touch ${file}\` (${provider}, sdk)`;
+        if (p.escalate) await mock.script(escalation(text, `touch ${file}`));
+        const end = await prompt(ctx, sessionId, text);
+        if (answer === "reject_once" && p.denyCancels) {
+          assert.equal(end.stopReason, "cancelled", answer);
+          st.diagnostic(`denied: the turn ends cancelled (${p.denyCancels})`);
+        } else {
+          assert.equal(end.stopReason, "end_turn", answer);
+        }
+                assert.ok(state.asked.length > 0, `${answer}: the CLI asked`);
         assert.equal(state.asked[0].toolCall.kind, "execute");
         assert.equal(existsSync(join(rig.cwd, file)), runs, `${answer}: ${file}`);
       }
@@ -143,15 +156,23 @@ async function scenarios(t, { provider, cli, askMode, otherMode, noConfigChange 
     });
 
     await t.test("cancel", async () => {
-      const streaming = nextUpdate(state, (u) => u.update.sessionUpdate === "agent_message_chunk");
-      const slow = prompt(ctx, sessionId, "SLOW please");
-      await streaming;
+      const text = `SLOW please (${provider}, sdk cancel)`;
+      await mock.script(slowReply(text));
+      const running = midTurn(p, state, text);
+      const slow = prompt(ctx, sessionId, text);
+      await running;
       await ctx.notify(methods.agent.session.cancel, { sessionId });
       assert.equal((await slow).stopReason, "cancelled");
     });
 
-    await t.test("set mode", async () => {
+    await t.test("set mode", async (st) => {
+      if (!otherMode) {
+        assert.equal(opened.modes.availableModes.length, 1, "one mode");
+        const refused = ctx.request(methods.agent.session.setMode, { sessionId, modeId: "no-such-mode" });
+        return notOffered(st, p.oneMode, refused);
+      }
       const other = opened.modes.availableModes.find((m) => m.id === otherMode);
+      assert.ok(other, `${otherMode} among ${JSON.stringify(opened.modes.availableModes.map((m) => m.id))}`);
       const changed = nextUpdate(state, (u) => u.update.sessionUpdate === "current_mode_update");
       assert.deepEqual(await ctx.request(methods.agent.session.setMode, { sessionId, modeId: other.id }), {});
       assert.equal((await changed).update.currentModeId, other.id);
@@ -159,13 +180,18 @@ async function scenarios(t, { provider, cli, askMode, otherMode, noConfigChange 
     });
 
     await t.test("set config option", async (st) => {
-      const selects = opened.configOptions.filter((o) => o.type === "select" && o.options.length > 1);
-      const option = selects.find((o) => o.id === "model") ?? selects.find((o) => o.id !== "mode");
       if (noConfigChange) return notOffered(st, noConfigChange);
+      const selects = opened.configOptions.filter((o) => o.type === "select" && o.options.length > 1);
+      const option = p.config
+        ? selects.find((o) => o.id === p.config.id)
+        : (selects.find((o) => o.id === "model") ?? selects.find((o) => o.id !== "mode"));
       if (!option) {
         return notOffered(st, `${provider} offers no config option but mode with more than one value`);
       }
-      const value = option.options.find((v) => v.value !== option.currentValue).value;
+      const value = p.config?.value ?? option.options.find((v) => v.value !== option.currentValue).value;
+      assert.ok(option.options.some((v) => v.value === value), `${value} among ${option.id}'s values`);
+      assert.notEqual(option.currentValue, value);
+      if (p.config?.why) st.diagnostic(`the mode's option (${p.config.why})`);
       const set = await ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: option.id, value });
       assert.equal(set.configOptions.find((o) => o.id === option.id).currentValue, value);
       assert.equal((await prompt(ctx, sessionId, "still there")).stopReason, "end_turn");
@@ -186,12 +212,14 @@ async function scenarios(t, { provider, cli, askMode, otherMode, noConfigChange 
     });
 
     await t.test("kill -9 of the CLI mid-turn, then the next prompt resumes", async () => {
-      const streaming = nextUpdate(state, (u) => u.update.sessionUpdate === "agent_message_chunk");
-      const slow = prompt(ctx, sessionId, "SLOW again");
-      await streaming;
-      const cli = descendants(child.pid).filter((p) => !p.cmdline.includes("agent-bridge"));
+      const text = `SLOW again (${provider}, sdk kill)`;
+      await mock.script(slowReply(text));
+      const running = midTurn(p, state, text);
+      const slow = prompt(ctx, sessionId, text);
+      await running;
+      const cli = descendants(child.pid).filter((d) => !d.cmdline.includes("agent-bridge"));
       assert.ok(cli.length > 0, "the CLI runs under the agent");
-      for (const p of cli) if (alive(p.pid)) process.kill(p.pid, "SIGKILL");
+      for (const d of cli) if (alive(d.pid)) process.kill(d.pid, "SIGKILL");
       await assert.rejects(slow, (e) => typeof e.message === "string" && e.message.length > 0);
       const from = state.updates.length;
       assert.equal((await prompt(ctx, sessionId, "are you back")).stopReason, "end_turn");
@@ -215,9 +243,13 @@ async function scenarios(t, { provider, cli, askMode, otherMode, noConfigChange 
       assert.equal((await prompt(ctx, sessionId, "one more")).stopReason, "end_turn");
     });
   });
-  reportOk(cli, "acp-sdk-client");
+  reportOk(cli, "acp-sdk-client", rig.env);
 }
 
-test("real providers through agent-bridge acp, driven by the official SDK client", { concurrency: true }, async (t) => {
-  await Promise.all(providers.map((p) => t.test(p.provider, (st) => scenarios(st, p))));
-});
+test(
+  `real providers through agent-bridge acp, driven by the official SDK client (${pool} at once)`,
+  { concurrency: pool },
+  async (t) => {
+    await Promise.all(providers.map((p) => t.test(p.provider, (st) => scenarios(st, p))));
+  },
+);

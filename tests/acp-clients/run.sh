@@ -5,7 +5,8 @@
 # real-provider files (real-*.test.mjs) also need the mock model server (MOCK_LLM_BIN, default
 # target/debug/mock-llm) and the pinned CLIs (tests/clis/install.sh, AGENT_BRIDGE_CLI_BIN); a
 # missing CLI is a SKIPPED line in AGENT_BRIDGE_CLI_REPORT, or a failure under CI /
-# AGENT_BRIDGE_REQUIRE_CLIS=1. The four files run in parallel.
+# AGENT_BRIDGE_REQUIRE_CLIS=1. The four files run in parallel; each real file drives its providers
+# two at a time (ACP_CLIENTS_POOL), and ACP_CLIENTS_PROVIDERS=a,b limits a run to those providers.
 set -euo pipefail
 cd "$(dirname "$0")"
 flags=(--no-audit --no-fund --loglevel=error)

@@ -14,8 +14,11 @@ pub const CATALOG_CACHE_KEY_TIMEOUT: Duration = Duration::from_secs(10);
 /// (`initialize` and `session/new` are each allowed 50 s; Kilo's start alone took over 30 s
 /// once on a loaded 2-core machine).
 pub const CATALOG_TIMEOUT: Duration = Duration::from_secs(60);
-/// Longest a `sessions` (session list) request may take.
-pub const SESSIONS_TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest a `sessions` (session list) request, and an archive or unarchive, may take: as long
+/// as a catalog, since each starts an ACP agent for the query (Kilo's session list through
+/// `agent-bridge acp` hit the former 30 s on the loaded 2-core machine, where a fresh `kilo acp`
+/// took 13 s to initialize and open a session).
+pub const SESSIONS_TIMEOUT: Duration = CATALOG_TIMEOUT;
 
 /// Longest a provider may take to open a session (CLI start, resume, replay).
 pub const OPEN_TIMEOUT: Duration = Duration::from_secs(90);

@@ -26,6 +26,8 @@ pub struct Behaviour {
     pub hang_configure: bool,
     /// `catalog`, `list_sessions` and `catalog_cache_key` never return.
     pub hang_provider_requests: bool,
+    /// `catalog` and `list_sessions` take this long (an ACP agent started for the query).
+    pub slow_provider_requests: Option<Duration>,
     /// `configure` ends the native turn (as if the CLI's result arrived meanwhile) and reports
     /// it through the sink before returning.
     pub configure_ends_turn: bool,
@@ -108,6 +110,9 @@ impl Provider for FakeProvider {
         if self.behaviour.hang_provider_requests {
             std::future::pending::<()>().await;
         }
+        if let Some(took) = self.behaviour.slow_provider_requests {
+            tokio::time::sleep(took).await;
+        }
         Ok(ProviderCatalog::default())
     }
     async fn list_sessions(
@@ -117,6 +122,9 @@ impl Provider for FakeProvider {
     ) -> Result<Vec<ProviderSessionSummary>, ProviderError> {
         if self.behaviour.hang_provider_requests {
             std::future::pending::<()>().await;
+        }
+        if let Some(took) = self.behaviour.slow_provider_requests {
+            tokio::time::sleep(took).await;
         }
         Ok(vec![])
     }
