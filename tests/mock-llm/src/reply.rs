@@ -29,6 +29,8 @@ pub const SHELL_TOOLS: &[&str] = &[
     "Execute",
     // Grok Build's shell tool.
     "run_terminal_command",
+    // OpenHands' shell tool (required `security_risk` enum: LOW).
+    "terminal",
 ];
 
 /// Default number of chunks of a slow reply.

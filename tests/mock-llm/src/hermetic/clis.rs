@@ -33,6 +33,7 @@ pub fn build(cli: Cli, port: u16, root: &Path) -> Result<HermeticEnv, HermeticEr
         Cli::Grok => super::node22_clis::grok_files(&home, &base, &mut env)?,
         Cli::Pi => super::node22_clis::pi_files(&home, &base, &mut env)?,
         Cli::Vibe => super::python_clis::vibe_files(&home, &base, &mut env)?,
+        Cli::Openhands => super::python_clis::openhands_files(&home, &tmp, &base, &mut env)?,
     };
     Ok(HermeticEnv {
         cli,
@@ -293,4 +294,9 @@ pub fn pi(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
 /// Mistral Vibe (`vibe-acp`), from its venv of the pinned CPython 3.13.
 pub fn vibe(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
     build(Cli::Vibe, mock.port(), root)
+}
+
+/// OpenHands CLI (`openhands acp`), from its venv of the pinned CPython 3.13.
+pub fn openhands(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
+    build(Cli::Openhands, mock.port(), root)
 }

@@ -14,7 +14,7 @@ mod python_clis;
 
 pub use clis::{
     build, claude, claude_agent_acp, cline, codex, codex_acp, copilot, droid, gemini, grok, kilo,
-    kimi, opencode, pi, qwen, vibe,
+    kimi, opencode, openhands, pi, qwen, vibe,
 };
 
 use std::collections::BTreeMap;
@@ -48,10 +48,11 @@ pub enum Cli {
     Grok,
     Pi,
     Vibe,
+    Openhands,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 15] = [
+    pub const ALL: [Cli; 16] = [
         Cli::Claude,
         Cli::Codex,
         Cli::Gemini,
@@ -67,6 +68,7 @@ impl Cli {
         Cli::Grok,
         Cli::Pi,
         Cli::Vibe,
+        Cli::Openhands,
     ];
 
     /// The executable's name in `node_modules/.bin`.
@@ -87,6 +89,7 @@ impl Cli {
             Cli::Grok => "grok",
             Cli::Pi => "pi-acp",
             Cli::Vibe => "vibe-acp",
+            Cli::Openhands => "openhands",
         }
     }
 
