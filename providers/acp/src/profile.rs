@@ -48,6 +48,8 @@ struct Entry {
     unattended_options: Vec<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    #[serde(default)]
+    private_dir_env: Vec<String>,
     capabilities: Vec<Capability>,
     #[serde(default)]
     unusable_methods: BTreeMap<String, String>,
@@ -112,6 +114,10 @@ pub struct Profile {
     pub unattended_options: Vec<String>,
     /// Variables every start of the agent gets (over the launch's and the session's).
     pub env: BTreeMap<String, String>,
+    /// Variables every start of the agent gets set to a directory of that process alone,
+    /// removed with it (the core's `SpawnSpec::private_dirs`): OpenHands' `TMUX_TMPDIR`, so its
+    /// daemonized tmux server is the process's own and goes with it.
+    pub private_dir_env: Vec<String>,
     pub capabilities: Vec<Capability>,
     /// Session methods the agent advertises but that do not work (method -> why): treated as
     /// not advertised ([`crate::wire::AgentCapabilities::withdraw`]).
@@ -155,6 +161,7 @@ pub fn builtin(name: &str) -> Option<Profile> {
         unattended_modes: entry.unattended_modes,
         unattended_options: entry.unattended_options,
         env: entry.env,
+        private_dir_env: entry.private_dir_env,
         capabilities: entry.capabilities,
         unusable_methods: entry.unusable_methods,
         auth: entry.auth,
@@ -202,6 +209,7 @@ pub fn for_entry(entry: &ProviderManifest) -> Profile {
             unattended_modes: Vec::new(),
             unattended_options: Vec::new(),
             env: BTreeMap::new(),
+            private_dir_env: Vec::new(),
             capabilities: GENERIC_CAPABILITIES.to_vec(),
             unusable_methods: BTreeMap::new(),
             auth: None,
@@ -257,7 +265,7 @@ mod tests {
     }
 
     #[test]
-    fn the_table_is_valid_and_has_the_thirteen_agents() {
+    fn the_table_is_valid_and_has_the_fourteen_agents() {
         let table: Table = serde_json::from_str(PROFILES).expect("profiles.json parses");
         assert_eq!(
             table.profiles.keys().cloned().collect::<Vec<_>>(),
@@ -272,6 +280,7 @@ mod tests {
                 "kilo",
                 "kimi",
                 "opencode",
+                "openhands",
                 "pi",
                 "qwen",
                 "vibe"
