@@ -62,6 +62,9 @@ export const CASES = {
   "pi-bridge": { cli: "pi-acp", askMode: null, otherMode: "off", neverAsks: true },
   // Mistral Vibe's ask mode runs read-only commands (echo) unasked, but asks for touch.
   "vibe-bridge": { cli: "vibe-acp", askMode: "ask", otherMode: "auto-approve" },
+  // OpenHands never streams over ACP (its reply comes whole when the model request returns): its
+  // interrupt lands while the request is under way. always-ask asks even for echo.
+  "openhands-bridge": { cli: "openhands", askMode: "always-ask", otherMode: "always-approve", textAtEnd: true },
 };
 
 /** OpenCode asks before shell commands and edits; its `yolo` agent (a mode) does not. */

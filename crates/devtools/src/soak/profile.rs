@@ -47,6 +47,7 @@ pub fn profile(provider: &str, agent: &str) -> Option<Profile> {
         ("grok-bridge", _) => (Some("grok"), None, &[]),
         ("pi-bridge", _) => (Some("pi-acp"), None, &[]),
         ("vibe-bridge", _) => (Some("vibe-acp"), Some("ask"), &[]),
+        ("openhands-bridge", _) => (Some("openhands"), Some("always-ask"), &[]),
         _ => return None,
     };
     Some(Profile {
