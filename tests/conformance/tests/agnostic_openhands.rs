@@ -44,6 +44,13 @@ async fn spare_rig() -> Option<AgentRig> {
     acp::spare_rig(SPEC, agent_bridge_conformance::spare::LONG_IDLE).await
 }
 
+// Not run, each failing with 1.16.0 for a reason of the agent's (docs/providers/acp.md):
+// `kill_9_mid_turn` (it waits for streamed text, which OpenHands never sends, and the turn has
+// completed by then), `kill_9_with_a_pending_permission` (the next turn after the restart asks
+// again), `permission_allowed` (OpenHands asks about a "Confirm Agent Actions" pseudo tool call,
+// not the shell call, so the permission's tool detail is not a shell one), and
+// `nothing_goes_past_the_mock` (its `echo` turn in the default mode asks; the `acp::daemons`
+// scenarios check the proxy trap after an unattended command turn instead).
 acp_tests! { spare_rig;
     unattended_on_a_spare => |r| acp::unattended::holds_on_a_spare(&r, CASE);
 }
@@ -55,16 +62,12 @@ acp_tests! { rig;
     unattended_on_a_reopen => |r| acp::unattended::holds_on_a_reopen(&r, CASE);
     unattended_after_a_restart => |r| acp::unattended::holds_after_a_restart(&r, CASE);
     mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
-    kill_9_mid_turn => |r| agent_bridge_conformance::kill::kill_9_mid_turn(&r, CASE.kill());
     kill_9_after_a_completed_turn => |r| agent_bridge_conformance::kill::kill_9_after_a_completed_turn(&r, CASE.kill());
-    kill_9_with_a_pending_permission => |r| agent_bridge_conformance::kill::kill_9_with_a_pending_permission(&r, CASE.kill());
     shared_two_sessions_at_once => |r| acp::shared::shared_two_sessions_at_once(&r, CASE);
     shared_close_one => |r| acp::shared::shared_close_one(&r, CASE);
     shared_kill_9 => |r| acp::shared::shared_kill_9(&r, CASE);
-    nothing_goes_past_the_mock => |r| acp::nothing_goes_past_the_mock(&r);
     catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
     reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);
-    permission_allowed => |r| acp::permission_allowed(&r, CASE);
     permission_denied => |r| acp::permission_denied(&r, CASE);
     interrupt_with_a_pending_permission => |r| acp::interrupt_with_a_pending_permission(&r, CASE);
     interrupt_during_the_model_request => |r| acp::unstreamed::interrupt_during_the_model_request(&r);

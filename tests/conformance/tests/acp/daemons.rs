@@ -45,6 +45,9 @@ async fn with_the_daemon(
         "no `{daemon}` process while the session runs: {:#?}",
         ours(rig)
     );
+    // The command turn went nowhere past the mock (its proxy trap saw nothing).
+    let refused = rig.mock.proxy_refused();
+    assert!(refused.is_empty(), "requests past the mock: {refused:#?}");
     found
 }
 
