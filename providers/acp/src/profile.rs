@@ -319,9 +319,35 @@ mod tests {
                 "codex-acp",
                 "copilot",
                 "gemini",
+                "openhands",
                 "qwen"
             ]
         );
+    }
+
+    #[test]
+    fn openhands_gets_a_tmux_dir_of_each_process_alone() {
+        let profile = builtin("openhands").expect("the openhands profile");
+        let spec = crate::launch::spec(
+            &profile,
+            &agent_bridge_core::supervisor::LaunchOverride::default(),
+            None,
+            &BTreeMap::new(),
+        );
+        assert_eq!(spec.private_dirs, vec!["TMUX_TMPDIR".to_string()]);
+        assert_eq!(
+            (spec.program.as_str(), spec.args.clone()),
+            ("openhands", vec!["acp".to_string()])
+        );
+        let gemini = builtin("gemini").expect("the gemini profile");
+        assert!(crate::launch::spec(
+            &gemini,
+            &agent_bridge_core::supervisor::LaunchOverride::default(),
+            None,
+            &BTreeMap::new()
+        )
+        .private_dirs
+        .is_empty());
     }
 
     #[test]
