@@ -65,6 +65,9 @@ export const CASES = {
   // Deep Agents Code's `yolo` is the process flag --yolo: the change to it moves the session to
   // a process started with it (its history reloaded there).
   "deepagents-bridge": { cli: "dcode", askMode: "ask", otherMode: "yolo" },
+  // OpenHands never streams over ACP (its reply comes whole when the model request returns): its
+  // interrupt lands while the request is under way. always-ask asks even for echo.
+  "openhands-bridge": { cli: "openhands", askMode: "always-ask", otherMode: "always-approve", textAtEnd: true },
 };
 
 /** OpenCode asks before shell commands and edits; its `yolo` agent (a mode) does not. */

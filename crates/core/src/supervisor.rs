@@ -7,6 +7,10 @@
 //!   the bridge is SIGKILLed; when the binary enabled the [`guard`](crate::guard), the child is
 //!   the guard, which stops everything the CLI started (its group, and descendants that left
 //!   it) when the CLI exits, when the bridge asks, or when the bridge dies;
+//! - each variable of `private_dirs` is set to a fresh directory of this process alone (under
+//!   the child's `TMPDIR`), removed with the [`ManagedChild`]: for agents whose helper daemon
+//!   finds its server by such a directory (OpenHands' tmux server by `TMUX_TMPDIR`), so that each
+//!   process gets its own server, which its guard then stops with it, and never joins another's;
 //! - stdout is read with a bounded line codec; the last stderr lines are kept for diagnostics;
 //! - [`ManagedChild::shutdown`]: close stdin, SIGTERM to the group after 1.5 s, a kill 1.5 s
 //!   later (the guard's kill request, else SIGKILL to the group). Dropping a `ManagedChild`
@@ -63,6 +67,7 @@ impl LaunchOverride {
             base_env: self.env.clone(),
             env: self.extra_env.clone(),
             env_remove: Vec::new(),
+            private_dirs: Vec::new(),
         }
     }
 
@@ -104,6 +109,10 @@ pub struct SpawnSpec {
     pub env: BTreeMap<String, String>,
     /// Variables removed after the overlay.
     pub env_remove: Vec<String>,
+    /// Variables set, at each spawn, to a fresh directory of that process alone (under the
+    /// child's `TMPDIR`), removed when the [`ManagedChild`] is dropped. Not part of the launch:
+    /// two spawns of one spec get two directories.
+    pub private_dirs: Vec<String>,
 }
 
 impl SpawnSpec {
@@ -145,6 +154,31 @@ pub enum SpawnError {
     },
 }
 
+/// One fresh directory per variable of `spec.private_dirs`, under the child's `TMPDIR` (else
+/// the bridge's temporary folder).
+fn private_dirs(spec: &SpawnSpec) -> Result<Vec<tempfile::TempDir>, SpawnError> {
+    if spec.private_dirs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let root = spec
+        .var("TMPDIR")
+        .map(PathBuf::from)
+        .filter(|d| d.is_dir())
+        .unwrap_or_else(std::env::temp_dir);
+    spec.private_dirs
+        .iter()
+        .map(|_| {
+            tempfile::Builder::new()
+                .prefix("agent-bridge-")
+                .tempdir_in(&root)
+                .map_err(|source| SpawnError::Io {
+                    program: spec.program.clone(),
+                    source,
+                })
+        })
+        .collect()
+}
+
 /// A running CLI process under supervision.
 #[derive(Debug)]
 pub struct ManagedChild {
@@ -157,6 +191,8 @@ pub struct ManagedChild {
     exited: Option<ExitStatus>,
     /// The child is the [`guard`](crate::guard), which stops its tree itself.
     guarded: bool,
+    /// The directories of `private_dirs`, removed with the child.
+    _private_dirs: Vec<tempfile::TempDir>,
 }
 
 /// Checks a spawn's working folder, so a missing one is not reported as the program failing.
@@ -214,6 +250,10 @@ impl ManagedChild {
         cmd.envs(&spec.env);
         for k in &spec.env_remove {
             cmd.env_remove(k);
+        }
+        let private_dirs = private_dirs(spec)?;
+        for (k, dir) in spec.private_dirs.iter().zip(&private_dirs) {
+            cmd.env(k, dir.path());
         }
         #[cfg(target_os = "linux")]
         {
@@ -292,6 +332,7 @@ impl ManagedChild {
             stderr_tail,
             exited: None,
             guarded: guard.is_some(),
+            _private_dirs: private_dirs,
         })
     }
 

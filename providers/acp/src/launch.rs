@@ -35,7 +35,8 @@ const SESSION_CLOSE_LIMIT: Duration = Duration::from_millis(1500);
 /// The spawn spec of an agent: the launch's program (or the profile's) and prefix, then the
 /// profile's arguments; the session's variables, then the profile's (Cline's
 /// `CLINE_SESSION_BACKEND_MODE=local`, without which it leaves a hub daemon behind), then the
-/// password of the agent's own HTTP server where it runs one (OpenCode, Kilo).
+/// password of the agent's own HTTP server where it runs one (OpenCode, Kilo); the profile's
+/// `privateDirEnv` become directories of each process alone (OpenHands' `TMUX_TMPDIR`).
 pub fn spec(
     profile: &Profile,
     launch: &LaunchOverride,
@@ -43,6 +44,7 @@ pub fn spec(
     env: &BTreeMap<String, String>,
 ) -> SpawnSpec {
     let mut spec = launch.spec(&profile.program, profile.args.clone());
+    spec.private_dirs = profile.private_dir_env.clone();
     if let Some(cwd) = cwd {
         spec = spec.cwd(cwd);
     }

@@ -51,6 +51,8 @@ struct Entry {
     process_modes: ProcessModes,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    #[serde(default)]
+    private_dir_env: Vec<String>,
     capabilities: Vec<Capability>,
     #[serde(default)]
     unusable_methods: BTreeMap<String, String>,
@@ -118,6 +120,10 @@ pub struct Profile {
     pub process_modes: ProcessModes,
     /// Variables every start of the agent gets (over the launch's and the session's).
     pub env: BTreeMap<String, String>,
+    /// Variables every start of the agent gets set to a directory of that process alone,
+    /// removed with it (the core's `SpawnSpec::private_dirs`): OpenHands' `TMUX_TMPDIR`, so its
+    /// daemonized tmux server is the process's own and goes with it.
+    pub private_dir_env: Vec<String>,
     pub capabilities: Vec<Capability>,
     /// Session methods the agent advertises but that do not work (method -> why): treated as
     /// not advertised ([`crate::wire::AgentCapabilities::withdraw`]).
@@ -162,6 +168,7 @@ pub fn builtin(name: &str) -> Option<Profile> {
         unattended_options: entry.unattended_options,
         process_modes: entry.process_modes,
         env: entry.env,
+        private_dir_env: entry.private_dir_env,
         capabilities: entry.capabilities,
         unusable_methods: entry.unusable_methods,
         auth: entry.auth,
@@ -210,6 +217,7 @@ pub fn for_entry(entry: &ProviderManifest) -> Profile {
             unattended_options: Vec::new(),
             process_modes: ProcessModes::default(),
             env: BTreeMap::new(),
+            private_dir_env: Vec::new(),
             capabilities: GENERIC_CAPABILITIES.to_vec(),
             unusable_methods: BTreeMap::new(),
             auth: None,
@@ -271,7 +279,7 @@ mod tests {
     }
 
     #[test]
-    fn the_table_is_valid_and_has_the_fourteen_agents() {
+    fn the_table_is_valid_and_has_the_fifteen_agents() {
         let table: Table = serde_json::from_str(PROFILES).expect("profiles.json parses");
         assert_eq!(
             table.profiles.keys().cloned().collect::<Vec<_>>(),
@@ -287,6 +295,7 @@ mod tests {
                 "kilo",
                 "kimi",
                 "opencode",
+                "openhands",
                 "pi",
                 "qwen",
                 "vibe"
@@ -331,9 +340,35 @@ mod tests {
                 "codex-acp",
                 "copilot",
                 "gemini",
+                "openhands",
                 "qwen"
             ]
         );
+    }
+
+    #[test]
+    fn openhands_gets_a_tmux_dir_of_each_process_alone() {
+        let profile = builtin("openhands").expect("the openhands profile");
+        let spec = crate::launch::spec(
+            &profile,
+            &agent_bridge_core::supervisor::LaunchOverride::default(),
+            None,
+            &BTreeMap::new(),
+        );
+        assert_eq!(spec.private_dirs, vec!["TMUX_TMPDIR".to_string()]);
+        assert_eq!(
+            (spec.program.as_str(), spec.args.clone()),
+            ("openhands", vec!["acp".to_string()])
+        );
+        let gemini = builtin("gemini").expect("the gemini profile");
+        assert!(crate::launch::spec(
+            &gemini,
+            &agent_bridge_core::supervisor::LaunchOverride::default(),
+            None,
+            &BTreeMap::new()
+        )
+        .private_dirs
+        .is_empty());
     }
 
     #[test]

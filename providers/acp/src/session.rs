@@ -131,7 +131,12 @@ impl AcpSession {
                 }
             });
             let (outcome, usage) = match answer {
-                Ok(Ok(v)) => crate::translate::prompt_answer(v),
+                Ok(Ok(v)) => {
+                    let (outcome, usage) = crate::translate::prompt_answer(v);
+                    let cancelled =
+                        lock(&shared).cancelled_turn.as_deref() == Some(turn_id.as_str());
+                    (crate::translate::after_cancel(outcome, cancelled), usage)
+                }
                 Ok(Err(PeerError::Rpc { error, .. })) => (
                     TurnOutcome::Failed(
                         ProviderError::new(error.message).with_code(ErrorCode::AgentError),
@@ -198,6 +203,7 @@ impl AcpSession {
     }
 
     async fn cancel(&mut self, turn_id: &str) -> Result<(), ProviderError> {
+        lock(&self.shared).cancelled_turn = Some(turn_id.to_string());
         let cancelled = self.cancel_pending(Some(turn_id)).await;
         for id in cancelled {
             let _ = self

@@ -27,6 +27,8 @@ pub struct SessionState {
     /// Told when the running turn's first item arrives (set by a turn that looks up its revert
     /// token, [`crate::opencode::revert_tag`]).
     pub turn_answered: Option<tokio::sync::oneshot::Sender<()>>,
+    /// The turn the bridge sent `session/cancel` for ([`crate::translate::after_cancel`]).
+    pub cancelled_turn: Option<String>,
     /// Every agent method and update kind seen (logged at close, for the per-agent report).
     pub seen: BTreeSet<String>,
 }

@@ -115,6 +115,17 @@ pub fn outcome(result: &PromptResult) -> TurnOutcome {
     }
 }
 
+/// How a turn the bridge sent `session/cancel` for ends: ACP has the agent answer its prompt
+/// `cancelled` then, so the host's interrupt ends the turn canceled even when the agent answers
+/// `end_turn` anyway (OpenHands 1.16.0 lets the model request in flight finish and answers
+/// `end_turn` with the full reply: the reply is shown, the turn is canceled). A failure stays one.
+pub fn after_cancel(outcome: TurnOutcome, cancelled: bool) -> TurnOutcome {
+    match outcome {
+        TurnOutcome::Completed if cancelled => TurnOutcome::Canceled,
+        other => other,
+    }
+}
+
 /// The events that end turn `turn_id` (`None` when it is no longer the running turn: a
 /// restart or a cancel ended it already): the normalizer's closing snapshots, the turn's
 /// revert-tagged user row, its usage, then `TurnEnded`.
@@ -230,6 +241,17 @@ mod tests {
         };
         assert_eq!(outcome(&r("end_turn")), TurnOutcome::Completed);
         assert_eq!(outcome(&r("cancelled")), TurnOutcome::Canceled);
+        // An agent that answers end_turn after the bridge's session/cancel: canceled.
+        assert_eq!(
+            after_cancel(outcome(&r("end_turn")), true),
+            TurnOutcome::Canceled
+        );
+        assert_eq!(
+            after_cancel(outcome(&r("end_turn")), false),
+            TurnOutcome::Completed
+        );
+        let refused = after_cancel(outcome(&r("refusal")), true);
+        assert!(matches!(refused, TurnOutcome::Failed(_)), "{refused:?}");
         assert!(matches!(outcome(&r("refusal")), TurnOutcome::Failed(_)));
     }
 }

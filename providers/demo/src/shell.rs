@@ -39,6 +39,7 @@ pub async fn run_shell(
         base_env,
         env: env.clone(),
         env_remove: vec![],
+        private_dirs: vec![],
     };
     let mut child = ManagedChild::spawn(&spec)?;
     if let Some(pid) = child.pid() {

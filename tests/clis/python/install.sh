@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the pinned Python agents (Mistral Vibe `vibe-acp`, Deep Agents Code `dcode`) into
+# Installs the pinned Python agents (Mistral Vibe `vibe-acp`, Deep Agents Code `dcode`, OpenHands
+# `openhands`) into
 # CACHE_DIR/python and links their commands into CACHE_DIR/python/bin (found there by the tests,
 # tests/mock-llm/src/locator.rs). Prints nothing on stdout.
 #
@@ -128,3 +129,8 @@ build_python
 mkdir -p "$root/bin"
 venv vibe vibe-acp vibe
 venv dcode dcode
+# openhands >= 1.3 declares Requires-Python ==3.12.* and no registry we reach ships a 3.12: pip
+# would refuse its pins on 3.13 (a resolving install silently picks 1.2.1, which has no `acp`).
+# PIP_IGNORE_REQUIRES_PYTHON (pip's --ignore-requires-python) installs the locked tree anyway; it
+# runs on 3.13.5 (tested end to end: tests/conformance/tests/agnostic_openhands.rs).
+PIP_IGNORE_REQUIRES_PYTHON=1 venv openhands openhands

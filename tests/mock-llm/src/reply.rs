@@ -31,6 +31,8 @@ pub const SHELL_TOOLS: &[&str] = &[
     "run_terminal_command",
     // Deep Agents Code's shell tool.
     "execute",
+    // OpenHands' shell tool (required `security_risk` enum: LOW).
+    "terminal",
 ];
 
 /// Default number of chunks of a slow reply.

@@ -238,15 +238,54 @@ fn model_call(shared: &Arc<Shared>, req: &Request, family: Family, seq: usize) -
                 (Family::OpenaiChat, _) => sse::openai_chat::body(&reply, &ctx),
                 _ => sse::gemini::body(&reply, &ctx),
             };
-            let answer = Answer::full(answer.to_string()).on_done(on_done);
+            let answer = Answer::full(answer.to_string())
+                .after(unstreamed_delay(&reply, &conv))
+                .on_done(on_done);
             respond_with(200, "application/json", answer)
         }
+    }
+}
+
+/// How long a non-streamed answer waits before it is sent: a slow text to a request that
+/// offers tools takes as long as its stream would have (OpenHands never streams over ACP, and
+/// an interrupt must be able to land during the request); anything else goes at once. A
+/// tool-less request (a title, a summary) is never held.
+fn unstreamed_delay(reply: &Reply, conv: &Conversation) -> std::time::Duration {
+    match reply {
+        Reply::SlowText { .. } if !conv.tools.is_empty() => sse::text_deltas(reply)
+            .iter()
+            .map(|(_, pause)| *pause)
+            .sum(),
+        _ => std::time::Duration::ZERO,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slow_unstreamed_reply_with_tools_waits_as_long_as_its_stream() {
+        let slow = Reply::slow(4, std::time::Duration::from_millis(150));
+        let with_tools = extract(
+            Family::OpenaiChat,
+            &json!({"messages": [{"role": "user", "content": "slow"}],
+                    "tools": [{"type": "function", "function": {"name": "terminal", "parameters": {}}}]}),
+        );
+        let without = extract(
+            Family::OpenaiChat,
+            &json!({"messages": [{"role": "user", "content": "slow"}]}),
+        );
+        assert_eq!(
+            unstreamed_delay(&slow, &with_tools),
+            std::time::Duration::from_millis(450)
+        );
+        assert_eq!(unstreamed_delay(&slow, &without), std::time::Duration::ZERO);
+        assert_eq!(
+            unstreamed_delay(&Reply::Text("hi".into()), &with_tools),
+            std::time::Duration::ZERO
+        );
+    }
 
     #[test]
     fn classifies_every_family() {

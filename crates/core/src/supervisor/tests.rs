@@ -74,6 +74,32 @@ async fn an_existing_cwd_is_used() {
 }
 
 #[tokio::test]
+async fn each_spawn_gets_its_own_private_dirs_under_tmpdir_removed_with_it() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let spec = SpawnSpec {
+        private_dirs: vec!["TMUX_TMPDIR".into()],
+        ..sh("test -d \"$TMUX_TMPDIR\" && echo \"$TMUX_TMPDIR\"")
+    }
+    .env("TMPDIR", tmp.path().display().to_string());
+    let mut dirs = Vec::new();
+    for _ in 0..2 {
+        let mut child = ManagedChild::spawn(&spec).expect("spawn");
+        let mut lines = child.take_stdout_lines().expect("stdout");
+        let Some(Line::Text(dir)) = lines.next_line().await else {
+            panic!("the variable is not a directory");
+        };
+        let dir = PathBuf::from(dir.trim());
+        assert_eq!(dir.parent(), Some(tmp.path()), "{}", dir.display());
+        assert!(child.wait().await.expect("wait").success());
+        assert!(dir.is_dir(), "removed while the child is kept");
+        drop(child);
+        assert!(!dir.exists(), "{} outlived its process", dir.display());
+        dirs.push(dir);
+    }
+    assert_ne!(dirs[0], dirs[1], "two spawns share a directory");
+}
+
+#[tokio::test]
 async fn kill_stops_the_group_and_waits_for_it() {
     let mut child = ManagedChild::spawn(&sh("sleep 30 & echo $!; wait")).expect("spawn");
     let sleep = first_pid(&mut child).await;

@@ -68,6 +68,7 @@ impl Round {
             base_env: Some(setup.acp_env.clone()),
             env: BTreeMap::new(),
             env_remove: Vec::new(),
+            private_dirs: Vec::new(),
         };
         let (cli, acp_spawned) = Acp::spawn(&acp_spec, "claude-agent-acp")?;
         let (acp, acp_ready) = Acp::open(cli, acp_spawned, &setup.cwd.display().to_string())?;

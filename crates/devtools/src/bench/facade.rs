@@ -137,6 +137,7 @@ fn bridge_spec(
         base_env: Some(env),
         env: Default::default(),
         env_remove: Vec::new(),
+        private_dirs: Vec::new(),
     }
 }
 

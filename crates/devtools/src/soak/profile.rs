@@ -48,6 +48,7 @@ pub fn profile(provider: &str, agent: &str) -> Option<Profile> {
         ("pi-bridge", _) => (Some("pi-acp"), None, &[]),
         ("vibe-bridge", _) => (Some("vibe-acp"), Some("ask"), &[]),
         ("deepagents-bridge", _) => (Some("dcode"), Some("ask"), &[]),
+        ("openhands-bridge", _) => (Some("openhands"), Some("always-ask"), &[]),
         _ => return None,
     };
     Some(Profile {

@@ -7,12 +7,14 @@
 //! that writes a file (`touch`), so "the command did not run" is "the file does not exist".
 #![allow(dead_code)]
 
+pub mod daemons;
 pub mod opencode_server;
 pub mod process_modes;
 pub mod server_password;
 pub mod sessions;
 pub mod shared;
 pub mod unattended;
+pub mod unstreamed;
 pub mod warmup;
 
 // Not every agent's suite runs both.

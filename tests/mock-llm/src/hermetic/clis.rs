@@ -34,6 +34,7 @@ pub fn build(cli: Cli, port: u16, root: &Path) -> Result<HermeticEnv, HermeticEr
         Cli::Pi => super::node22_clis::pi_files(&home, &base, &mut env)?,
         Cli::Vibe => super::python_clis::vibe_files(&home, &base, &mut env)?,
         Cli::Dcode => super::python_clis::dcode_files(&home, &base, &mut env)?,
+        Cli::Openhands => super::python_clis::openhands_files(&home, &tmp, &base, &mut env)?,
     };
     Ok(HermeticEnv {
         cli,
@@ -299,4 +300,9 @@ pub fn vibe(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
 /// Deep Agents Code (`dcode --acp`), from its venv of the pinned CPython 3.13.
 pub fn dcode(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
     build(Cli::Dcode, mock.port(), root)
+}
+
+/// OpenHands CLI (`openhands acp`), from its venv of the pinned CPython 3.13.
+pub fn openhands(mock: &MockLlm, root: &Path) -> Result<HermeticEnv, HermeticError> {
+    build(Cli::Openhands, mock.port(), root)
 }

@@ -14,7 +14,7 @@ mod python_clis;
 
 pub use clis::{
     build, claude, claude_agent_acp, cline, codex, codex_acp, copilot, dcode, droid, gemini, grok,
-    kilo, kimi, opencode, pi, qwen, vibe,
+    kilo, kimi, opencode, openhands, pi, qwen, vibe,
 };
 
 use std::collections::BTreeMap;
@@ -49,10 +49,11 @@ pub enum Cli {
     Pi,
     Vibe,
     Dcode,
+    Openhands,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 16] = [
+    pub const ALL: [Cli; 17] = [
         Cli::Claude,
         Cli::Codex,
         Cli::Gemini,
@@ -69,6 +70,7 @@ impl Cli {
         Cli::Pi,
         Cli::Vibe,
         Cli::Dcode,
+        Cli::Openhands,
     ];
 
     /// The executable's name in `node_modules/.bin`.
@@ -90,6 +92,7 @@ impl Cli {
             Cli::Pi => "pi-acp",
             Cli::Vibe => "vibe-acp",
             Cli::Dcode => "dcode",
+            Cli::Openhands => "openhands",
         }
     }
 

@@ -1,7 +1,8 @@
 //! The recipes of the PyPI agents, installed into venvs of a pinned CPython 3.13 by
 //! `tests/clis/python/install.sh`: Mistral Vibe (`vibe-acp`, `POST /v1/chat/completions`) and
-//! Deep Agents Code (`dcode --acp`, `POST /v1/responses`); /work/shared/spec/more-agents-offline.md,
-//! "Mistral Vibe" and "Deep Agents Code (dcode)".
+//! Deep Agents Code (`dcode --acp`, `POST /v1/responses`) and OpenHands (`openhands acp`, Chat
+//! Completions, never streamed); /work/shared/spec/more-agents-offline.md, "Mistral Vibe",
+//! "Deep Agents Code (dcode)" and "OpenHands CLI".
 
 use super::{write, HermeticError};
 use std::path::{Path, PathBuf};
@@ -100,6 +101,48 @@ pub(super) fn dcode_files(
             ("DEEPAGENTS_CODE_PLUGIN_AUTO_UPDATE", "0"),
             ("LANGSMITH_TRACING", "false"),
             ("DEEPAGENTS_CODE_LANGSMITH_TRACING", "false"),
+        ],
+    );
+    python_first(env);
+    Ok(dir)
+}
+
+/// OpenHands CLI with the mock as LiteLLM's `openai/mock-model` (Chat Completions; `openhands
+/// acp` never streams) in `$OPENHANDS_PERSISTENCE_DIR/agent_settings.json`, without which
+/// `session/new` answers "Authentication required" (LLM_* variables are not read in ACP); a
+/// bare `{"llm": …}` spec is valid, tools are added at run time. No request past the mock:
+/// `LITELLM_LOCAL_MODEL_COST_MAP` stops LiteLLM fetching its price list at import, and a git
+/// `insteadOf` sends the public-skills clone (`https://github.com/OpenHands/extensions`, run at
+/// every conversation start) to the mock, which 404s it. Its terminal tool runs in a tmux
+/// server (`tmux -L openhands`) that daemonizes: `TMUX_TMPDIR` keeps it apart from any other
+/// (the bridge's profile gives each process a directory of its own on top).
+pub(super) fn openhands_files(
+    home: &Path,
+    tmp: &Path,
+    base: &str,
+    env: &mut Env,
+) -> Result<PathBuf, HermeticError> {
+    let dir = home.join(".openhands");
+    let settings = serde_json::json!({"llm": {
+        "model": "openai/mock-model",
+        "api_key": "sk-test",
+        "base_url": format!("{base}/v1"),
+        "usage_id": "agent",
+        "num_retries": 0,
+    }});
+    write(&dir.join("agent_settings.json"), &settings.to_string())?;
+    let tmux = tmp.join("tmux");
+    super::mkdir(&tmux)?;
+    set(
+        env,
+        &[
+            ("OPENHANDS_PERSISTENCE_DIR", &dir.display().to_string()),
+            ("LITELLM_LOCAL_MODEL_COST_MAP", "True"),
+            ("OPENHANDS_SUPPRESS_BANNER", "1"),
+            ("TMUX_TMPDIR", &tmux.display().to_string()),
+            ("GIT_CONFIG_COUNT", "1"),
+            ("GIT_CONFIG_KEY_0", &format!("url.{base}/git/.insteadOf")),
+            ("GIT_CONFIG_VALUE_0", "https://github.com/"),
         ],
     );
     python_first(env);

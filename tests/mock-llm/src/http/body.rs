@@ -51,6 +51,15 @@ impl Answer {
         }
     }
 
+    /// The same body, its first chunk sent only after `delay` (a non-streamed answer that takes
+    /// as long as its stream would have).
+    pub fn after(mut self, delay: Duration) -> Answer {
+        if let Some((first, _)) = self.chunks.front_mut() {
+            *first = delay;
+        }
+        self
+    }
+
     /// Calls `f` once the body is finished with: `true` when every chunk was handed to the
     /// connection, `false` when it was dropped before.
     pub fn on_done(mut self, f: impl FnOnce(bool) + Send + 'static) -> Answer {
@@ -138,6 +147,21 @@ mod tests {
     fn full_bodies_have_an_exact_length_and_empty_ones_end_at_once() {
         assert_eq!(Answer::full("four").size_hint().exact(), Some(4));
         assert!(Answer::full("").is_end_stream());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_delayed_full_body_waits_before_its_data_and_keeps_its_length() {
+        let answer = Answer::full("late").after(Duration::from_secs(6));
+        assert_eq!(answer.size_hint().exact(), Some(4));
+        let mut body = std::pin::pin!(answer);
+        let early = tokio::time::timeout(Duration::from_secs(5), body.frame()).await;
+        assert!(early.is_err(), "the data came before its delay");
+        let frame = body
+            .frame()
+            .await
+            .and_then(|f| f.ok())
+            .and_then(|f| f.into_data().ok());
+        assert_eq!(frame.as_deref(), Some(&b"late"[..]));
     }
 
     #[test]
