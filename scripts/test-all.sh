@@ -77,31 +77,13 @@ fi
 
 # The real-CLI tests are #[ignore]d so that a plain `cargo test` without the CLIs shows them as
 # not run ("N ignored") instead of passing them silently; here they run.
-#
-# They run under cargo-nextest when the machine has it (it does on the machines we test on):
-# every test binary's tests in one pool of AGENT_BRIDGE_TEST_JOBS processes (default 3), so the
-# real-CLI suites of different agents run side by side instead of one binary after another (each
-# binary's last slow test no longer idles the other core). Doc-tests, which nextest does not run,
-# run after it with cargo test. Without nextest (or AGENT_BRIDGE_NEXTEST=0): cargo test.
-cargo_log="$repo/target/cargo-test.log"
-if [ "${AGENT_BRIDGE_NEXTEST:-1}" != "0" ] && cargo nextest --version >/dev/null 2>&1; then
-  run_ignored=(--run-ignored all)
-  if [ "${SKIP_CLIS:-0}" = "1" ]; then
-    run_ignored=(--run-ignored default)
-  fi
-  jobs="${AGENT_BRIDGE_TEST_JOBS:-3}"
-  step "cargo nextest run --workspace ${run_ignored[*]} -j $jobs (then the doc-tests)"
-  cargo nextest run --locked --workspace --no-fail-fast "${run_ignored[@]}" -j "$jobs" \
-    --final-status-level fail 2>&1 | tee "$cargo_log"
-  cargo test --locked --workspace --doc 2>&1 | tee -a "$cargo_log"
-else
-  ignored=(-- --include-ignored)
-  if [ "${SKIP_CLIS:-0}" = "1" ]; then
-    ignored=()
-  fi
-  step "cargo test --workspace ${ignored[*]}"
-  cargo test --locked --workspace --no-fail-fast "${ignored[@]}" 2>&1 | tee "$cargo_log"
+ignored=(-- --include-ignored)
+if [ "${SKIP_CLIS:-0}" = "1" ]; then
+  ignored=()
 fi
+step "cargo test --workspace ${ignored[*]}"
+cargo_log="$repo/target/cargo-test.log"
+cargo test --locked --workspace --no-fail-fast "${ignored[@]}" 2>&1 | tee "$cargo_log"
 
 # The npm packaging test (tests/adapter/npm-install.test.mjs) packs the release build; building it
 # here shows its time as a step of its own (package.sh then finds it up to date).
@@ -127,13 +109,11 @@ fi
 # early for a missing CLI (or a sandbox the machine lacks) report themselves, and the #[ignore]d
 # ones are what cargo counted as ignored.
 skipped=$(grep -c '^SKIPPED ' "$AGENT_BRIDGE_CLI_REPORT" || true)
-# cargo test: "N ignored" per binary; nextest: "N skipped" on its summary line.
-not_run_ignored=$(awk '/^test result:/ { for (i = 1; i < NF; i++) if ($(i+1) ~ /^ignored/) n += $i }
-  /^ *Summary \[/ { for (i = 1; i < NF; i++) if ($(i+1) ~ /^skipped/) n += $i } END { print n + 0 }' "$cargo_log")
+not_run_ignored=$(awk '/^test result:/ { for (i = 1; i < NF; i++) if ($(i+1) ~ /^ignored/) n += $i } END { print n + 0 }' "$cargo_log")
 step "real-CLI tests not run: $(( skipped + not_run_ignored ))"
 echo "  returned early (CLI or sandbox missing): $skipped"
 grep '^SKIPPED ' "$AGENT_BRIDGE_CLI_REPORT" | sort | sed 's/^SKIPPED /    /' || true
-echo "  ignored by cargo test / skipped by nextest (run with the CLIs installed): $not_run_ignored"
+echo "  ignored by cargo test (run with the CLIs installed): $not_run_ignored"
 step "Paseo host emulator"
 cat target/paseo-host-report.txt target/paseo-host-shutdown.txt 2>/dev/null || echo "  (no report)"
 step "done"
