@@ -17,8 +17,11 @@ use serde_json::{json, Value};
 
 /// An idle time no test outlives: the spare goes only with the bridge.
 pub const LONG_IDLE: &str = "600";
-/// An idle time the test's waits outlast.
-pub const SHORT_IDLE: &str = "1";
+/// An idle time the test's waits outlast. Long enough that a scan of `/proc` sees the spare
+/// before it goes on a loaded machine: with 1 s, a spare that started late lived less than the
+/// scans that looked for it (codex's per-session spare, OpenCode's `spare_idle`: "no spare
+/// started" under load).
+pub const SHORT_IDLE: &str = "5";
 
 /// How the bridge is stopped.
 #[derive(Debug, Clone, Copy)]
