@@ -48,7 +48,8 @@ echo '{"jsonrpc":"2.0","id":1,"method":"ui/setPanel","params":{"tree":{"type":"t
 cat >/dev/null"#,
     );
     host.initialize();
-    let sent = host.with(|s| s.logs[0].clone());
+    // Its stderr is read apart from its stdout: the answer may come in before the log line.
+    let sent = host.wait_for("the echoed initialize", WAIT, |s| s.logs.first().cloned());
     let init: serde_json::Value = serde_json::from_str(&sent).expect("initialize");
     assert_eq!(
         init["params"]["apiVersion"], 4,

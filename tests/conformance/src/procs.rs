@@ -101,12 +101,20 @@ mod tests {
             .arg("5")
             .spawn()
             .expect("spawn sleep");
-        let kids = descendants(std::process::id() as i32);
-        let sleep = kids
-            .iter()
-            .find(|p| p.pid == child.id() as i32)
-            .expect("sleep is a descendant")
-            .clone();
+        // The child's /proc entry may still show it mid-exec (no arguments yet): read again.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let sleep = loop {
+            let kids = descendants(std::process::id() as i32);
+            let sleep = kids
+                .iter()
+                .find(|p| p.pid == child.id() as i32)
+                .expect("sleep is a descendant")
+                .clone();
+            if sleep.cmdline.contains("sleep 5") || std::time::Instant::now() > deadline {
+                break sleep;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
         assert!(sleep.cmdline.contains("sleep 5"), "{sleep:?}");
         child.kill().expect("kill");
         child.wait().expect("reap");
