@@ -160,7 +160,10 @@ pub async fn spare_goes_after_its_idle_time(rig: &AgentRig, marker: &str, patch:
     rig.finish("sp-1").await;
     assert!(!leader_alive(&agent), "gone when its close is answered");
     let spare = spare_group(rig, marker, &agent).await;
-    assert_gone(&spare).await;
+    // It goes [`SHORT_IDLE`] after it is ready, which on a loaded machine (OpenCode's start and
+    // warm-up) can be well past `assert_gone`'s 10 s from when it was first seen.
+    let left = crate::procs::wait_gone(&spare, SPARE_START).await;
+    assert!(left.is_empty(), "the spare stays: {left:?}");
     assert!(agent_groups(rig, marker).is_empty());
     rig.open("sp-2", patch).await;
     let again = one_agent_group(rig, marker);

@@ -207,7 +207,7 @@ pub async fn spare_reused(rig: &AgentRig, case: Case) {
         .await;
 }
 
-/// The spare goes after its idle time (`spare_short_rig`: 1 s); the next open starts another.
+/// The spare goes after its idle time (`spare_short_rig`: [`spare::SHORT_IDLE`]); the next open starts another.
 pub async fn spare_idle(rig: &AgentRig, case: Case) {
     let patch = json!({ "mode": case.unattended_mode });
     spare::spare_goes_after_its_idle_time(rig, rig.spec.cli, patch).await;
@@ -220,7 +220,7 @@ pub async fn prestarted_spare_reused(rig: &AgentRig, case: Case) {
     spare::prestarted_spare_taken_and_gone_with_the_bridge(rig, rig.spec.cli, patch).await;
 }
 
-/// A `processPerSession: true` entry (`per_session_spare_rig` with 1 s): the spare started
+/// A `processPerSession: true` entry (`per_session_spare_rig` with [`spare::SHORT_IDLE`]): the spare started
 /// after an open goes after its idle time.
 pub async fn prestarted_spare_idle(rig: &AgentRig, case: Case) {
     let patch = json!({ "mode": case.unattended_mode });
