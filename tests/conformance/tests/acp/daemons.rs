@@ -3,21 +3,9 @@
 //! of it outlives a close or the end of the connection. The daemon is looked for first, while
 //! the session runs, so the check cannot pass for want of one.
 
+use super::{nothing_left, ours};
 use agent_bridge_conformance::{AgentRig, ProcInfo};
 use serde_json::json;
-use std::time::{Duration, Instant};
-
-/// Every process whose environment has the rig's HOME (the agent, its daemon, their children).
-fn ours(rig: &AgentRig) -> Vec<ProcInfo> {
-    let home = format!("HOME={}", rig.env.home.display());
-    agent_bridge_conformance::procs::all_procs()
-        .into_iter()
-        .filter(|p| {
-            std::fs::read(format!("/proc/{}/environ", p.pid))
-                .is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == home.as_bytes()))
-        })
-        .collect()
-}
 
 /// Opens `sid` in `unattended_mode`, runs a command (which starts the daemon) and returns the
 /// daemon's processes: those of ours whose program's file name is `daemon`.
@@ -49,29 +37,6 @@ async fn with_the_daemon(
     let refused = rig.mock.proxy_refused();
     assert!(refused.is_empty(), "requests past the mock: {refused:#?}");
     found
-}
-
-/// Waits (10 s at most) until no process of ours is left.
-async fn nothing_left(rig: &AgentRig, after: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut left = ours(rig);
-    while !left.is_empty() && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        left = ours(rig);
-    }
-    let left: Vec<String> = left
-        .iter()
-        .map(|p| {
-            format!(
-                "{} (group {}, parent {}): {}",
-                p.pid, p.pgid, p.ppid, p.cmdline
-            )
-        })
-        .collect();
-    assert!(
-        left.is_empty(),
-        "processes of the agent outlived {after}: {left:#?}"
-    );
 }
 
 /// `session.close`: the agent (which ignores stdin EOF) and its daemon are gone.

@@ -128,8 +128,15 @@ pub async fn permission_allowed(rig: &AgentRig, case: Case) {
 pub async fn permission_denied(rig: &AgentRig, case: Case) {
     let sid = "acp-deny";
     rig.open(sid, mode_patch(case.ask_mode)).await;
-    let file = rig.cwd().join("denied.txt");
-    let (_, turn) = rig.start_turn(sid, "please run `touch denied.txt`").await;
+    denied_touch(rig, sid, "denied.txt").await;
+}
+
+/// A `touch FILE` turn in `sid` asks; the permission is denied, the turn ends and the file is
+/// never written.
+pub async fn denied_touch(rig: &AgentRig, sid: &str, file: &str) {
+    let (_, turn) = rig
+        .start_turn(sid, &format!("please run `touch {file}`"))
+        .await;
     let (_, pid) = rig.wait_permission(sid, None).await;
     rig.answer_permission(sid, &pid, json!({"behavior": "deny", "message": "no"}))
         .await;
@@ -139,8 +146,7 @@ pub async fn permission_denied(rig: &AgentRig, case: Case) {
         "{end}"
     );
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(!file.exists(), "the denied command ran");
-    rig.finish(sid).await;
+    assert!(!rig.cwd().join(file).exists(), "the denied command ran");
 }
 
 /// An interrupt while a permission is pending answers it `cancelled` and cancels the turn;
@@ -362,22 +368,12 @@ pub async fn no_process_is_left_behind(rig: &AgentRig) {
     rig.open(sid, json!({})).await;
     let run = rig.run_turn(sid, "say hi").await;
     assert_eq!(run.state(), "completed", "{:?}", run.end);
-    let home = format!("HOME={}", rig.env.home.display());
-    let ours = || -> Vec<agent_bridge_conformance::ProcInfo> {
-        agent_bridge_conformance::procs::all_procs()
-            .into_iter()
-            .filter(|p| {
-                std::fs::read(format!("/proc/{}/environ", p.pid))
-                    .is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == home.as_bytes()))
-            })
-            .collect()
-    };
     let group = rig
         .cli_procs()
         .first()
         .map(|p| p.pgid)
         .expect("the agent's process");
-    let outside: Vec<String> = ours()
+    let outside: Vec<String> = ours(rig)
         .into_iter()
         .filter(|p| p.pgid != group)
         .map(|p| {
@@ -392,15 +388,42 @@ pub async fn no_process_is_left_behind(rig: &AgentRig) {
         "processes of the agent outside its process group {group}: {outside:#?}"
     );
     rig.finish(sid).await;
+    nothing_left(rig, "its close").await;
+}
+
+/// Every process whose environment has the rig's HOME (the agent, its daemons, their children).
+pub fn ours(rig: &AgentRig) -> Vec<agent_bridge_conformance::ProcInfo> {
+    let home = format!("HOME={}", rig.env.home.display());
+    agent_bridge_conformance::procs::all_procs()
+        .into_iter()
+        .filter(|p| {
+            std::fs::read(format!("/proc/{}/environ", p.pid))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == home.as_bytes()))
+        })
+        .collect()
+}
+
+/// Waits (10 s at most) until no process of [`ours`] is left; `after` names what should have
+/// ended them.
+pub async fn nothing_left(rig: &AgentRig, after: &str) {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let mut left = ours();
+    let mut left = ours(rig);
     while !left.is_empty() && std::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(200)).await;
-        left = ours();
+        left = ours(rig);
     }
+    let left: Vec<String> = left
+        .iter()
+        .map(|p| {
+            format!(
+                "{} (group {}, parent {}): {}",
+                p.pid, p.pgid, p.ppid, p.cmdline
+            )
+        })
+        .collect();
     assert!(
         left.is_empty(),
-        "processes of the agent outlived its close: {left:#?}"
+        "processes of the agent outlived {after}: {left:#?}"
     );
 }
 

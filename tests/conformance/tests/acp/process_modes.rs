@@ -29,22 +29,6 @@ fn the_one(mut found: Vec<Vec<ProcInfo>>, what: &str) -> Vec<ProcInfo> {
     found.remove(0)
 }
 
-/// A `touch FILE` turn in `sid` asks; the permission is denied and the file never written.
-async fn asks(rig: &AgentRig, sid: &str, file: &str) {
-    let (_, turn) = rig
-        .start_turn(sid, &format!("please run `touch {file}`"))
-        .await;
-    let (_, pid) = rig.wait_permission(sid, None).await;
-    rig.answer_permission(sid, &pid, json!({"behavior": "deny", "message": "no"}))
-        .await;
-    let end = rig.turn_end(sid, &turn).await;
-    assert!(
-        matches!(end.turn_state(), Some("completed" | "canceled")),
-        "{end}"
-    );
-    assert!(!rig.cwd().join(file).exists(), "the denied command ran");
-}
-
 /// Two unattended sessions share the unattended mode's process; an asking session opened
 /// between them runs on a process of its own mode and still asks.
 pub async fn holds_on_a_shared_process_of_its_mode(rig: &AgentRig, case: Case, flag: &str) {
@@ -58,7 +42,7 @@ pub async fn holds_on_a_shared_process_of_its_mode(rig: &AgentRig, case: Case, f
     let asking = the_one(groups(rig, flag, false), "asking");
     runs_unasked(rig, "pm-yolo-1", "shared-1.txt").await;
     runs_unasked(rig, "pm-yolo-2", "shared-2.txt").await;
-    asks(rig, "pm-ask", "asked.txt").await;
+    super::denied_touch(rig, "pm-ask", "asked.txt").await;
     assert_eq!(
         group_id(&the_one(groups(rig, flag, true), "unattended")),
         group_id(&unattended),
@@ -87,7 +71,7 @@ pub async fn holds_on_a_spare_of_its_mode(rig: &AgentRig, case: Case, flag: &str
         "the spare is of the unattended launch: {spare:#?}"
     );
     rig.open("pm-asking", mode_patch(case.ask_mode)).await;
-    asks(rig, "pm-asking", "spare-asked.txt").await;
+    super::denied_touch(rig, "pm-asking", "spare-asked.txt").await;
     catalog(rig).await;
     rig.open("pm-spare", json!({ "mode": case.unattended_mode }))
         .await;
@@ -124,7 +108,7 @@ pub async fn holds_after_a_restart_of_its_process(rig: &AgentRig, case: Case, fl
         group_id(&the_one(groups(rig, flag, false), "asking")),
         group_id(&asking)
     );
-    asks(rig, "pm-other", "other-asked.txt").await;
+    super::denied_touch(rig, "pm-other", "other-asked.txt").await;
     rig.finish(sid).await;
     rig.finish("pm-other").await;
 }
@@ -173,7 +157,7 @@ pub async fn a_mode_change_moves_the_session(rig: &AgentRig, case: Case, flag: &
     let back = rig.configure(sid, mode_patch(case.ask_mode)).await;
     assert!(back.is("request.completed"), "{back}");
     assert_gone(&unattended).await;
-    asks(rig, sid, "moved-back.txt").await;
+    super::denied_touch(rig, sid, "moved-back.txt").await;
     rig.finish(sid).await;
 }
 
@@ -242,7 +226,7 @@ pub async fn a_mode_change_off_a_shared_process_fails_cleanly(
         "back on the asking process"
     );
     let before = rig.mock.model_requests().len();
-    asks(rig, sid, "held.txt").await;
+    super::denied_touch(rig, sid, "held.txt").await;
     let kept = rig.mock.model_requests()[before..]
         .iter()
         .any(|r| r.body.to_string().contains(REMEMBER));
