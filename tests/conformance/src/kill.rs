@@ -19,6 +19,20 @@ pub struct KillCase {
     /// the mid-turn kill waits for that `session.persistence`, so the conversation it kills
     /// is one the agent can resume.
     pub saved_after_turn: bool,
+    /// The agent streams a reply's text as the model sends it. An agent that sends it whole
+    /// once the model is done (Droid, OpenHands) is killed while the slow model request is
+    /// in flight instead: waiting for its text would race the turn's end.
+    pub streams_text: bool,
+}
+
+impl KillCase {
+    /// The same case for an agent that sends a reply's text whole ([`KillCase::streams_text`]).
+    pub const fn unstreamed(self) -> KillCase {
+        KillCase {
+            streams_text: false,
+            ..self
+        }
+    }
 }
 
 fn mode_patch(mode: Option<&str>) -> Value {
@@ -30,9 +44,26 @@ fn mode_patch(mode: Option<&str>) -> Value {
 
 /// The session's processes started since `before` (a snapshot of the bridge's descendants):
 /// all of them, and the agent's own (a node or native process started from the pinned CLI,
-/// not the bridge's guard).
+/// not the bridge's guard). A process started since under a process of `before` is another
+/// session's (OpenHands' tmux server comes some seconds after its agent, under its guard).
 fn new_agent_procs(rig: &AgentRig, before: &[ProcInfo]) -> (Vec<ProcInfo>, Vec<ProcInfo>) {
-    let all: Vec<_> = rig.procs_where(|p| !before.iter().any(|b| b.pid == p.pid));
+    let now = rig.host.descendants();
+    let old = |pid: i32| before.iter().any(|b| b.pid == pid);
+    let under_an_old_one = |p: &ProcInfo| {
+        let mut parent = p.ppid;
+        // Bounded walk up the snapshot (a pid cycle cannot happen, a stale snapshot might).
+        for _ in 0..64 {
+            if old(parent) {
+                return true;
+            }
+            match now.iter().find(|q| q.pid == parent) {
+                Some(q) => parent = q.ppid,
+                None => return false,
+            }
+        }
+        false
+    };
+    let all: Vec<_> = rig.procs_where(|p| !old(p.pid) && !under_an_old_one(p));
     let agent: Vec<_> = all
         .iter()
         .filter(|p| p.cmdline.contains(rig.spec.cli) && !p.cmdline.contains("agent-bridge"))
@@ -75,6 +106,37 @@ fn assert_failed_by_the_kill(rig: &AgentRig, sid: &str, end: &Event) {
         .filter(|e| e.is("session.runtime_failed"))
         .collect();
     assert!(failed.is_empty(), "the session was given up: {failed:?}");
+}
+
+/// Waits until the slow reply to `prompt` (a `SLOW` one, which the mock sends for seconds) is
+/// under way: its first text is shown when the agent streams text, else its model request is
+/// in flight (a model call with tools, the prompt in it, not answered yet). A kill or an
+/// interrupt made then lands mid-turn whether or not the agent streams.
+pub async fn slow_reply_under_way(rig: &AgentRig, sid: &str, prompt: &str, streams_text: bool) {
+    if streams_text {
+        rig.wait(sid, "timeline.item", |e| {
+            e.item_type() == Some("assistant_message")
+                && e.string_at("/item/text").contains("slow chunk")
+        })
+        .await;
+        return;
+    }
+    let in_flight = rig
+        .mock
+        .wait_for(Duration::from_secs(60), |log| {
+            log.iter().any(|r| {
+                r.is_model_call()
+                    && r.done_unix_us.is_none()
+                    && r.body["tools"].as_array().is_some_and(|t| !t.is_empty())
+                    && r.body.to_string().contains(prompt)
+            })
+        })
+        .await;
+    assert!(
+        in_flight,
+        "no slow model request in flight: {:#?}",
+        rig.mock.requests()
+    );
 }
 
 /// Longest the prompt that restarts the agent waits for its result: the core's bound on a
@@ -126,12 +188,9 @@ pub async fn kill_9_mid_turn(rig: &AgentRig, case: KillCase) {
     if case.saved_after_turn {
         rig.wait(sid, "session.persistence", |_| true).await;
     }
-    let (_, turn) = rig.start_turn(sid, "SLOW please write a long text").await;
-    rig.wait(sid, "timeline.item", |e| {
-        e.item_type() == Some("assistant_message")
-            && e.string_at("/item/text").contains("slow chunk")
-    })
-    .await;
+    let prompt = "SLOW please write a long text";
+    let (_, turn) = rig.start_turn(sid, prompt).await;
+    slow_reply_under_way(rig, sid, prompt, case.streams_text).await;
     let (all_mine, mine) = new_agent_procs(rig, &before);
     kill_9(&mine[0]);
     let end = rig.turn_end(sid, &turn).await;

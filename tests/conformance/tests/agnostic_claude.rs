@@ -38,6 +38,7 @@ const KILL: agent_bridge_conformance::kill::KillCase = agent_bridge_conformance:
     unattended_mode: "bypassPermissions",
     keeps_context_on_restart: true,
     saved_after_turn: true,
+    streams_text: true,
 };
 
 agent_bridge_conformance::case_scenarios!(rig, kill, KILL;

@@ -35,6 +35,7 @@ const KILL: agent_bridge_conformance::kill::KillCase = agent_bridge_conformance:
     unattended_mode: "full-access",
     keeps_context_on_restart: true,
     saved_after_turn: false,
+    streams_text: true,
 };
 
 agent_bridge_conformance::case_scenarios!(rig, kill, KILL;

@@ -77,7 +77,7 @@ acp_tests! { rig;
     kill_9_with_a_pending_permission => |r| agent_bridge_conformance::kill::kill_9_with_a_pending_permission(&r, CASE.kill());
     shared_two_sessions_at_once => |r| acp::shared::shared_two_sessions_at_once(&r, BOTH_ASKING);
     shared_close_one => |r| acp::shared::shared_close_one(&r, CASE);
-    shared_kill_9 => |r| acp::shared::shared_kill_9(&r, CASE);
+    shared_kill_9 => |r| acp::shared::shared_kill_9(&r, CASE.kill());
     nothing_goes_past_the_mock => |r| acp::nothing_goes_past_the_mock_in(&r, serde_json::json!({ "mode": CASE.unattended_mode }));
     catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
     reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);

@@ -92,7 +92,7 @@ async fn auto_high_runs_without_asking(rig: &AgentRig) {
 acp_tests! { rig;
     unattended_mode_runs_without_asking => |r| auto_high_runs_without_asking(&r);
     mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
-    kill_9_mid_turn => |r| agent_bridge_conformance::kill::kill_9_mid_turn(&r, CASE.kill());
+    kill_9_mid_turn => |r| agent_bridge_conformance::kill::kill_9_mid_turn(&r, CASE.kill().unstreamed());
     kill_9_after_a_completed_turn => |r| agent_bridge_conformance::kill::kill_9_after_a_completed_turn(&r, CASE.kill());
     interrupt_during_the_model_request => |r| interrupt_while_the_model_answers(&r);
     catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);

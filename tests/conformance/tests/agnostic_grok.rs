@@ -46,7 +46,7 @@ acp_tests! { rig;
     kill_9_mid_turn => |r| agent_bridge_conformance::kill::kill_9_mid_turn(&r, CASE.kill());
     kill_9_after_a_completed_turn => |r| agent_bridge_conformance::kill::kill_9_after_a_completed_turn(&r, CASE.kill());
     shared_close_one => |r| acp::shared::shared_close_one(&r, CASE);
-    shared_kill_9 => |r| acp::shared::shared_kill_9(&r, CASE);
+    shared_kill_9 => |r| acp::shared::shared_kill_9(&r, CASE.kill());
     model_change => |r| acp::model_change(&r, "mock2", "mock-model-2");
     nothing_goes_past_the_mock => |r| acp::nothing_goes_past_the_mock(&r);
     catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);

@@ -54,7 +54,7 @@ acp_tests! { rig;
     kill_9_mid_turn => |r| agent_bridge_conformance::kill::kill_9_mid_turn(&r, CASE.kill());
     kill_9_after_a_completed_turn => |r| agent_bridge_conformance::kill::kill_9_after_a_completed_turn(&r, CASE.kill());
     shared_two_sessions_at_once => |r| acp::shared::shared_two_sessions_at_once(&r, CASE);
-    shared_kill_9 => |r| acp::shared::shared_kill_9(&r, CASE);
+    shared_kill_9 => |r| acp::shared::shared_kill_9(&r, CASE.kill());
     shared_close_one => |r| acp::shared::shared_close_one(&r, CASE);
     catalog_lists_models_and_modes => |r| acp::catalog_lists_models_and_modes(&r, CASE);
     reopen_in_a_fresh_bridge_replays => |r| acp::reopen_in_a_fresh_bridge_replays(&r);

@@ -69,6 +69,7 @@ impl Case {
             unattended_mode: self.unattended_mode,
             keeps_context_on_restart: self.keeps_context_on_restart,
             saved_after_turn: false,
+            streams_text: true,
         }
     }
 }

@@ -9,7 +9,9 @@ use super::{mode_patch, Case};
 use agent_bridge_conformance::agent_groups::{
     agent_groups, group_id as group, leader_alive, one_agent_group,
 };
-use agent_bridge_conformance::kill::{assert_gone, restarting_turn};
+use agent_bridge_conformance::kill::{
+    assert_gone, restarting_turn, slow_reply_under_way, KillCase,
+};
 use agent_bridge_conformance::spare::{self, Exit};
 use agent_bridge_conformance::{AgentRig, HostOptions, ProcInfo, RigSpec};
 use serde_json::json;
@@ -75,7 +77,7 @@ pub async fn shared_two_sessions_at_once(rig: &AgentRig, case: Case) {
 /// `kill -9` of the shared process with a turn running in each session: both fail with the
 /// exit status; each next prompt restarts the agent (once, for both) and brings its own
 /// native session back, with one warning notice each.
-pub async fn shared_kill_9(rig: &AgentRig, case: Case) {
+pub async fn shared_kill_9(rig: &AgentRig, case: KillCase) {
     let sessions = [("sh-a", "APPLE-SHARED-3"), ("sh-b", "BANANA-SHARED-4")];
     for (sid, _) in sessions {
         rig.open(sid, json!({ "mode": case.unattended_mode })).await;
@@ -88,12 +90,9 @@ pub async fn shared_kill_9(rig: &AgentRig, case: Case) {
     }
     let mut turns = Vec::new();
     for (sid, _) in sessions {
-        let (_, turn) = rig.start_turn(sid, "SLOW please write a long text").await;
-        rig.wait(sid, "timeline.item", |e| {
-            e.item_type() == Some("assistant_message")
-                && e.string_at("/item/text").contains("slow chunk")
-        })
-        .await;
+        let prompt = "SLOW please write a long text";
+        let (_, turn) = rig.start_turn(sid, prompt).await;
+        slow_reply_under_way(rig, sid, prompt, case.streams_text).await;
         turns.push((sid, turn));
     }
     let agent = one_agent(rig);

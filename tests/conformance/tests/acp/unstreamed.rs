@@ -7,30 +7,12 @@
 use agent_bridge_conformance::scenarios::SLOW_PROMPT;
 use agent_bridge_conformance::{input, AgentRig};
 use serde_json::json;
-use std::time::Duration;
 
 /// Starts a slow turn and waits until its model request is being answered.
 async fn slow_turn_in_flight(rig: &AgentRig, sid: &str) -> String {
     rig.open(sid, json!({})).await;
     let (_, turn) = rig.start_turn(sid, SLOW_PROMPT).await;
-    let in_flight = rig
-        .mock
-        .wait_for(Duration::from_secs(60), |log| {
-            // Its label is set once answered: in flight, a model call with tools whose prompt
-            // is the slow one and no answer yet.
-            log.iter().any(|r| {
-                r.is_model_call()
-                    && r.done_unix_us.is_none()
-                    && r.body["tools"].as_array().is_some_and(|t| !t.is_empty())
-                    && r.body.to_string().contains(SLOW_PROMPT)
-            })
-        })
-        .await;
-    assert!(
-        in_flight,
-        "no slow model request in flight: {:#?}",
-        rig.mock.requests()
-    );
+    agent_bridge_conformance::kill::slow_reply_under_way(rig, sid, SLOW_PROMPT, false).await;
     turn
 }
 
