@@ -85,11 +85,6 @@ step "cargo test --workspace ${ignored[*]}"
 cargo_log="$repo/target/cargo-test.log"
 cargo test --locked --workspace --no-fail-fast "${ignored[@]}" 2>&1 | tee "$cargo_log"
 
-# The npm packaging test (tests/adapter/npm-install.test.mjs) packs the release build; building it
-# here shows its time as a step of its own (package.sh then finds it up to date).
-step "building agent-bridge --release (for the npm packages)"
-cargo build --release --locked -p agent-bridge
-
 step "Paseo adapter tests (node --test), npm packages installed without cargo"
 tests/adapter/run.sh
 

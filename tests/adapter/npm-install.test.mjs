@@ -4,9 +4,10 @@
 // adapter loaded the way Paseo loads it, and a demo turn. cargo is not on PATH for any of it, and
 // the adapter is not told where the binary is: it must find it in the platform package.
 //
-// The host's platform package holds this workspace's release build (package.sh builds it with
-// cargo when it is stale; scripts/test-all.sh builds it in an earlier step); the other four hold
-// a stand-in that fails when run, and npm must not install them.
+// The host's platform package holds the binary the other suites test when AGENT_BRIDGE_BIN names
+// one (scripts/test-all.sh: the debug build, so CI does not spend minutes on a release build
+// only to pack it), else this workspace's release build (package.sh builds it with cargo when it
+// is stale); the other four hold a stand-in that fails when run, and npm must not install them.
 
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -120,7 +121,7 @@ test("npm install of the packed packages without cargo: build step, Paseo load, 
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  // 1. Pack: this machine's package from the release build, stand-ins for the others.
+  // 1. Pack: this machine's package (AGENT_BRIDGE_BIN, else the release build), stand-ins for the others.
   const standIn = path.join(scratch, "wrong-platform");
   writeFileSync(standIn, "#!/bin/sh\necho 'the wrong platform package was installed' >&2\nexit 1\n");
   chmodSync(standIn, 0o755);
@@ -132,6 +133,7 @@ test("npm install of the packed packages without cargo: build step, Paseo load, 
       "--out",
       dist,
       ...OTHERS.flatMap((p) => ["--binary", `${p.os}-${p.cpu}=${standIn}`]),
+      ...(process.env.AGENT_BRIDGE_BIN ? ["--binary", `${HOST}=${process.env.AGENT_BRIDGE_BIN}`] : []),
     ],
     { cwd: repoRoot, timeout: 30 * 60 * 1000 },
   );

@@ -23,6 +23,11 @@ pub struct KillCase {
     /// once the model is done (Droid, OpenHands) is killed while the slow model request is
     /// in flight instead: waiting for its text would race the turn's end.
     pub streams_text: bool,
+    /// The agent keeps an action that waited for the user in its saved conversation, and a
+    /// restarted agent asks about it again (OpenHands): the first turn after the restart in
+    /// [`kill_9_with_a_pending_permission`] asks about the killed turn's command, is denied,
+    /// and the command never runs.
+    pub asks_again_after_restart: bool,
 }
 
 impl KillCase {
@@ -30,6 +35,15 @@ impl KillCase {
     pub const fn unstreamed(self) -> KillCase {
         KillCase {
             streams_text: false,
+            ..self
+        }
+    }
+
+    /// The same case for an agent that asks again about an action a kill left unanswered
+    /// ([`KillCase::asks_again_after_restart`]).
+    pub const fn asking_again_after_restart(self) -> KillCase {
+        KillCase {
+            asks_again_after_restart: true,
             ..self
         }
     }
@@ -159,6 +173,37 @@ pub async fn restarting_turn(rig: &AgentRig, sid: &str, text: &str) -> Event {
     assert_eq!(result["type"], "turn", "{result}");
     rig.turn_end(sid, result["turnId"].as_str().unwrap_or_default())
         .await
+}
+
+/// The first prompt after a restart of an agent that asks again about the action the kill
+/// left unanswered ([`KillCase::asks_again_after_restart`]): the restarted agent asks about
+/// `command` again (a new permission, not `old`), the denial is answered, and the turn ends.
+async fn asked_again_and_denied(
+    rig: &AgentRig,
+    sid: &str,
+    old: &str,
+    command: &str,
+) -> (Event, String) {
+    let cmid = rig
+        .host
+        .prompt(&rig.conn, sid, "say hi")
+        .await
+        .expect("prompt admitted");
+    let (ask, again) = rig.wait_permission(sid, Some(old)).await;
+    assert_eq!(ask.string_at("/request/detail/command"), command, "{ask}");
+    rig.answer_permission(sid, &again, json!({"behavior": "deny"}))
+        .await;
+    rig.wait_resolved(sid, &again).await;
+    let result = rig
+        .host
+        .prompt_result(sid, &cmid, RESTART_LIMIT)
+        .await
+        .unwrap_or_else(|e| panic!("the restarting prompt's result: {e:#}"));
+    assert_eq!(result["type"], "turn", "{result}");
+    let end = rig
+        .turn_end(sid, result["turnId"].as_str().unwrap_or_default())
+        .await;
+    (end, again)
 }
 
 /// Marks the first turn of [`kill_9_mid_turn`]: found in a model request only when the
@@ -374,7 +419,16 @@ pub async fn kill_9_with_a_pending_permission(rig: &AgentRig, case: KillCase) {
     assert_failed_by_the_kill(rig, sid, &end);
     assert_gone(&all_mine).await;
     assert!(!file.exists(), "the command of the dead turn ran");
-    let run = restarting_turn(rig, sid, "say hi").await;
+    let (run, asked) = if case.asks_again_after_restart {
+        let (run, again) = asked_again_and_denied(rig, sid, &pid, "touch killed.txt").await;
+        (run, vec![pid.clone(), again])
+    } else {
+        (restarting_turn(rig, sid, "say hi").await, vec![pid.clone()])
+    };
+    assert!(
+        !file.exists(),
+        "the command of the dead turn ran after the restart"
+    );
     assert_eq!(run.turn_state(), Some("completed"), "{run}");
     let events = rig.host.session_events(sid);
     assert!(
@@ -388,7 +442,12 @@ pub async fn kill_9_with_a_pending_permission(rig: &AgentRig, case: KillCase) {
     // The restarted agent runs in the session's asking mode: it asks again, and the command
     // runs once allowed.
     let (_, turn) = rig.start_turn(sid, "please run `touch allowed.txt`").await;
-    let (_, again) = rig.wait_permission(sid, Some(&pid)).await;
+    let again = rig
+        .wait(sid, "session.permission", |e| {
+            !asked.contains(&e.string_at("/request/id"))
+        })
+        .await
+        .string_at("/request/id");
     rig.answer_permission(sid, &again, json!({"behavior": "allow"}))
         .await;
     rig.wait_resolved(sid, &again).await;

@@ -39,6 +39,7 @@ const KILL: agent_bridge_conformance::kill::KillCase = agent_bridge_conformance:
     keeps_context_on_restart: true,
     saved_after_turn: true,
     streams_text: true,
+    asks_again_after_restart: false,
 };
 
 agent_bridge_conformance::case_scenarios!(rig, kill, KILL;

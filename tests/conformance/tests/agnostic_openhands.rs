@@ -46,17 +46,15 @@ async fn spare_rig() -> Option<AgentRig> {
 
 // The kill scenarios run in their unstreamed form (`KillCase::unstreamed`: the kill lands while
 // the slow model request is in flight; OpenHands sends a reply's text only once it is done).
-// Not run, each failing with 1.16.0 for a reason of the agent's (docs/providers/acp.md):
-// `kill_9_with_a_pending_permission` (the next turn after the restart asks
-// again), `permission_allowed` (OpenHands asks about a "Confirm Agent Actions" pseudo tool call,
-// not the shell call, so the permission's tool detail is not a shell one), and
-// `nothing_goes_past_the_mock` (its `echo` turn in the default mode asks; the `acp::daemons`
-// scenarios check the proxy trap after an unattended command turn instead),
-// `unattended_mode_runs_without_asking` (the command runs unasked, but its output comes wrapped
-// in OpenHands' report, "Tool: terminal / Result: … / Exit code: 0", which the normalizer does not
-// reduce yet) and
-// `reopen_in_a_fresh_bridge_replays` (its `session/load` replay has no user message; the
-// reopen itself works: `unattended_on_a_reopen`).
+// OpenHands keeps an unconfirmed action in its saved conversation, so after a kill with a
+// permission pending the restarted agent asks about it again (`asking_again_after_restart`).
+// Its permissions name a pseudo call ("Confirm Agent Actions"), shown as the shell call it
+// confirms (normalize/permission_call.rs), and its command output comes from the observation
+// in `rawOutput`. Not run, each failing with 1.16.0 for a reason of the agent's
+// (docs/providers/acp.md): `nothing_goes_past_the_mock` (its `echo` turn in the default mode
+// asks; the `acp::daemons` scenarios check the proxy trap after an unattended command turn
+// instead) and `reopen_in_a_fresh_bridge_replays` (its `session/load` replay has no user
+// message; the reopen itself works: `unattended_on_a_reopen`).
 acp_tests! { spare_rig;
     unattended_on_a_spare => |r| acp::unattended::holds_on_a_spare(&r, CASE);
 }
@@ -69,6 +67,9 @@ acp_tests! { rig;
     mode_and_model_change => |r| acp::mode_and_model_change(&r, CASE);
     kill_9_after_a_completed_turn => |r| agent_bridge_conformance::kill::kill_9_after_a_completed_turn(&r, CASE.kill());
     kill_9_mid_turn => |r| agent_bridge_conformance::kill::kill_9_mid_turn(&r, CASE.kill().unstreamed());
+    kill_9_with_a_pending_permission => |r| agent_bridge_conformance::kill::kill_9_with_a_pending_permission(&r, CASE.kill().asking_again_after_restart());
+    permission_allowed => |r| acp::permission_allowed(&r, CASE);
+    unattended_mode_runs_without_asking => |r| acp::unattended_mode_runs_without_asking(&r, CASE);
     shared_kill_9 => |r| acp::shared::shared_kill_9(&r, CASE.kill().unstreamed());
     shared_two_sessions_at_once => |r| acp::shared::shared_two_sessions_at_once(&r, CASE);
     shared_close_one => |r| acp::shared::shared_close_one(&r, CASE);

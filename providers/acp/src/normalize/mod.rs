@@ -14,6 +14,7 @@
 //! - a retry the agent only logs ([`crate::opencode::retry_log`]) is a retry notice during a turn,
 //!   withdrawn when the model answers (an item) or the turn ends.
 
+mod permission_call;
 pub mod replay_revert;
 mod shell_output;
 #[cfg(test)]
@@ -75,6 +76,9 @@ pub struct Normalizer {
     todo_calls: HashSet<String>,
     /// Tool calls of the running turn, for cancelling those left running.
     turn_tools: Vec<String>,
+    /// Calls a replay left waiting, kept past the turn's start for a confirmation that names
+    /// none of them ([`permission_call`]).
+    left_waiting: Vec<ToolSnapshot>,
     unknown_seen: HashSet<String>,
     /// Every update kind seen (for the report of what each agent sends).
     pub kinds_seen: HashSet<String>,
@@ -94,8 +98,11 @@ impl Normalizer {
         self.text = None;
         self.turn_tools.clear();
         // Tool calls of a replay or an earlier turn are finished: none is kept for the
-        // session's lifetime.
-        self.tools.clear();
+        // session's lifetime, but those a replay left waiting, for a confirmation.
+        self.left_waiting = std::mem::take(&mut self.tools)
+            .into_values()
+            .filter(permission_call::waits_with_input)
+            .collect();
         self.todo_calls.clear();
     }
 
@@ -153,47 +160,6 @@ impl Normalizer {
                 )
             })
             .count()
-    }
-
-    /// The tool call of a permission request: merged into the timeline (some agents, Qwen,
-    /// announce a call only in its permission request), its snapshot returned with the item.
-    pub fn permission_tool(&mut self, fields: &ToolCallUpdate) -> (ToolSnapshot, AgentEvent) {
-        self.text = None;
-        let id = self
-            .announced_as(fields)
-            .unwrap_or_else(|| fields.tool_call_id.0.to_string());
-        let snapshot = self
-            .tools
-            .entry(id.clone())
-            .or_insert_with(|| tool_call::empty(&id));
-        tool_call::merge(snapshot, fields.clone());
-        let snapshot = snapshot.clone();
-        if self.turn.is_some() && !self.turn_tools.contains(&id) {
-            self.turn_tools.push(id.clone());
-        }
-        let mut call = tools::tool_call(&snapshot);
-        // Waiting for the user: running, whatever the request's own status says.
-        call.status = ToolStatus::Running;
-        (snapshot, item(tool_item_id(&id), ItemBody::ToolCall(call)))
-    }
-
-    /// The call a permission asks about under another id than the one it was announced with
-    /// (Deep Agents Code: `call_…` announced, a hex id asked): an unknown id without a kind whose
-    /// input is that of a call of this turn still waiting, the newest such.
-    fn announced_as(&self, fields: &ToolCallUpdate) -> Option<String> {
-        let id = fields.tool_call_id.0.as_ref();
-        let input = fields.fields.raw_input.as_ref()?;
-        if self.tools.contains_key(id) || fields.fields.kind.is_some() {
-            return None;
-        }
-        self.turn_tools.iter().rev().find_map(|known| {
-            let t = self.tools.get(known)?;
-            let waiting = matches!(
-                t.fields.status,
-                None | Some(ToolCallStatus::Pending | ToolCallStatus::InProgress)
-            );
-            (waiting && t.fields.raw_input.as_ref() == Some(input)).then(|| known.clone())
-        })
     }
 
     fn prefix(&self) -> String {

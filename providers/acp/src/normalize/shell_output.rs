@@ -7,6 +7,10 @@
 //! Code in a Markdown report (`**Command:**`, `**Output:**` and a fence, `**Status:** … exit
 //! code 0`). The timeline shows the command's own output (and its exit code where the report
 //! has it).
+//!
+//! OpenHands shows a report too (`Tool: terminal`, `Result:`, the output, `📁 Working
+//! directory: …`, `✅ Exit code: 0`), but its `rawOutput` is the observation itself
+//! ([`observation`]), which is read instead.
 
 /// The keys of a Gemini / Qwen command report, each at the start of a line.
 const REPORT_KEYS: [&str; 8] = [
@@ -29,6 +33,26 @@ pub fn clean(text: &str) -> (String, Option<i64>) {
         return trailed;
     }
     (unfenced(text).unwrap_or(text).to_string(), None)
+}
+
+/// A command's output and exit code from OpenHands' `rawOutput`, its observation event:
+/// `{"observation": {"content": [{"type": "text", "text": …}], "exit_code": 0, …}}`.
+pub fn observation(raw: &serde_json::Value) -> Option<(String, Option<i64>)> {
+    let observation = raw.get("observation")?;
+    let texts: Vec<&str> = observation
+        .get("content")?
+        .as_array()?
+        .iter()
+        .filter(|c| c.get("type").and_then(serde_json::Value::as_str) == Some("text"))
+        .filter_map(|c| c.get("text").and_then(serde_json::Value::as_str))
+        .collect();
+    let exit = observation
+        .get("exit_code")
+        .or_else(|| observation.pointer("/metadata/exit_code"))
+        .and_then(serde_json::Value::as_i64)
+        // -1: still running past its soft timeout, no exit code yet.
+        .filter(|code| *code >= 0);
+    Some((texts.concat(), exit))
 }
 
 /// The inside of a text that is one Markdown code fence.
@@ -168,6 +192,21 @@ mod tests {
             clean(&report("<no output>", "Command failed with exit code 2")),
             (String::new(), Some(2))
         );
+    }
+
+    #[test]
+    fn an_openhands_observation_gives_the_output_and_the_exit_code() {
+        let raw = serde_json::json!({"kind": "ObservationEvent", "tool_name": "terminal",
+            "observation": {"kind": "TerminalObservation", "command": "echo SHOWN",
+                "content": [{"type": "text", "text": "SHOWN\nmore"}], "exit_code": 0,
+                "metadata": {"exit_code": 0, "working_dir": "/w"}}});
+        assert_eq!(
+            observation(&raw),
+            Some(("SHOWN\nmore".to_string(), Some(0)))
+        );
+        let running = serde_json::json!({"observation": {"content": [], "exit_code": -1}});
+        assert_eq!(observation(&running), Some((String::new(), None)));
+        assert_eq!(observation(&serde_json::json!({"output": "x"})), None);
     }
 
     #[test]

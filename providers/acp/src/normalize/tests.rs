@@ -354,3 +354,74 @@ fn a_permission_asked_under_another_id_is_the_announced_calls() {
         "no waiting call with that input"
     );
 }
+
+/// OpenHands announces the shell call, then asks about its pseudo call "Confirm Agent
+/// Actions" (`confirmation-<session>`, kind `other`, no input): the permission is the
+/// announced call's, which keeps its own title, kind and command. With no call waiting, or
+/// with a pseudo call that carries an input, the request stays its own.
+#[test]
+fn a_confirmation_of_the_waiting_calls_is_the_newest_ones() {
+    let confirm = |input: Option<Value>| -> crate::wire::acp::ToolCallUpdate {
+        let mut v = json!({"toolCallId": "confirmation-s1", "title": "Confirm Agent Actions",
+            "kind": "other", "status": "pending"});
+        if let Some(input) = input {
+            v["rawInput"] = input;
+        }
+        serde_json::from_value(v).expect("tool call update")
+    };
+    let mut n = Normalizer::new();
+    n.begin_turn("t");
+    let (alone, _) = n.permission_tool(&confirm(None));
+    assert_eq!(
+        alone.tool_call_id.0.as_ref(),
+        "confirmation-s1",
+        "nothing waits"
+    );
+
+    let mut n = Normalizer::new();
+    n.begin_turn("t");
+    n.update(
+        json!({"sessionUpdate": "tool_call", "toolCallId": "call_mock0001",
+        "kind": "execute", "status": "in_progress", "title": "touch a.txt",
+        "rawInput": {"command": "touch a.txt", "is_input": false}}),
+    );
+    let (snapshot, item) = n.permission_tool(&confirm(None));
+    assert_eq!(snapshot.tool_call_id.0.as_ref(), "call_mock0001");
+    let AgentEvent::Item(item) = item else {
+        panic!("an item: {item:?}")
+    };
+    let row = json!(item);
+    assert_eq!(row["id"], "tool:call_mock0001", "{row}");
+    assert_eq!(row["status"], "running", "{row}");
+    assert_eq!(row["detail"]["type"], "shell", "{row}");
+    assert_eq!(row["detail"]["command"], "touch a.txt", "{row}");
+    let (own, _) = n.permission_tool(&confirm(Some(json!({"command": "rm b"}))));
+    assert_eq!(
+        own.tool_call_id.0.as_ref(),
+        "confirmation-s1",
+        "it has an input"
+    );
+
+    // A restarted agent's replay left the killed turn's call waiting; the next turn asks again.
+    let mut n = Normalizer::new();
+    n.update(
+        json!({"sessionUpdate": "tool_call", "toolCallId": "call_done",
+        "kind": "execute", "status": "completed", "title": "ls", "rawInput": {"command": "ls"}}),
+    );
+    n.update(
+        json!({"sessionUpdate": "tool_call", "toolCallId": "call_killed",
+        "kind": "execute", "status": "in_progress", "title": "touch k.txt",
+        "rawInput": {"command": "touch k.txt"}}),
+    );
+    n.begin_turn("after-restart");
+    let (again, _) = n.permission_tool(&confirm(None));
+    assert_eq!(again.tool_call_id.0.as_ref(), "call_killed");
+    n.end_turn(false);
+    n.begin_turn("later");
+    let (later, _) = n.permission_tool(&confirm(None));
+    assert_eq!(
+        later.tool_call_id.0.as_ref(),
+        "confirmation-s1",
+        "kept for one turn only"
+    );
+}

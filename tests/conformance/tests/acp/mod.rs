@@ -70,6 +70,7 @@ impl Case {
             keeps_context_on_restart: self.keeps_context_on_restart,
             saved_after_turn: false,
             streams_text: true,
+            asks_again_after_restart: false,
         }
     }
 }
