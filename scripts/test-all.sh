@@ -6,7 +6,7 @@
 # server smoke tests against the real CLIs, provider end-to-end tests against the real CLIs),
 # the Paseo adapter's node tests (among them the npm packages of scripts/package.sh, installed
 # and run without cargo) and the Paseo host emulator (tests/paseo-host: every provider run the
-# way Paseo's plugin process runs it, on both host generations). Prints which real CLIs and
+# way Paseo's plugin process runs it: the newest host generation, and one provider per family on 0.9). Prints which real CLIs and
 # versions were exercised, how many real-CLI tests did not run (and which), and the emulator's table.
 #
 #   scripts/test-all.sh            # everything
@@ -91,7 +91,7 @@ tests/adapter/run.sh
 step "ACP clients this project did not write (tests/acp-clients: @agentclientprotocol/sdk, acpx) against agent-bridge acp"
 tests/acp-clients/run.sh
 
-step "Paseo host emulator (tests/paseo-host): every provider on both host generations"
+step "Paseo host emulator (tests/paseo-host): every provider on the newest host generation, one per family on 0.9"
 tests/paseo-host/run.sh
 
 step "real CLIs exercised"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs the Paseo host emulator's tests (tests/paseo-host): the schemas' self-test, the adapter's
-# types against the SDK's, the event guard, every provider on both host generations (the demo
-# and the pinned real CLIs against mock-llm) and the shutdown / SIGKILL tests.
+# types against the SDK's, the event guard, every provider on the newest host generation and one
+# per family on 0.9 (PASEO_HOST_OLD; the demo and the pinned real CLIs against mock-llm) and the
+# shutdown / SIGKILL tests.
 # Needs the agent-bridge and mock-llm binaries (AGENT_BRIDGE_BIN, MOCK_LLM_BIN; default
 # target/debug/...; `cargo build -p agent-bridge -p mock-llm`) and the pinned CLIs
 # (tests/clis/install.sh; AGENT_BRIDGE_CLI_BIN). Installs the pinned test tooling (esbuild, zod,
