@@ -75,24 +75,67 @@ if [ -n "$python_pid" ]; then
   cat "$python_log" >&2
 fi
 
+# The node stages (the Paseo adapter's tests and npm packages, the third-party ACP clients, the
+# Paseo host emulator) need only the binaries built above: they run one after another in the
+# background while the Rust suites run, each CPU-bound stretch of one filling the other's waits
+# (agent starts, model replies, timeouts). Their output goes to target/node-stages.log, shown
+# once the Rust suites are done. Each side runs fewer agents at once than it would alone
+# (ACP_CLIENTS_POOL=1, PASEO_HOST_JOBS=1, nextest -j 2), so the two together load the machine
+# about as much as one alone did.
+node_log="$repo/target/node-stages.log"
+node_status="$repo/target/node-stages.status"
+: > "$node_status"
+node_stage() {
+  local name=$1
+  shift
+  local t0=$(date +%s) rc=0
+  printf '\n==> %s\n' "$name"
+  "$@" || rc=$?
+  printf '%s: exit %s after %ss\n' "$name" "$rc" "$(( $(date +%s) - t0 ))" | tee -a "$node_status"
+}
+step "node stages started in the background (log: $node_log)"
+(
+  export ACP_CLIENTS_POOL="${ACP_CLIENTS_POOL:-1}" PASEO_HOST_JOBS="${PASEO_HOST_JOBS:-1}"
+  node_stage "Paseo adapter tests (node --test), npm packages installed without cargo" tests/adapter/run.sh
+  node_stage "ACP clients this project did not write (tests/acp-clients: @agentclientprotocol/sdk, acpx) against agent-bridge acp" tests/acp-clients/run.sh
+  node_stage "Paseo host emulator (tests/paseo-host): every provider on the newest host generation, one per family on 0.9" tests/paseo-host/run.sh
+) >"$node_log" 2>&1 &
+node_pid=$!
+
 # The real-CLI tests are #[ignore]d so that a plain `cargo test` without the CLIs shows them as
 # not run ("N ignored") instead of passing them silently; here they run.
-ignored=(-- --include-ignored)
-if [ "${SKIP_CLIS:-0}" = "1" ]; then
-  ignored=()
-fi
-step "cargo test --workspace ${ignored[*]}"
+#
+# They run under cargo-nextest when the machine has it (the machines we test on do): every test
+# binary's tests in one pool of AGENT_BRIDGE_TEST_JOBS processes (default 2), so a binary's last
+# slow test does not idle the other core while the next binary waits. Doc-tests, which nextest
+# does not run, run after it with cargo test. Without nextest (or with AGENT_BRIDGE_NEXTEST=0):
+# cargo test.
 cargo_log="$repo/target/cargo-test.log"
-cargo test --locked --workspace --no-fail-fast "${ignored[@]}" 2>&1 | tee "$cargo_log"
+rust_rc=0
+if [ "${AGENT_BRIDGE_NEXTEST:-1}" != "0" ] && cargo nextest --version >/dev/null 2>&1; then
+  run_ignored=(--run-ignored all)
+  if [ "${SKIP_CLIS:-0}" = "1" ]; then
+    run_ignored=(--run-ignored default)
+  fi
+  jobs="${AGENT_BRIDGE_TEST_JOBS:-2}"
+  step "cargo nextest run --workspace ${run_ignored[*]} -j $jobs (then the doc-tests)"
+  cargo nextest run --locked --workspace --no-fail-fast "${run_ignored[@]}" -j "$jobs" \
+    --final-status-level fail 2>&1 | tee "$cargo_log" || rust_rc=$?
+  cargo test --locked --workspace --doc 2>&1 | tee -a "$cargo_log" || rust_rc=$?
+else
+  ignored=(-- --include-ignored)
+  if [ "${SKIP_CLIS:-0}" = "1" ]; then
+    ignored=()
+  fi
+  step "cargo test --workspace ${ignored[*]}"
+  cargo test --locked --workspace --no-fail-fast "${ignored[@]}" 2>&1 | tee "$cargo_log" || rust_rc=$?
+fi
 
-step "Paseo adapter tests (node --test), npm packages installed without cargo"
-tests/adapter/run.sh
-
-step "ACP clients this project did not write (tests/acp-clients: @agentclientprotocol/sdk, acpx) against agent-bridge acp"
-tests/acp-clients/run.sh
-
-step "Paseo host emulator (tests/paseo-host): every provider on the newest host generation, one per family on 0.9"
-tests/paseo-host/run.sh
+step "waiting for the node stages"
+wait "$node_pid" || true
+cat "$node_log"
+step "node stages"
+cat "$node_status"
 
 step "real CLIs exercised"
 if grep -qv '^SKIPPED ' "$AGENT_BRIDGE_CLI_REPORT"; then
@@ -104,11 +147,27 @@ fi
 # early for a missing CLI (or a sandbox the machine lacks) report themselves, and the #[ignore]d
 # ones are what cargo counted as ignored.
 skipped=$(grep -c '^SKIPPED ' "$AGENT_BRIDGE_CLI_REPORT" || true)
-not_run_ignored=$(awk '/^test result:/ { for (i = 1; i < NF; i++) if ($(i+1) ~ /^ignored/) n += $i } END { print n + 0 }' "$cargo_log")
+# cargo test: "N ignored" per binary; nextest: "N skipped" on its summary line.
+not_run_ignored=$(awk '/^test result:/ { for (i = 1; i < NF; i++) if ($(i+1) ~ /^ignored/) n += $i }
+  /^ *Summary \[/ { for (i = 1; i < NF; i++) if ($(i+1) ~ /^skipped/) n += $i } END { print n + 0 }' "$cargo_log")
 step "real-CLI tests not run: $(( skipped + not_run_ignored ))"
 echo "  returned early (CLI or sandbox missing): $skipped"
 grep '^SKIPPED ' "$AGENT_BRIDGE_CLI_REPORT" | sort | sed 's/^SKIPPED /    /' || true
-echo "  ignored by cargo test (run with the CLIs installed): $not_run_ignored"
+echo "  ignored by cargo test / skipped by nextest (run with the CLIs installed): $not_run_ignored"
 step "Paseo host emulator"
 cat target/paseo-host-report.txt target/paseo-host-shutdown.txt 2>/dev/null || echo "  (no report)"
+failed=0
+if [ "$rust_rc" != "0" ]; then
+  echo "the Rust suites failed (exit $rust_rc): $cargo_log" >&2
+  failed=1
+fi
+if grep -qv ': exit 0 after' "$node_status" || [ "$(wc -l <"$node_status")" -lt 3 ]; then
+  echo "a node stage failed or did not run:" >&2
+  grep -v ': exit 0 after' "$node_status" >&2 || true
+  failed=1
+fi
+if [ "$failed" != "0" ]; then
+  step "FAILED"
+  exit 1
+fi
 step "done"
