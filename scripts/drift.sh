@@ -8,7 +8,8 @@
 #   (`<dir>/node22`, beside the pinned node 22; Pi's two packages move together);
 # - the PyPI agents of tests/clis/python/*.txt, each in a venv of the pinned CPython in a
 #   scratch cache (`<dir>/python`), resolved by pip (so "newest" is the newest that installs on
-#   that Python: Deep Agents Code 0.2 needs 3.14). A scratch cache is found first by the tests
+#   that Python: Deep Agents Code 0.2 needs 3.14; the newest published is shown beside it when it
+#   differs). A scratch cache is found first by the tests
 #   through AGENT_BRIDGE_CLI_CACHE (tests/mock-llm/src/locator.rs).
 #
 #   scripts/drift.sh [SCRATCH_DIR]        (default: a new temp folder, kept for inspection)
@@ -179,6 +180,13 @@ for unit in "${py_units[@]}"; do
   else
     got="?"
     result="did not install (see $dir/pip-install.log)"
+  fi
+  # What pip resolves is the newest that installs on the pinned Python; the newest published
+  # (whatever Python it asks for) is shown beside it when they differ.
+  published="$(PIP_DISABLE_PIP_VERSION_CHECK=1 python3 -m pip index versions --ignore-requires-python "$pkg" 2>/dev/null \
+    | sed -n '1s/^[^(]*(\(.*\))$/\1/p')"
+  if [ -n "$published" ] && [ "$published" != "$got" ]; then
+    got="$got (published: $published)"
   fi
   row "$pkg (PyPI)" "${pin:-?}" "$got" "$result"
 done
