@@ -61,6 +61,12 @@ fi
 
 step "building agent-bridge (and the mock model server, the fake ACP agent)"
 cargo build --locked -p agent-bridge -p mock-llm -p fake-acp
+# The test binaries too, while the Python agents may still be installing (pip is partly network
+# and disk): the suites then start as soon as it is done.
+if [ "${AGENT_BRIDGE_NEXTEST:-1}" != "0" ] && cargo nextest --version >/dev/null 2>&1; then
+  step "building the test binaries (cargo nextest run --no-run)"
+  cargo nextest run --locked --workspace --no-run
+fi
 export AGENT_BRIDGE_BIN="$repo/target/debug/agent-bridge"
 export MOCK_LLM_BIN="$repo/target/debug/mock-llm"
 export FAKE_ACP_BIN="$repo/target/debug/fake-acp"

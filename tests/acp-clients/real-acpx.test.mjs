@@ -1,5 +1,5 @@
-// acpx (pinned in package.json) driving `agent-bridge acp` for every real provider of plugin.json
-// (the pinned CLIs against the mock model, tests/acp-clients/real-rig.mjs, with the choices of
+// acpx (pinned in package.json) driving `agent-bridge acp` for the real providers of
+// `acpxProviders` (one per family by default, ACP_CLIENTS_ACPX=all for every one; the pinned CLIs against the mock model, tests/acp-clients/real-rig.mjs, with the choices of
 // real-providers.mjs) through `--agent`, with acpx's own persistent sessions: `sessions new`,
 // `set-mode` (the mode that asks; no queue owner runs yet, so acpx starts an agent process for it
 // alone), a turn (its `prompt` starts acpx's queue owner, whose new agent process resumes the
@@ -17,7 +17,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { agentCommand, realRig, reportOk, requireCli, startMock } from "./real-rig.mjs";
-import { escalation, pool, providers } from "./real-providers.mjs";
+import { acpxProviders, escalation, pool } from "./real-providers.mjs";
 
 const acpx = join(dirname(fileURLToPath(import.meta.url)), "node_modules/.bin/acpx");
 
@@ -170,5 +170,5 @@ async function scenarios(t, p) {
 }
 
 test(`real providers through agent-bridge acp, driven by acpx (${pool} at once)`, { concurrency: pool }, async (t) => {
-  await Promise.all(providers.map((p) => t.test(p.provider, (st) => scenarios(st, p))));
+  await Promise.all(acpxProviders.map((p) => t.test(p.provider, (st) => scenarios(st, p))));
 });

@@ -153,6 +153,20 @@ const slowest = ["kilo-bridge", "opencode-bridge", "qwen-bridge", "vibe-bridge",
 const rank = (p) => (slowest.includes(p.provider) ? slowest.indexOf(p.provider) : slowest.length);
 export const providers = [...chosen].sort((a, b) => rank(a) - rank(b));
 
+/**
+ * The providers acpx drives (real-acpx.test.mjs): `ACP_CLIENTS_ACPX` (comma-separated ids, or
+ * `all`); by default one per family of the bridge's side (claude-bridge's stream-json,
+ * codex-bridge's app-server, an ACP agent with modes and config options, claude-acp-bridge, and
+ * opencode-bridge, the ACP agent with a loopback server of its own). acpx is a client of the
+ * facade, whose protocol is the same whatever agent is behind it; each of its commands is a
+ * process of its own that starts an agent, which on a 2-core CI machine costs more than every
+ * other provider's run of the SDK client. The SDK client (real-sdk.test.mjs) drives every one.
+ */
+const acpxOnly = (process.env.ACP_CLIENTS_ACPX ?? "claude-bridge,codex-bridge,claude-acp-bridge,opencode-bridge")
+  .split(",")
+  .filter(Boolean);
+export const acpxProviders = acpxOnly.includes("all") ? providers : providers.filter((p) => acpxOnly.includes(p.provider));
+
 /** A regex (the mock's rules are regexes) matching `text` as it is. */
 const literal = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
