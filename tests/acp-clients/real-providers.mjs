@@ -140,6 +140,19 @@ const all = [
   },
   // `ask` asks before `touch` (it runs read-only commands such as `echo` unasked).
   { provider: "vibe-bridge", cli: "vibe-acp", askMode: "ask", otherMode: "auto-approve", config: { id: "model", value: "mock2" } },
+  // Its modes are process modes (`yolo` is the process flag `--yolo`): a mode change moves the
+  // session to a process of the other mode.
+  { provider: "deepagents-bridge", cli: "dcode", askMode: "ask", otherMode: "yolo", config: { id: "model", value: "openai:mock-model-2" } },
+  {
+    provider: "openhands-bridge",
+    cli: "openhands",
+    askMode: "always-ask",
+    otherMode: "always-approve",
+    config: { id: "mode", value: "always-approve", why: "no model to switch to (one under a provider of its own)" },
+    streams: false,
+    busyAfterCancel: "OpenHands lets the model request in flight finish after session/cancel and answers nothing else (a set_mode, say) until then",
+    replayWithoutPrompts: "OpenHands leaves the user's messages out of its session/load replay (on purpose: a client shows them when sent)",
+  },
 ];
 
 /** The providers a run drives: all, or those `ACP_CLIENTS_PROVIDERS` names (comma-separated). */

@@ -117,6 +117,15 @@ export async function startMock() {
         await new Promise((r) => setTimeout(r, 200));
       }
     },
+    /** Resolves once the mock has answered a model request whose body holds `text`. */
+    async answered(text, ms = 60_000) {
+      const until = Date.now() + ms;
+      const done = (r) => r.done_unix_us != null && JSON.stringify(r.body ?? "").includes(text);
+      while (!(await control("requests")).some(done)) {
+        if (Date.now() > until) throw new Error(`no model request holding ${JSON.stringify(text)} was answered`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    },
   };
 }
 
