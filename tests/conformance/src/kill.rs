@@ -165,9 +165,14 @@ pub async fn restarting_turn(rig: &AgentRig, sid: &str, text: &str) -> Event {
         .prompt(&rig.conn, sid, text)
         .await
         .expect("prompt admitted");
+    restarted_turn_end(rig, sid, &cmid).await
+}
+
+/// The end of the turn of the prompt `cmid`, sent to a session whose agent restarts first.
+async fn restarted_turn_end(rig: &AgentRig, sid: &str, cmid: &str) -> Event {
     let result = rig
         .host
-        .prompt_result(sid, &cmid, RESTART_LIMIT)
+        .prompt_result(sid, cmid, RESTART_LIMIT)
         .await
         .unwrap_or_else(|e| panic!("the restarting prompt's result: {e:#}"));
     assert_eq!(result["type"], "turn", "{result}");
@@ -194,16 +199,7 @@ async fn asked_again_and_denied(
     rig.answer_permission(sid, &again, json!({"behavior": "deny"}))
         .await;
     rig.wait_resolved(sid, &again).await;
-    let result = rig
-        .host
-        .prompt_result(sid, &cmid, RESTART_LIMIT)
-        .await
-        .unwrap_or_else(|e| panic!("the restarting prompt's result: {e:#}"));
-    assert_eq!(result["type"], "turn", "{result}");
-    let end = rig
-        .turn_end(sid, result["turnId"].as_str().unwrap_or_default())
-        .await;
-    (end, again)
+    (restarted_turn_end(rig, sid, &cmid).await, again)
 }
 
 /// Marks the first turn of [`kill_9_mid_turn`]: found in a model request only when the

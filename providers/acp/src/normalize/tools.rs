@@ -186,7 +186,6 @@ fn shell(snapshot: &ToolSnapshot) -> ToolCallDetail {
                 .find_map(|k| o.get(*k).and_then(Value::as_i64))
         })
         .or(meta_exit);
-    let observed = raw.and_then(super::shell_output::observation);
     // OpenHands announces a call with its action's description as content ("Predicted Security
     // Risk: LOW", "$ touch a.txt"), its input the action (`"kind": "TerminalAction"`): no
     // output before its observation comes.
@@ -196,16 +195,19 @@ fn shell(snapshot: &ToolSnapshot) -> ToolCallDetail {
             .and_then(|i| i.get("kind"))
             .and_then(Value::as_str)
             .is_some_and(|k| k.ends_with("Action"));
-    let output = meta_output
-        .or_else(|| text_content(f).filter(|_| !described))
-        .or_else(|| raw.and_then(output_text));
-    let (output, reported_exit) = match (observed, output) {
-        (Some((observed, exit)), _) => (Some(observed), exit),
-        (None, Some(text)) => {
-            let (clean, exit) = super::shell_output::clean(&text);
-            (Some(clean), exit)
-        }
-        (None, None) => (None, None),
+    // OpenHands' observation holds the output itself; anything else is reduced from its text.
+    let (output, reported_exit) = match raw.and_then(super::shell_output::observation) {
+        Some((observed, exit)) => (Some(observed), exit),
+        None => match meta_output
+            .or_else(|| text_content(f).filter(|_| !described))
+            .or_else(|| raw.and_then(output_text))
+        {
+            Some(text) => {
+                let (clean, exit) = super::shell_output::clean(&text);
+                (Some(clean), exit)
+            }
+            None => (None, None),
+        },
     };
     ToolCallDetail::Shell {
         command: command(f),
