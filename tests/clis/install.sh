@@ -122,12 +122,34 @@ install_node22() {
   log "  pi $(PATH="$(dirname "$n22_node"):$PATH" "$n22/node_modules/.bin/pi" --version 2>/dev/null | head -n1)"
 }
 
+# Copilot's native binary unpacks its 235 MB package into $XDG_CACHE_HOME/copilot/pkg on the first
+# start in a home (1.3 s of a start, and 235 MB written, for every fresh test home). It is unpacked
+# once here, into CACHE_DIR/copilot-pkg/<platform>/<version>; the hermetic recipe links a test
+# home's copy to it (tests/mock-llm/src/hermetic/acp_clis.rs). Copilot only reads it.
+seed_copilot_pkg() {
+  local seed="$cache/copilot-pkg" tmp
+  if [ -n "$(ls -A "$seed"/*/ 2>/dev/null)" ]; then
+    return 0
+  fi
+  tmp="$(mktemp -d "$cache/.copilot-seed.XXXXXX")"
+  if env -i PATH="$PATH" HOME="$tmp" XDG_CACHE_HOME="$tmp/.cache" COPILOT_AUTO_UPDATE=false \
+      "$bin/copilot" --version >/dev/null 2>&1 && [ -d "$tmp/.cache/copilot/pkg" ]; then
+    rm -rf "$seed"
+    mv "$tmp/.cache/copilot/pkg" "$seed"
+    log "copilot's package unpacked once into $seed"
+  else
+    log "copilot --version did not unpack its package; each test home unpacks its own"
+  fi
+  rm -rf "$tmp"
+}
+
 install_python() {
   [ "${AGENT_BRIDGE_PYTHON_STEP:-}" = skip ] && return 0
   "$here/python/install.sh" "$cache"
 }
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && verify 2>/dev/null; then
+  seed_copilot_pkg
   install_node22
   install_python
   log "up to date ($cache)"
@@ -142,6 +164,8 @@ rm -f "$stamp"
 npm_install "$here" "$cache" "$want"
 verify || die "installed CLIs failed verification (see above)"
 echo "$want" >"$stamp"
+rm -rf "$cache/copilot-pkg"
+seed_copilot_pkg
 log "done in $(( $(date +%s) - start )) s"
 for name in claude codex gemini opencode qwen copilot kilo cline; do
   log "  $name $("$bin/$name" --version 2>/dev/null | head -n1)"
