@@ -26,7 +26,7 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 # free space is printed at the start and after each phase: a CI machine with little disk fails
 # with "No space left on device", and the log should say how much there was.
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/ab.XXXXXX")"
-trap 'rm -rf "$scratch"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$scratch"' EXIT
 export TMPDIR="$scratch"
 disk() { printf '  disk: %s free on %s (repo), target %s, scratch %s\n' \
   "$(df -Ph "$repo" | awk 'NR==2 { print $4 }')" "$(df -Ph "$repo" | awk 'NR==2 { print $6 }')" \
@@ -49,6 +49,7 @@ disk
 
 # The PyPI agents' Python (a CPython build, minutes on a fresh machine; skipped when cached) and
 # venvs install in the background while the lint gate and the build run; the tests wait for it.
+# (So do the npm CLIs, below.)
 python_pid=""
 if [ "${SKIP_CLIS:-0}" != "1" ]; then
   mkdir -p "$repo/target"
@@ -59,6 +60,22 @@ if [ "${SKIP_CLIS:-0}" != "1" ]; then
     echo "python/install.sh: finished in $(( $(date +%s) - t0 )) s"
   ) >"$python_log" 2>&1 &
   python_pid=$!
+fi
+# The npm CLIs too (npm ci of the pinned lock, node 22 and its CLIs; mostly download and disk):
+# their bin dir is the install script's one stdout line.
+cli_pid=""
+if [ "${SKIP_CLIS:-0}" != "1" ]; then
+  cli_log="$repo/target/cli-install.log"
+  cli_bin_file="$repo/target/cli-bin.txt"
+  (
+    t0=$(date +%s)
+    AGENT_BRIDGE_PYTHON_STEP=skip tests/clis/install.sh >"$cli_bin_file"
+    if [ "${drop_npm_cache:-0}" = "1" ]; then
+      rm -rf "$NPM_CONFIG_CACHE"
+    fi
+    echo "install.sh: finished in $(( $(date +%s) - t0 )) s"
+  ) >"$cli_log" 2>&1 &
+  cli_pid=$!
 fi
 
 # The lint gate comes first, so a formatting slip or a warning fails in a minute, not after the
@@ -76,14 +93,6 @@ export AGENT_BRIDGE_CLI_REPORT="$repo/target/cli-report.txt"
 mkdir -p "$repo/target"
 : > "$AGENT_BRIDGE_CLI_REPORT"
 
-if [ "${SKIP_CLIS:-0}" != "1" ]; then
-  step "installing the pinned vendor CLIs"
-  AGENT_BRIDGE_CLI_BIN="$(AGENT_BRIDGE_PYTHON_STEP=skip tests/clis/install.sh)"
-  export AGENT_BRIDGE_CLI_BIN
-  if [ "${drop_npm_cache:-0}" = "1" ]; then
-    rm -rf "$NPM_CONFIG_CACHE"
-  fi
-fi
 if [ "${CI:-}" = "true" ] || [ "${CI:-}" = "1" ]; then
   # In CI a missing CLI is a failure, never a skip.
   export AGENT_BRIDGE_REQUIRE_CLIS=1
@@ -103,6 +112,17 @@ export AGENT_BRIDGE_BIN="$repo/target/debug/agent-bridge"
 export MOCK_LLM_BIN="$repo/target/debug/mock-llm"
 export FAKE_ACP_BIN="$repo/target/debug/fake-acp"
 
+if [ -n "$cli_pid" ]; then
+  step "waiting for the pinned vendor CLIs' install (started at 0 s, log $cli_log)"
+  if ! wait "$cli_pid"; then
+    cat "$cli_log" >&2
+    echo "tests/clis/install.sh failed" >&2
+    exit 1
+  fi
+  cat "$cli_log" >&2
+  AGENT_BRIDGE_CLI_BIN="$(cat "$cli_bin_file")"
+  export AGENT_BRIDGE_CLI_BIN
+fi
 if [ -n "$python_pid" ]; then
   step "waiting for the Python agents' install (started at 0 s, log $python_log)"
   if ! wait "$python_pid"; then
@@ -132,11 +152,12 @@ fi
 # The late suites (a nextest filterset of whole test binaries; AGENT_BRIDGE_LATE_TESTS, empty for
 # none) leave the main pool and run, one test at a time, once the node stages are done: the main
 # pool alone keeps the two cores only 83 % busy (agent starts and model replies wait), so the
-# stretch after the node stages takes a third job. Binary-level filters keep nextest's "skipped"
+# stretch after the node stages takes a third job. By default Deep Agents' and Qwen's suites,
+# about a sixth of the tests' time, which ends the two runs about together. Binary-level filters keep nextest's "skipped"
 # count meaning "not run" (a filtered-out binary is not counted).
 late=""
 if [ "$nextest" = "1" ]; then
-  late="${AGENT_BRIDGE_LATE_TESTS-binary(agnostic_deepagents)}"
+  late="${AGENT_BRIDGE_LATE_TESTS-binary(agnostic_deepagents) | binary(agnostic_qwen)}"
 fi
 late_log="$repo/target/cargo-test-late.log"
 rm -f "$late_log"
