@@ -358,6 +358,10 @@ impl AgentSession for AcpSession {
                     .await
                     .map_err(|e| self.agent.error(e))
             };
+            // What the agent said before its answer is applied first (on a shared process it
+            // may still be queued): OpenCode sends a `config_option_update` with the other
+            // values as they were just before answering, which must not undo this change.
+            self.agent.runtime.settle().wait().await;
             match answer {
                 Ok(answer) => {
                     let mut s = lock(&self.shared);
@@ -385,6 +389,7 @@ impl AgentSession for AcpSession {
                                 .await
                                 .is_ok()
                             {
+                                self.agent.runtime.settle().wait().await;
                                 lock(&self.shared)
                                     .config
                                     .set_local(undo.category, &previous);

@@ -278,7 +278,29 @@ impl Agent {
                     .map(|()| json!({}))
                     .ok_or((NOT_FOUND, format!("Session not found: {sid}")))
             }
-            "session/set_config_option" => self.set_config_option(&sid, params),
+            "session/set_config_option" => {
+                let answer = self.set_config_option(&sid, params);
+                let announced = str_param(params, "configId")
+                    .and_then(|id| self.scenario.config_update_before_answer.get(id));
+                if let (Ok(state), Some(&fillers)) = (&answer, announced) {
+                    for n in 0..fillers {
+                        let command = json!({"name": format!("filler-{n}"), "description": "-"});
+                        self.update(
+                            &sid,
+                            json!({"sessionUpdate": "available_commands_update",
+                            "availableCommands": [command]}),
+                        )
+                        .await;
+                    }
+                    self.update(
+                        &sid,
+                        json!({"sessionUpdate": "config_option_update",
+                        "configOptions": state["configOptions"]}),
+                    )
+                    .await;
+                }
+                answer
+            }
             _ => Err((METHOD_NOT_FOUND, format!("Method not found: {method}"))),
         }
     }

@@ -25,6 +25,11 @@ pub struct Scenario {
     pub turns: Vec<Turn>,
     /// Methods answered with "Method not found" although advertised.
     pub refuse: Vec<String>,
+    /// OpenCode's order: before answering a `session/set_config_option` of one of these
+    /// option ids that it accepted, the agent sends the given number of
+    /// `available_commands_update`s, then a `config_option_update` with every option's value,
+    /// then the answer (OpenCode announces a model change so, not a mode change).
+    pub config_update_before_answer: std::collections::BTreeMap<String, usize>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

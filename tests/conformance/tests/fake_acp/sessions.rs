@@ -355,3 +355,44 @@ async fn capabilities_follow_what_the_agent_advertises() {
         vec!["permission", "prompt.message", "session.configure"]
     );
 }
+
+/// A configure of two options, the agent announcing the model change before its answer and not
+/// the mode change (OpenCode): the announcement, still queued on the shared process when its
+/// answer comes, carries the mode's old value and must not undo the mode change after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_update_sent_before_an_answer_does_not_undo_the_next_change() {
+    let select = |id: &str, category: &str, values: [&str; 2]| {
+        json!({"id": id, "name": id, "category": category, "type": "select",
+            "currentValue": values[0],
+            "options": values.map(|v| json!({"value": v, "name": v}))})
+    };
+    let rig = FakeRig::start(json!({
+        "configOptions": [
+            select("model", "model", ["small", "large"]),
+            select("mode", "mode", ["build", "yolo"]),
+        ],
+        "configUpdateBeforeAnswer": {"model": 300},
+    }))
+    .await;
+    rig.open("s", json!({})).await;
+    // The race is the bridge's own timing: a few rounds make it all but certain to show.
+    let rounds = [("yolo", "large"), ("build", "small")].repeat(3);
+    for (mode, model) in rounds {
+        let answer = rig
+            .configure("s", json!({"mode": mode, "model": model}))
+            .await;
+        assert!(answer.is("request.completed"), "{answer}");
+        let committed = rig.committed_config("s");
+        assert_eq!(
+            committed.at("/config/mode"),
+            Some(&json!(mode)),
+            "{committed}"
+        );
+        assert_eq!(
+            committed.at("/config/model"),
+            Some(&json!(model)),
+            "{committed}"
+        );
+    }
+    rig.finish("s").await;
+}
