@@ -26,7 +26,7 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 # free space is printed at the start and after each phase: a CI machine with little disk fails
 # with "No space left on device", and the log should say how much there was.
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/ab.XXXXXX")"
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$scratch"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$scratch"' EXIT
 export TMPDIR="$scratch"
 disk() { printf '  disk: %s free on %s (repo), target %s, scratch %s\n' \
   "$(df -Ph "$repo" | awk 'NR==2 { print $4 }')" "$(df -Ph "$repo" | awk 'NR==2 { print $6 }')" \
@@ -152,12 +152,12 @@ fi
 # The late suites (a nextest filterset of whole test binaries; AGENT_BRIDGE_LATE_TESTS, empty for
 # none) leave the main pool and run, one test at a time, once the node stages are done: the main
 # pool alone keeps the two cores only 83 % busy (agent starts and model replies wait), so the
-# stretch after the node stages takes a third job. By default Deep Agents' and Qwen's suites,
+# stretch after the node stages takes a third job. By default Deep Agents', Qwen's and Grok's suites,
 # about a sixth of the tests' time, which ends the two runs about together. Binary-level filters keep nextest's "skipped"
 # count meaning "not run" (a filtered-out binary is not counted).
 late=""
 if [ "$nextest" = "1" ]; then
-  late="${AGENT_BRIDGE_LATE_TESTS-binary(agnostic_deepagents) | binary(agnostic_qwen)}"
+  late="${AGENT_BRIDGE_LATE_TESTS-binary(agnostic_deepagents) | binary(agnostic_qwen) | binary(agnostic_grok)}"
 fi
 late_log="$repo/target/cargo-test-late.log"
 rm -f "$late_log"
