@@ -28,10 +28,12 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/ab.XXXXXX")"
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$scratch"' EXIT
 export TMPDIR="$scratch"
-disk() { printf '  disk: %s free on %s (repo), target %s, scratch %s\n' \
-  "$(df -Ph "$repo" | awk 'NR==2 { print $4 }')" "$(df -Ph "$repo" | awk 'NR==2 { print $6 }')" \
+disk() { printf '  disk: %s (repo), target %s, scratch %s\n' \
+  "$(df -Ph "$repo" | awk 'NR==2 { print $4 " free on " $6 }')" \
   "$(du -sh "$repo/target" 2>/dev/null | cut -f1)" "$(du -sh "$scratch" 2>/dev/null | cut -f1)"; }
 if [ "${CI:-}" = "true" ] || [ "${CI:-}" = "1" ]; then
+  # In CI a missing CLI is a failure, never a skip.
+  export AGENT_BRIDGE_REQUIRE_CLIS=1
   # A clean clone builds once: incremental compilation only adds its caches (3.7 GB here), and
   # line tables are all a test's backtrace needs (the test binaries and rlibs shrink by half and
   # link faster). A developer's own runs keep their usual profile.
@@ -93,9 +95,9 @@ export AGENT_BRIDGE_CLI_REPORT="$repo/target/cli-report.txt"
 mkdir -p "$repo/target"
 : > "$AGENT_BRIDGE_CLI_REPORT"
 
-if [ "${CI:-}" = "true" ] || [ "${CI:-}" = "1" ]; then
-  # In CI a missing CLI is a failure, never a skip.
-  export AGENT_BRIDGE_REQUIRE_CLIS=1
+nextest=0
+if [ "${AGENT_BRIDGE_NEXTEST:-1}" != "0" ] && cargo nextest --version >/dev/null 2>&1; then
+  nextest=1
 fi
 
 disk
@@ -103,7 +105,7 @@ step "building agent-bridge (and the mock model server, the fake ACP agent)"
 cargo build --locked -p agent-bridge -p mock-llm -p fake-acp
 # The test binaries too, while the Python agents may still be installing (pip is partly network
 # and disk): the suites then start as soon as it is done.
-if [ "${AGENT_BRIDGE_NEXTEST:-1}" != "0" ] && cargo nextest --version >/dev/null 2>&1; then
+if [ "$nextest" = "1" ]; then
   step "building the test binaries (cargo nextest run --no-run)"
   cargo nextest run --locked --workspace --no-run
 fi
@@ -112,25 +114,24 @@ export AGENT_BRIDGE_BIN="$repo/target/debug/agent-bridge"
 export MOCK_LLM_BIN="$repo/target/debug/mock-llm"
 export FAKE_ACP_BIN="$repo/target/debug/fake-acp"
 
-if [ -n "$cli_pid" ]; then
-  step "waiting for the pinned vendor CLIs' install (started at 0 s, log $cli_log)"
-  if ! wait "$cli_pid"; then
-    cat "$cli_log" >&2
-    echo "tests/clis/install.sh failed" >&2
+# wait_install WHAT PID LOG SCRIPT: waits for a background install; shows its log, and fails the
+# run when it failed.
+wait_install() {
+  step "waiting for the $1 install (started at 0 s, log $3)"
+  if ! wait "$2"; then
+    cat "$3" >&2
+    echo "$4 failed" >&2
     exit 1
   fi
-  cat "$cli_log" >&2
+  cat "$3" >&2
+}
+if [ -n "$cli_pid" ]; then
+  wait_install "pinned vendor CLIs'" "$cli_pid" "$cli_log" tests/clis/install.sh
   AGENT_BRIDGE_CLI_BIN="$(cat "$cli_bin_file")"
   export AGENT_BRIDGE_CLI_BIN
 fi
 if [ -n "$python_pid" ]; then
-  step "waiting for the Python agents' install (started at 0 s, log $python_log)"
-  if ! wait "$python_pid"; then
-    cat "$python_log" >&2
-    echo "tests/clis/python/install.sh failed" >&2
-    exit 1
-  fi
-  cat "$python_log" >&2
+  wait_install "Python agents'" "$python_pid" "$python_log" tests/clis/python/install.sh
 fi
 
 # The real-CLI tests are #[ignore]d so that a plain `cargo test` without the CLIs shows them as
@@ -141,10 +142,6 @@ fi
 # slow test does not idle the other core while the next binary waits. Doc-tests, which nextest
 # does not run, run after it with cargo test. Without nextest (or with AGENT_BRIDGE_NEXTEST=0):
 # cargo test.
-nextest=0
-if [ "${AGENT_BRIDGE_NEXTEST:-1}" != "0" ] && cargo nextest --version >/dev/null 2>&1; then
-  nextest=1
-fi
 run_ignored=(--run-ignored all)
 if [ "${SKIP_CLIS:-0}" = "1" ]; then
   run_ignored=(--run-ignored default)
@@ -152,9 +149,10 @@ fi
 # The late suites (a nextest filterset of whole test binaries; AGENT_BRIDGE_LATE_TESTS, empty for
 # none) leave the main pool and run, one test at a time, once the node stages are done: the main
 # pool alone keeps the two cores only 83 % busy (agent starts and model replies wait), so the
-# stretch after the node stages takes a third job. By default Deep Agents', Qwen's and Grok's suites,
-# about a sixth of the tests' time, which ends the two runs about together. Binary-level filters keep nextest's "skipped"
-# count meaning "not run" (a filtered-out binary is not counted).
+# stretch after the node stages takes a third job. By default Deep Agents', Qwen's and Grok's
+# suites, about a sixth of the tests' time, which ends the two runs about together. Binary-level
+# filters keep nextest's "skipped" count meaning "not run" (a filtered-out binary is not
+# counted).
 late=""
 if [ "$nextest" = "1" ]; then
   late="${AGENT_BRIDGE_LATE_TESTS-binary(agnostic_deepagents) | binary(agnostic_qwen) | binary(agnostic_grok)}"

@@ -280,25 +280,7 @@ impl Agent {
             }
             "session/set_config_option" => {
                 let answer = self.set_config_option(&sid, params);
-                let announced = str_param(params, "configId")
-                    .and_then(|id| self.scenario.config_update_before_answer.get(id));
-                if let (Ok(state), Some(&fillers)) = (&answer, announced) {
-                    for n in 0..fillers {
-                        let command = json!({"name": format!("filler-{n}"), "description": "-"});
-                        self.update(
-                            &sid,
-                            json!({"sessionUpdate": "available_commands_update",
-                            "availableCommands": [command]}),
-                        )
-                        .await;
-                    }
-                    self.update(
-                        &sid,
-                        json!({"sessionUpdate": "config_option_update",
-                        "configOptions": state["configOptions"]}),
-                    )
-                    .await;
-                }
+                self.announce_config(&sid, params, &answer).await;
                 answer
             }
             _ => Err((METHOD_NOT_FOUND, format!("Method not found: {method}"))),
@@ -320,6 +302,29 @@ impl Agent {
         self.with_session(sid, |live| live.mode = mode)
             .map(|()| json!({}))
             .ok_or((NOT_FOUND, format!("Session not found: {sid}")))
+    }
+
+    /// The scenario's `configUpdateBeforeAnswer`: for an accepted change of a listed option, its
+    /// filler updates, then a `config_option_update` with every option's value.
+    async fn announce_config(&self, sid: &str, params: &Value, answer: &Answer) {
+        let announced = str_param(params, "configId")
+            .and_then(|id| self.scenario.config_update_before_answer.get(id));
+        let (Ok(state), Some(&fillers)) = (answer, announced) else {
+            return;
+        };
+        for n in 0..fillers {
+            let command = json!({"name": format!("filler-{n}"), "description": "-"});
+            self.update(
+                sid,
+                json!({"sessionUpdate": "available_commands_update", "availableCommands": [command]}),
+            )
+            .await;
+        }
+        self.update(
+            sid,
+            json!({"sessionUpdate": "config_option_update", "configOptions": state["configOptions"]}),
+        )
+        .await;
     }
 
     fn set_config_option(&self, sid: &str, params: &Value) -> Answer {
