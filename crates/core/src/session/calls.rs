@@ -67,6 +67,23 @@ impl Actor {
         result
     }
 
+    /// Handles the agent's events queued now (only those: a busy agent cannot hold it here), so
+    /// that they reach the host before what the caller makes of a call's result.
+    pub(super) async fn handle_queued_events(&mut self) {
+        let Some(mut rx) = self.events.take() else {
+            return;
+        };
+        for _ in 0..rx.len() {
+            match rx.try_recv() {
+                Ok(ev) => self.handle_agent_event(ev).await,
+                Err(_) => break,
+            }
+        }
+        if self.events.is_none() {
+            self.events = Some(rx);
+        }
+    }
+
     /// Every sink is gone: the agent can report nothing more.
     pub(super) fn events_ended(&mut self) {
         self.events = None;

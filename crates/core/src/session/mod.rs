@@ -340,6 +340,9 @@ impl Actor {
                 Err(error) => Err(error),
             } {
                 Ok(config) => {
+                    // The agent's own announcements of the change (queued before its answer)
+                    // come first: the configure's result is the last word.
+                    self.handle_queued_events().await;
                     self.emit(ProviderEvent::SessionConfig {
                         session_id: self.session_id.clone(),
                         config,
